@@ -1,0 +1,58 @@
+"""cdk8s constructs for the node reserved headroom pattern.
+
+A DaemonSet of low-priority pods reserves a slice of CPU and memory on each node of a
+pool; burst-critical pods preempt them and take the slice at once.
+"""
+
+from .app import synth, validate_app
+from .blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
+from .burst import BurstWorkload, ImagePullPolicy
+from .errors import HeadroomConfigError, HeadroomWarning
+from .namespace import HeadroomNamespace
+from .priority import (
+    HeadroomPriorityClasses,
+    PreemptionPolicy,
+    PriorityClassSpec,
+    PriorityModel,
+)
+from .reserver import HeadroomReserver
+from .targeting import (
+    INodePool,
+    NodePoolRef,
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
+    Taint,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
+)
+from .task import ReserverTask, TaskKind
+
+__all__ = [
+    "DEFAULT_DEDICATED_TAINT",
+    "BurstWorkload",
+    "HeadroomConfigError",
+    "HeadroomNamespace",
+    "HeadroomPriorityClasses",
+    "HeadroomReserver",
+    "HeadroomWarning",
+    "INodePool",
+    "ImagePullPolicy",
+    "NodeHeadroom",
+    "NodePoolRef",
+    "NodeSelectorOperator",
+    "NodeSelectorRequirement",
+    "PreemptionPolicy",
+    "PriorityClassSpec",
+    "PriorityModel",
+    "ReserverTask",
+    "Taint",
+    "TaintEffect",
+    "TaskKind",
+    "Toleration",
+    "TolerationOperator",
+    "synth",
+    "validate_app",
+]
+
+__version__ = "0.1.0"

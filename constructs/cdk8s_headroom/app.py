@@ -1,0 +1,75 @@
+"""Checks that need the whole app, and a synth that runs them first."""
+
+from __future__ import annotations
+
+import cdk8s
+from constructs import Construct
+
+from .burst import BurstWorkload
+from .errors import HeadroomConfigError
+from .priority import SYSTEM_PRIORITY_CLASSES, HeadroomPriorityClasses
+from .reserver import HeadroomReserver
+
+_CLUSTER_SCOPED = {"PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"}
+
+
+def validate_app(app: Construct) -> None:
+    """Runs the checks that can only be judged once the tree is complete.
+
+    - no two objects share a kind, namespace and name;
+    - at most one PriorityClass is ``globalDefault``;
+    - every pod template references a PriorityClass the app emits, the cluster's
+      existing default class it declares, or a ``system-`` class.
+
+    Raises:
+        HeadroomConfigError: on the first problem found.
+    """
+    seen: dict[tuple[str, str, str], str] = {}
+    for child in app.node.find_all():
+        if not isinstance(child, cdk8s.ApiObject):
+            continue
+        namespace = "" if child.kind in _CLUSTER_SCOPED else (child.metadata.namespace or "")
+        key = (child.kind, namespace, child.name)
+        if key in seen:
+            where = f" in namespace {namespace!r}" if namespace else ""
+            raise HeadroomConfigError(
+                "name",
+                child.name,
+                f"a name no other {child.kind}{where} has: {seen[key]} and "
+                f"{child.node.path} both use it; give one a different name or pool",
+            )
+        seen[key] = child.node.path
+
+    class_sets = [c for c in app.node.find_all() if isinstance(c, HeadroomPriorityClasses)]
+    defaults = [
+        f"{c.node.path} ({spec.name})"
+        for c in class_sets
+        for spec in c.emitted
+        if spec.global_default
+    ]
+    if len(defaults) > 1:
+        raise HeadroomConfigError(
+            "create_default_class",
+            defaults,
+            "at most one globalDefault PriorityClass per cluster: share one "
+            "HeadroomPriorityClasses between headrooms (priority_classes=)",
+        )
+    known = {spec.name for c in class_sets for spec in c.emitted}
+    known |= {c.default.name for c in class_sets if c.default is not None}
+    known |= set(SYSTEM_PRIORITY_CLASSES)
+    for child in app.node.find_all():
+        if (
+            isinstance(child, (HeadroomReserver, BurstWorkload))
+            and child.priority_class_name not in known
+        ):
+            raise HeadroomConfigError(
+                f"{child.node.path}.priority_class_name",
+                child.priority_class_name,
+                f"a PriorityClass this app emits or declares: {sorted(known)}",
+            )
+
+
+def synth(app: cdk8s.App) -> None:
+    """``validate_app``, then ``app.synth()``: nothing is written if a check fails."""
+    validate_app(app)
+    app.synth()

@@ -1,0 +1,265 @@
+"""NodeHeadroom: the whole pattern for one node pool in one construct."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from constructs import Construct
+
+from .burst import BurstWorkload
+from .errors import HeadroomConfigError, HeadroomWarning
+from .priority import HeadroomPriorityClasses, PriorityModel, check_model
+from .quantity import QuantityLike, format_cpu, format_memory, positive_quantity
+from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
+from .targeting import (
+    INodePool,
+    NodeSelectorRequirement,
+    Placement,
+    Taint,
+    TaintEffect,
+    Toleration,
+)
+from .task import ReserverTask
+
+DEFAULT_DEDICATED_TAINT = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)
+"""The taint that keeps ordinary pods off a DEDICATED_POOL pool."""
+
+SEED_WARNING = (
+    "PriorityModel.SEED breaks P2 and P3: its headroom class (900000000, "
+    "PreemptLowerPriority) outranks ordinary pods, so a burst pod on a shared node "
+    "evicts ordinary pods and keeps the headroom, and a recreated headroom pod evicts "
+    "ordinary pods to take its slice back. Use PriorityModel.GUARDED or DEDICATED_POOL."
+)
+
+_TARGETING_PROPS = ("node_pool", "node_selector", "node_affinity")
+
+
+class NodeHeadroom(Construct):
+    """The node reserved headroom pattern for one pool: classes, reserver, bursts.
+
+    A ``HeadroomReserver`` DaemonSet holds ``cpu`` and ``memory`` on every node of the
+    pool; burst workloads added with ``add_burst_workload`` preempt it and start on the
+    existing node. ``model`` decides which promises hold (see ``PriorityModel``).
+
+    Args:
+        cpu: the CPU slice per node, e.g. ``"500m"``.
+        memory: the memory slice per node, e.g. ``"512Mi"``.
+        model: default: ``PriorityModel.GUARDED``.
+        node_pool: the pool to reserve on; burst workloads target it too. Required
+            for DEDICATED_POOL. Default: every node, as in the seed.
+        namespace: of the reserver and, by default, of the burst workloads.
+            Default: ``default``.
+        priority_classes: classes shared with other ``NodeHeadroom`` s (PriorityClasses
+            are cluster-scoped; share one instance per cluster). Its model must be
+            ``model``. Default: a new ``HeadroomPriorityClasses`` for ``model``.
+        task: what the reserver does. Default: ``ReserverTask.pause()``.
+        prepull_burst_images: pull every burst workload's image onto the pool's nodes
+            from the reserver, so bursts start without a pull. Default: ``False``.
+        reserver_name: default: ``headroom-reserver``, or ``headroom-reserver-<pool>``
+            with a ``node_pool``.
+        node_selector: extra node labels for the reserver and bursts. Default: none.
+        tolerations: extra tolerations for the reserver. Default: none.
+        node_affinity: required node affinity for the reserver and bursts. Default: none.
+        dedicated_taint: the pool's taint under DEDICATED_POOL, which only the reserver
+            and the burst workloads tolerate.
+            Default: ``headroom.cdk8s.io/burst=true:NoSchedule``.
+        labels: extra labels on the reserver and the burst workloads. Default: none.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cpu: QuantityLike,
+        memory: QuantityLike,
+        model: PriorityModel = PriorityModel.GUARDED,
+        node_pool: INodePool | None = None,
+        namespace: str = "default",
+        priority_classes: HeadroomPriorityClasses | None = None,
+        task: ReserverTask | None = None,
+        prepull_burst_images: bool = False,
+        reserver_name: str | None = None,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
+        node_affinity: Sequence[NodeSelectorRequirement] = (),
+        dedicated_taint: Taint = DEFAULT_DEDICATED_TAINT,
+        labels: Mapping[str, str] | None = None,
+    ) -> None:
+        self.model = check_model(model)
+        if priority_classes is not None:
+            if not isinstance(priority_classes, HeadroomPriorityClasses):
+                raise HeadroomConfigError(
+                    "priority_classes", priority_classes, "a HeadroomPriorityClasses or None"
+                )
+            if priority_classes.model is not self.model:
+                raise HeadroomConfigError(
+                    "priority_classes",
+                    priority_classes.model,
+                    f"classes of the same model as this headroom ({self.model})",
+                )
+        if not isinstance(dedicated_taint, Taint):
+            raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
+        self.dedicated_taint: Taint | None = None
+        extra_tolerations = list(tolerations)
+        if self.model is PriorityModel.DEDICATED_POOL:
+            self._require_dedicated_pool(node_pool, dedicated_taint)
+            self.dedicated_taint = dedicated_taint
+            extra_tolerations.append(dedicated_taint.toleration())
+        self.node_pool = node_pool
+        self.prepull_burst_images = bool(prepull_burst_images)
+        self._labels = labels
+        default_name = (
+            f"{DEFAULT_RESERVER_NAME}-{node_pool.pool_name}"
+            if isinstance(node_pool, INodePool)
+            else DEFAULT_RESERVER_NAME
+        )
+
+        super().__init__(scope, id)
+        self.priority_classes = priority_classes or HeadroomPriorityClasses(
+            self, "PriorityClasses", model=self.model
+        )
+        self.reserver = HeadroomReserver(
+            self,
+            "Reserver",
+            cpu=cpu,
+            memory=memory,
+            priority_class_name=self.priority_classes.headroom.name,
+            name=reserver_name or default_name,
+            namespace=namespace,
+            task=task,
+            node_pool=node_pool,
+            node_selector=node_selector,
+            tolerations=extra_tolerations,
+            node_affinity=node_affinity,
+            labels=labels,
+        )
+        self.reserver.node.add_dependency(self.priority_classes)
+        self.burst_workloads: list[BurstWorkload] = []
+        """The burst workloads added so far."""
+        if self.model is PriorityModel.SEED:
+            warnings.warn(SEED_WARNING, HeadroomWarning, stacklevel=2)
+
+    @property
+    def namespace(self) -> str:
+        return self.reserver.namespace
+
+    @property
+    def slice_description(self) -> str:
+        """The slice per node, e.g. ``500m CPU, 512Mi memory``."""
+        cores, size = self.reserver.slice
+        return f"{format_cpu(cores)} CPU, {format_memory(size)} memory"
+
+    def add_burst_workload(self, id: str, **props: Any) -> BurstWorkload:
+        """Adds a burst-critical Deployment that preempts this headroom.
+
+        Takes the props of ``BurstWorkload``. The workload gets this headroom's burst
+        class and targeting (pool, node selector, affinity, the dedicated taint's
+        toleration); passing targeting that selects other nodes is an error. Its pod
+        requests must fit in the slice: a larger pod evicts more than the headroom
+        (an error, or a warning under SEED, which cannot keep that promise anyway).
+        """
+        for forbidden in ("priority_class_name",):
+            if forbidden in props:
+                raise HeadroomConfigError(
+                    forbidden,
+                    props[forbidden],
+                    f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
+                )
+        placement = self.reserver.placement
+        expected = {
+            "node_pool": self.node_pool,
+            "node_selector": {
+                key: value
+                for key, value in placement.node_selector.items()
+                if not (self.node_pool and key in self.node_pool.node_selector)
+            },
+            "node_affinity": list(placement.node_affinity),
+        }
+        for key in _TARGETING_PROPS:
+            props.setdefault(key, expected[key])
+        tolerations = list(props.pop("tolerations", ()))
+        if self.dedicated_taint is not None:
+            tolerations.append(self.dedicated_taint.toleration())
+        props.setdefault("namespace", self.namespace)
+        if self._labels:
+            props.setdefault("labels", self._labels)
+
+        name = props.get("name", id)
+        # Judge targeting and fit before the workload joins the tree, so a rejected
+        # workload leaves nothing behind.
+        wanted = Placement.of(
+            node_pool=props["node_pool"],
+            node_selector=props["node_selector"],
+            tolerations=tolerations,
+            node_affinity=props["node_affinity"],
+        )
+        if not wanted.same_target(placement):
+            raise HeadroomConfigError(
+                f"burst_workloads[{name}].node_pool",
+                _describe(wanted),
+                f"the headroom's targeting ({_describe(placement)}): a burst workload "
+                "only finds the slice on the nodes that hold it",
+            )
+        self._check_fit(name, props.get("cpu"), props.get("memory"))
+
+        workload = BurstWorkload(
+            self,
+            id,
+            priority_class_name=self.priority_classes.burst.name,
+            tolerations=tolerations,
+            **props,
+        )
+        workload.node.add_dependency(self.priority_classes)
+        if self.prepull_burst_images:
+            self.reserver.add_prepull_image(workload.image)
+        self.burst_workloads.append(workload)
+        return workload
+
+    def _check_fit(self, name: str, cpu: QuantityLike | None, memory: QuantityLike | None) -> None:
+        cores, size = self.reserver.slice
+        for field, given, limit in (("cpu", cpu, cores), ("memory", memory, size)):
+            if positive_quantity(given, field=f"burst_workloads[{name}].{field}")[1] <= limit:
+                continue
+            message = (
+                f"a request that fits in the headroom slice ({self.slice_description}); "
+                "a larger burst pod also evicts ordinary pods or other slices"
+            )
+            if self.model is not PriorityModel.SEED:
+                raise HeadroomConfigError(f"burst_workloads[{name}].{field}", given, message)
+            warnings.warn(
+                f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}",
+                HeadroomWarning,
+                stacklevel=3,
+            )
+
+    @staticmethod
+    def _require_dedicated_pool(node_pool: INodePool | None, taint: Taint) -> None:
+        if node_pool is None:
+            raise HeadroomConfigError(
+                "node_pool",
+                None,
+                "a node pool with PriorityModel.DEDICATED_POOL: pass node_pool="
+                "NodePoolRef.karpenter('<pool>', taints=[<its taint>]) or a KarpenterNodePool",
+            )
+        if taint not in node_pool.taints:
+            raise HeadroomConfigError(
+                "node_pool",
+                node_pool.pool_name,
+                f"a pool whose nodes carry the dedicated taint {taint} "
+                "(PriorityModel.DEDICATED_POOL keeps ordinary pods off the pool with it); "
+                "taint the pool and declare it in the pool's taints",
+            )
+
+
+def _describe(placement: Placement) -> str:
+    parts = []
+    if placement.pool is not None:
+        parts.append(f"pool {placement.pool.pool_name}")
+    if placement.node_selector:
+        parts.append(f"nodeSelector {placement.node_selector}")
+    if placement.node_affinity:
+        parts.append(f"{len(placement.node_affinity)} affinity terms")
+    return ", ".join(parts) or "every node"

@@ -1,0 +1,258 @@
+"""Burst-critical workloads: Deployments that preempt the headroom to start at once."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+import cdk8s
+from cdk8s_plus_27 import k8s
+from constructs import Construct
+
+from . import names, security
+from .errors import HeadroomConfigError
+from .labels import workload_labels
+from .priority import class_name
+from .quantity import QuantityLike, parse_quantity, positive_quantity
+from .resource import RenderedApiObject
+from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
+from .task import check_image
+
+
+class ImagePullPolicy(Enum):
+    """A container's ``imagePullPolicy``."""
+
+    IF_NOT_PRESENT = "IfNotPresent"
+    ALWAYS = "Always"
+    NEVER = "Never"
+
+
+def _strings(value: Sequence[str], *, field: str) -> list[str]:
+    if (
+        isinstance(value, (str, bytes))
+        or not isinstance(value, Sequence)
+        or not all(isinstance(item, str) for item in value)
+    ):
+        raise HeadroomConfigError(field, value, "a list of strings")
+    return list(value)
+
+
+class BurstWorkload(Construct):
+    """A burst-critical Deployment, optionally with a HorizontalPodAutoscaler.
+
+    Its pods carry the burst PriorityClass, so the scheduler preempts headroom pods to
+    place them. Containers default to ``imagePullPolicy: IfNotPresent``, so an image
+    pre-pulled by the reserver starts without a pull (P4). Pods run under the
+    restricted Pod Security profile, with an emptyDir at ``/tmp``.
+
+    Args:
+        image: the container image.
+        cpu: CPU request per pod, e.g. ``"500m"``. It should fit in the headroom slice.
+        memory: memory request per pod, e.g. ``"512Mi"``.
+        replicas: default: 1. With ``max_replicas``, the HPA's minimum.
+        cpu_limit: default: ``cpu`` (no CPU bursting above the request).
+        memory_limit: default: ``memory``.
+        command: the entrypoint. Default: the image's.
+        args: the arguments. Default: the image's.
+        name: the Deployment's name, a DNS-1123 label. Default: the construct id.
+        container_name: default: ``name``.
+        namespace: default: ``default``.
+        priority_class_name: default: ``burst-critical``.
+        image_pull_policy: default: ``ImagePullPolicy.IF_NOT_PRESENT``.
+        run_as_user: a non-zero user id. Default: 65534 (``nobody``).
+        node_pool: the pool to run on; it should be the headroom's. Default: any node.
+        node_selector: extra node labels to match. Default: none.
+        tolerations: extra tolerations. Default: none.
+        node_affinity: required node affinity, all terms ANDed. Default: none.
+        max_replicas: add an HPA scaling from ``replicas`` to this. Default: no HPA.
+        target_cpu_utilization: the HPA's target, in percent of the request. Default: 80.
+        labels: extra labels on the Deployment and its pods. Default: none.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        image: str,
+        cpu: QuantityLike,
+        memory: QuantityLike,
+        replicas: int = 1,
+        cpu_limit: QuantityLike | None = None,
+        memory_limit: QuantityLike | None = None,
+        command: Sequence[str] = (),
+        args: Sequence[str] = (),
+        name: str | None = None,
+        container_name: str | None = None,
+        namespace: str = "default",
+        priority_class_name: str = "burst-critical",
+        image_pull_policy: ImagePullPolicy = ImagePullPolicy.IF_NOT_PRESENT,
+        run_as_user: int = security.NOBODY_UID,
+        node_pool: INodePool | None = None,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
+        node_affinity: Sequence[NodeSelectorRequirement] = (),
+        max_replicas: int | None = None,
+        target_cpu_utilization: int = 80,
+        labels: Mapping[str, str] | None = None,
+    ) -> None:
+        self.name = names.dns_label(id if name is None else name, field="name")
+        self.container_name = names.dns_label(
+            self.name if container_name is None else container_name, field="container_name"
+        )
+        self.image = check_image(image, field="image")
+        self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
+        self.memory, self.memory_bytes = positive_quantity(memory, field="memory")
+        self.cpu_limit = self._limit(cpu_limit, self.cpu, self.cpu_cores, field="cpu_limit")
+        self.memory_limit = self._limit(
+            memory_limit, self.memory, self.memory_bytes, field="memory_limit"
+        )
+        self.replicas = names.int32(replicas, field="replicas", minimum=0)
+        self.max_replicas: int | None = None
+        if max_replicas is not None:
+            self.max_replicas = names.int32(
+                max_replicas, field="max_replicas", minimum=max(1, self.replicas)
+            )
+            if self.replicas < 1:
+                raise HeadroomConfigError(
+                    "replicas", replicas, "at least 1 with max_replicas (the HPA's minimum)"
+                )
+        self.target_cpu_utilization = names.int32(
+            target_cpu_utilization, field="target_cpu_utilization", minimum=1, maximum=100
+        )
+        self.command = _strings(command, field="command")
+        self.args = _strings(args, field="args")
+        self.namespace = names.dns_label(namespace, field="namespace")
+        self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
+        if not isinstance(image_pull_policy, ImagePullPolicy):
+            raise HeadroomConfigError(
+                "image_pull_policy",
+                image_pull_policy,
+                "one of ImagePullPolicy.IF_NOT_PRESENT, ALWAYS, NEVER",
+            )
+        self.image_pull_policy = image_pull_policy
+        self.run_as_user = names.int32(run_as_user, field="run_as_user", minimum=1)
+        self.placement = Placement.of(
+            node_pool=node_pool,
+            node_selector=node_selector,
+            tolerations=tolerations,
+            node_affinity=node_affinity,
+        )
+        self.labels = {
+            **names.labels(labels, field="labels"),
+            **workload_labels(self.name, "burst-workload"),
+        }
+
+        super().__init__(scope, id)
+        metadata = cdk8s.ApiObjectMetadata(
+            name=self.name, namespace=self.namespace, labels=self.labels
+        )
+        self.resource = RenderedApiObject(
+            self,
+            "Resource",
+            api_version="apps/v1",
+            kind="Deployment",
+            metadata=metadata,
+            render=self._render,
+        )
+        self.autoscaler: k8s.KubeHorizontalPodAutoscalerV2 | None = None
+        if self.max_replicas is not None:
+            self.autoscaler = k8s.KubeHorizontalPodAutoscalerV2(
+                self,
+                "Autoscaler",
+                metadata=k8s.ObjectMeta(
+                    name=self.name, namespace=self.namespace, labels=self.labels
+                ),
+                spec=k8s.HorizontalPodAutoscalerSpecV2(
+                    scale_target_ref=k8s.CrossVersionObjectReferenceV2(
+                        api_version="apps/v1", kind="Deployment", name=self.name
+                    ),
+                    min_replicas=self.replicas,
+                    max_replicas=self.max_replicas,
+                    metrics=[
+                        k8s.MetricSpecV2(
+                            type="Resource",
+                            resource=k8s.ResourceMetricSourceV2(
+                                name="cpu",
+                                target=k8s.MetricTargetV2(
+                                    type="Utilization",
+                                    average_utilization=self.target_cpu_utilization,
+                                ),
+                            ),
+                        )
+                    ],
+                ),
+            )
+
+    @staticmethod
+    def _limit(
+        value: QuantityLike | None, request: str, request_amount: Fraction, *, field: str
+    ) -> str:
+        if value is None:
+            return request
+        text, amount = positive_quantity(value, field=field)
+        if amount < request_amount:
+            raise HeadroomConfigError(
+                field, value, f"a limit no smaller than the request {request!r}"
+            )
+        return text
+
+    @property
+    def requests(self) -> tuple[Fraction, Fraction]:
+        """The requests of one pod: (cores, bytes)."""
+        return self.cpu_cores, self.memory_bytes
+
+    @property
+    def limits(self) -> tuple[Fraction, Fraction]:
+        """The limits of one pod: (cores, bytes)."""
+        return (
+            parse_quantity(self.cpu_limit, field="cpu_limit"),
+            parse_quantity(self.memory_limit, field="memory_limit"),
+        )
+
+    def add_toleration(self, toleration: Toleration) -> None:
+        """Lets the workload onto nodes with a matching taint."""
+        self.placement = self.placement.with_tolerations([toleration])
+
+    def _render(self) -> Any:
+        volumes, mounts = security.scratch_volumes(["/tmp"])
+        container = k8s.Container(
+            name=self.container_name,
+            image=self.image,
+            image_pull_policy=self.image_pull_policy.value,
+            command=self.command or None,
+            args=self.args or None,
+            resources=k8s.ResourceRequirements(
+                requests={
+                    "cpu": k8s.Quantity.from_string(self.cpu),
+                    "memory": k8s.Quantity.from_string(self.memory),
+                },
+                limits={
+                    "cpu": k8s.Quantity.from_string(self.cpu_limit),
+                    "memory": k8s.Quantity.from_string(self.memory_limit),
+                },
+            ),
+            security_context=security.container_security_context(self.run_as_user),
+            volume_mounts=mounts,
+        )
+        pod: dict[str, Any] = {
+            "priority_class_name": self.priority_class_name,
+            "automount_service_account_token": False,
+            "enable_service_links": False,
+            "security_context": security.pod_security_context(self.run_as_user),
+            "containers": [container],
+            "volumes": volumes,
+        }
+        self.placement.apply(pod)
+        spec = k8s.DeploymentSpec(
+            # With an HPA, the HPA owns the replica count; leaving it out of the
+            # manifest keeps GitOps from fighting the autoscaler.
+            replicas=None if self.max_replicas is not None else self.replicas,
+            selector=k8s.LabelSelector(match_labels={"app": self.name}),
+            template=k8s.PodTemplateSpec(
+                metadata=k8s.ObjectMeta(labels=self.labels), spec=k8s.PodSpec(**pod)
+            ),
+        )
+        return k8s.KubeDeployment.manifest(spec=spec)

@@ -1,0 +1,87 @@
+"""Validation of Kubernetes names, label keys and label values."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .errors import HeadroomConfigError
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_LABEL_VALUE = _LABEL_NAME
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+
+def dns_label(value: object, *, field: str) -> str:
+    """A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters."""
+    if not isinstance(value, str) or len(value) > 63 or not _DNS_LABEL.match(value):
+        raise HeadroomConfigError(
+            field,
+            value,
+            "a DNS-1123 label: at most 63 lowercase letters, digits or '-', "
+            "starting and ending with a letter or digit",
+        )
+    return value
+
+
+def dns_subdomain(value: object, *, field: str) -> str:
+    """A DNS-1123 subdomain: dot-separated DNS labels, at most 253 characters."""
+    if not isinstance(value, str) or len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
+        raise HeadroomConfigError(
+            field,
+            value,
+            "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', "
+            "starting and ending with a letter or digit",
+        )
+    return value
+
+
+def label_key(value: object, *, field: str) -> str:
+    """A qualified label key: an optional DNS subdomain prefix and '/', then a name."""
+    allowed = (
+        "a label key: an optional DNS subdomain prefix and '/', then at most 63 "
+        "letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+    )
+    if not isinstance(value, str) or value.count("/") > 1:
+        raise HeadroomConfigError(field, value, allowed)
+    prefix, _, name = value.rpartition("/")
+    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        raise HeadroomConfigError(field, value, allowed)
+    if not name or len(name) > 63 or not _LABEL_NAME.match(name):
+        raise HeadroomConfigError(field, value, allowed)
+    return value
+
+
+def label_value(value: object, *, field: str) -> str:
+    """A label value: empty, or at most 63 letters, digits, '-', '_' or '.'."""
+    if not isinstance(value, str) or len(value) > 63 or (value and not _LABEL_VALUE.match(value)):
+        raise HeadroomConfigError(
+            field,
+            value,
+            "a label value: empty, or at most 63 letters, digits, '-', '_' or '.', "
+            "starting and ending with a letter or digit",
+        )
+    return value
+
+
+def labels(value: Mapping[str, str] | None, *, field: str) -> dict[str, str]:
+    """Validates a label map (or a nodeSelector), returning a sorted copy."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise HeadroomConfigError(field, value, "a mapping of label keys to label values")
+    return {
+        label_key(key, field=f"{field}[{key!r}]"): label_value(val, field=f"{field}[{key!r}]")
+        for key, val in sorted(value.items(), key=lambda item: str(item[0]))
+    }
+
+
+def int32(value: object, *, field: str, minimum: int = INT32_MIN, maximum: int = INT32_MAX) -> int:
+    """An integer within [minimum, maximum] (booleans are not integers here)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise HeadroomConfigError(field, value, f"an integer from {minimum} to {maximum}")
+    return value

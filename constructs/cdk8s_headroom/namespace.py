@@ -1,0 +1,38 @@
+"""A namespace for the headroom workloads, with Pod Security admission enforced."""
+
+from __future__ import annotations
+
+from cdk8s_plus_27 import k8s
+from constructs import Construct
+
+from . import names
+from .labels import PART_OF
+
+
+class HeadroomNamespace(Construct):
+    """A Namespace whose Pod Security admission enforces the ``restricted`` profile.
+
+    The library's pod templates meet that profile, so enforcing it costs nothing and
+    stops anyone from adding a privileged pod next to the headroom.
+
+    Args:
+        name: the namespace's name, a DNS-1123 label.
+    """
+
+    def __init__(self, scope: Construct, id: str, *, name: str) -> None:
+        self.name = names.dns_label(name, field="namespace")
+        super().__init__(scope, id)
+        profile = "restricted"
+        self.resource = k8s.KubeNamespace(
+            self,
+            "Resource",
+            metadata=k8s.ObjectMeta(
+                name=self.name,
+                labels={
+                    "app.kubernetes.io/part-of": PART_OF,
+                    "pod-security.kubernetes.io/enforce": profile,
+                    "pod-security.kubernetes.io/audit": profile,
+                    "pod-security.kubernetes.io/warn": profile,
+                },
+            ),
+        )

@@ -1,0 +1,308 @@
+"""Priority models and the PriorityClasses that implement them.
+
+kube-scheduler's DefaultPreemption evicts the *lowest-priority* pods that make room,
+and reprieves the most important ones first. Where the headroom class sits relative to
+ordinary pods therefore decides which promises hold (see ``PriorityModel``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from itertools import pairwise
+
+from cdk8s_plus_27 import k8s
+from constructs import Construct
+
+from . import names
+from .errors import HeadroomConfigError
+
+MAX_USER_PRIORITY = 1_000_000_000
+"""The highest value a user-defined PriorityClass may have (system classes are above)."""
+
+CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF = -10
+"""Cluster Autoscaler ignores pending pods below this priority when it scales out."""
+
+SYSTEM_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
+
+
+class PriorityModel(Enum):
+    """How the headroom, burst and ordinary pods are ranked.
+
+    ``GUARDED`` (the default): the headroom class is below every other pod (-100,
+    ``Never``), burst pods are at 1000000000 with ``PreemptLowerPriority``, and a
+    global default class at 0 with ``Never`` keeps ordinary pods from preempting.
+    A burst pod's lowest-priority victims are the headroom pods, so it takes the slice
+    and evicts no ordinary pod (P2). A recreated headroom pod cannot preempt (P3).
+    Ordinary pods cannot preempt the slice (P1), but a *pending* ordinary pod is
+    scheduled before a recreated headroom pod and can take a freed slice: P1 holds
+    against preemption, not against that race.
+
+    ``DEDICATED_POOL``: the classes of GUARDED without the default class, on a tainted
+    pool that only headroom and burst pods tolerate. Ordinary pods never land on the
+    pool, which closes the race (P1, P2, P3).
+
+    ``SEED``: the blueprint as published: ``headroom-high`` 900000000 and
+    ``burst-critical`` 1000000000, both ``PreemptLowerPriority``. Headroom pods
+    outrank ordinary pods, so a burst pod on a shared node evicts the ordinary pods and
+    keeps the headroom (breaks P2), and a recreated headroom pod evicts ordinary pods
+    to get its slice back (breaks P3). Kept for parity and migration only.
+
+    In every model a pod of another class with ``PreemptLowerPriority`` and a priority
+    above the headroom class can still take the slice.
+    """
+
+    GUARDED = "guarded"
+    DEDICATED_POOL = "dedicated-pool"
+    SEED = "seed"
+
+
+class PreemptionPolicy(Enum):
+    """A PriorityClass's ``preemptionPolicy``."""
+
+    PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+    NEVER = "Never"
+
+
+@dataclass(frozen=True)
+class PriorityClassSpec:
+    """One PriorityClass as the library emits (or references) it."""
+
+    name: str
+    value: int
+    preemption_policy: PreemptionPolicy
+    global_default: bool
+    description: str
+
+
+_GUARDED_HEADROOM = PriorityClassSpec(
+    name="headroom-reserve",
+    value=-100,
+    preemption_policy=PreemptionPolicy.NEVER,
+    global_default=False,
+    description=(
+        "Node headroom reservers. Below every other pod, so burst pods preempt them "
+        "first; Never, so a recreated reserver evicts nobody."
+    ),
+)
+_BURST = PriorityClassSpec(
+    name="burst-critical",
+    value=MAX_USER_PRIORITY,
+    preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
+    global_default=False,
+    description=(
+        "Burst-critical workloads. Preempt the headroom reservers to take the reserved "
+        "slice at once."
+    ),
+)
+_GUARDED_DEFAULT = PriorityClassSpec(
+    name="default-no-preempt",
+    value=0,
+    preemption_policy=PreemptionPolicy.NEVER,
+    global_default=True,
+    description=(
+        "Default for pods without a priorityClassName. Never preempts, so ordinary pods "
+        "cannot evict the headroom reservers to take the reserved slice."
+    ),
+)
+_SEED_HEADROOM = PriorityClassSpec(
+    name="headroom-high",
+    value=900_000_000,
+    preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
+    global_default=False,
+    description=(
+        "High priority for DaemonSet reserving per-node headroom. Preemptible by burst-critical."
+    ),
+)
+_SEED_BURST = PriorityClassSpec(
+    name="burst-critical",
+    value=MAX_USER_PRIORITY,
+    preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
+    global_default=False,
+    description=(
+        "Workloads with this priority can preempt headroom-high pods to consume reserved "
+        "capacity instantly."
+    ),
+)
+
+
+def check_model(value: object) -> PriorityModel:
+    if not isinstance(value, PriorityModel):
+        allowed = ", ".join(f"PriorityModel.{m.name}" for m in PriorityModel)
+        raise HeadroomConfigError("model", value, f"one of {allowed}")
+    return value
+
+
+def class_name(value: object, *, field: str) -> str:
+    """A PriorityClass name: a DNS-1123 subdomain that does not start with ``system-``."""
+    name = names.dns_subdomain(value, field=field)
+    if name.startswith("system-"):
+        raise HeadroomConfigError(
+            field, value, "a name that does not start with 'system-' (reserved by Kubernetes)"
+        )
+    return name
+
+
+def class_value(value: object, *, field: str) -> int:
+    """A PriorityClass value: an int32 no greater than 1000000000."""
+    return names.int32(value, field=field, maximum=MAX_USER_PRIORITY)
+
+
+class HeadroomPriorityClasses(Construct):
+    """The PriorityClasses of a priority model.
+
+    Emits ``headroom`` and ``burst``, and, for ``GUARDED``, the global ``default``
+    class. PriorityClasses are cluster-scoped: create one instance per cluster and pass
+    it to every ``NodeHeadroom`` (``priority_classes=``).
+
+    Args:
+        model: default: ``PriorityModel.GUARDED``.
+        headroom_class_name: default: ``headroom-reserve`` (``headroom-high`` for SEED).
+        headroom_value: default: -100, below Cluster Autoscaler's expendable cutoff
+            (-10), so pending reservers never trigger a scale-out (900000000 for SEED).
+        burst_class_name: default: ``burst-critical``.
+        burst_value: default: 1000000000, the highest user-defined priority.
+        create_default_class: emit the global default class (GUARDED only). Default:
+            ``True`` for GUARDED. A cluster holds one ``globalDefault`` class: if yours
+            has one, pass ``False`` and name it in ``default_class_name``; it must have
+            ``preemptionPolicy: Never`` and a value between headroom and burst.
+        default_class_name: default: ``default-no-preempt``.
+        default_value: default: 0, the priority of pods without a class.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        model: PriorityModel = PriorityModel.GUARDED,
+        headroom_class_name: str | None = None,
+        headroom_value: int | None = None,
+        burst_class_name: str | None = None,
+        burst_value: int | None = None,
+        create_default_class: bool | None = None,
+        default_class_name: str | None = None,
+        default_value: int | None = None,
+    ) -> None:
+        self.model = check_model(model)
+        seed = self.model is PriorityModel.SEED
+        headroom_base = _SEED_HEADROOM if seed else _GUARDED_HEADROOM
+        burst_base = _SEED_BURST if seed else _BURST
+
+        self.headroom = PriorityClassSpec(
+            name=class_name(headroom_class_name or headroom_base.name, field="headroom_class_name"),
+            value=class_value(
+                headroom_base.value if headroom_value is None else headroom_value,
+                field="headroom_value",
+            ),
+            preemption_policy=headroom_base.preemption_policy,
+            global_default=False,
+            description=headroom_base.description,
+        )
+        self.burst = PriorityClassSpec(
+            name=class_name(burst_class_name or burst_base.name, field="burst_class_name"),
+            value=class_value(
+                burst_base.value if burst_value is None else burst_value, field="burst_value"
+            ),
+            preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
+            global_default=False,
+            description=burst_base.description,
+        )
+        self.default: PriorityClassSpec | None = None
+        """The class of pods without a priorityClassName, when the model has one."""
+        self.default_class_emitted = False
+        """Whether this construct emits ``default`` (False: it exists in the cluster)."""
+
+        guarded = self.model is PriorityModel.GUARDED
+        if create_default_class and not guarded:
+            raise HeadroomConfigError(
+                "create_default_class",
+                create_default_class,
+                f"False or None with {self.model}; only PriorityModel.GUARDED has a default class",
+            )
+        if not guarded and (default_class_name is not None or default_value is not None):
+            raise HeadroomConfigError(
+                "default_class_name" if default_class_name is not None else "default_value",
+                default_class_name if default_class_name is not None else default_value,
+                f"None with {self.model}; only PriorityModel.GUARDED has a default class",
+            )
+        if guarded:
+            self.default_class_emitted = (
+                True if create_default_class is None else bool(create_default_class)
+            )
+            self.default = PriorityClassSpec(
+                name=class_name(
+                    default_class_name or _GUARDED_DEFAULT.name, field="default_class_name"
+                ),
+                value=class_value(
+                    _GUARDED_DEFAULT.value if default_value is None else default_value,
+                    field="default_value",
+                ),
+                preemption_policy=PreemptionPolicy.NEVER,
+                global_default=True,
+                description=_GUARDED_DEFAULT.description,
+            )
+        self._check_order()
+        self._check_unique_names()
+
+        super().__init__(scope, id)
+        for child_id, spec in self.emitted_items():
+            k8s.KubePriorityClass(
+                self,
+                child_id,
+                metadata=k8s.ObjectMeta(
+                    name=spec.name,
+                    labels={"app.kubernetes.io/part-of": "node-headroom"},
+                ),
+                value=spec.value,
+                preemption_policy=spec.preemption_policy.value,
+                global_default=spec.global_default,
+                description=spec.description,
+            )
+
+    def emitted_items(self) -> list[tuple[str, PriorityClassSpec]]:
+        """The classes this construct emits, with their construct ids, in apply order."""
+        items = [("Headroom", self.headroom), ("Burst", self.burst)]
+        if self.default is not None and self.default_class_emitted:
+            items.insert(1, ("Default", self.default))
+        return items
+
+    @property
+    def emitted(self) -> list[PriorityClassSpec]:
+        """The classes this construct emits."""
+        return [spec for _, spec in self.emitted_items()]
+
+    @property
+    def referenced_names(self) -> list[str]:
+        """Every class name the model relies on, emitted or existing."""
+        specs = [self.headroom, self.burst] + ([self.default] if self.default else [])
+        return [spec.name for spec in specs]
+
+    def _check_order(self) -> None:
+        ladder = [("headroom_value", self.headroom.value)]
+        if self.default is not None:
+            ladder.append(("default_value", self.default.value))
+        ladder.append(("burst_value", self.burst.value))
+        for (low_field, low), (high_field, high) in pairwise(ladder):
+            if not low < high:
+                raise HeadroomConfigError(
+                    low_field,
+                    low,
+                    f"a value below {high_field}={high}: priorities must be ordered "
+                    "headroom < default < burst",
+                )
+
+    def _check_unique_names(self) -> None:
+        seen: dict[str, str] = {}
+        for field_name, spec in (
+            ("headroom_class_name", self.headroom),
+            ("burst_class_name", self.burst),
+            ("default_class_name", self.default),
+        ):
+            if spec is None:
+                continue
+            if spec.name in seen:
+                raise HeadroomConfigError(
+                    field_name, spec.name, f"a name different from {seen[spec.name]}"
+                )
+            seen[spec.name] = field_name

@@ -1,0 +1,107 @@
+"""Kubernetes resource quantities: parsing, validation and comparison.
+
+The grammar is the one of ``k8s.io/apimachinery/pkg/api/resource``::
+
+    <quantity> ::= <signedNumber><suffix>
+    <suffix>   ::= Ki | Mi | Gi | Ti | Pi | Ei | m | "" | k | M | G | T | P | E
+                 | e<signedNumber> | E<signedNumber>
+
+Values are kept as exact fractions, so ``"0.5"`` and ``"500m"`` compare equal.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import cdk8s
+import cdk8s_plus_27
+
+from .errors import HeadroomConfigError
+
+QuantityLike = str | cdk8s.Size | cdk8s_plus_27.Cpu
+"""A quantity as a string (``"500m"``, ``"512Mi"``), a ``cdk8s.Size`` or a
+``cdk8s_plus_27.Cpu``."""
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {
+    "m": Fraction(1, 1000),
+    "": Fraction(1),
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
+}
+_QUANTITY = re.compile(
+    r"^(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?\d+)?$"
+)
+_ALLOWED = (
+    "a Kubernetes quantity: a number with an optional suffix m, k, M, G, T, P, E, "
+    'Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n>, e.g. "500m", "0.5", "512Mi", "1Gi"'
+)
+
+
+def quantity_text(value: QuantityLike | None, *, field: str) -> str:
+    """Returns the quantity as the string Kubernetes receives, without parsing it."""
+    if isinstance(value, bool):
+        raise HeadroomConfigError(field, value, _ALLOWED)
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, cdk8s.Size):
+        return str(value.as_string())
+    if isinstance(value, cdk8s_plus_27.Cpu):
+        return str(value.amount)
+    raise HeadroomConfigError(field, value, _ALLOWED)
+
+
+def parse_quantity(value: QuantityLike | None, *, field: str) -> Fraction:
+    """Parses a quantity into an exact number (cores for CPU, bytes for memory)."""
+    text = quantity_text(value, field=field)
+    match = _QUANTITY.match(text)
+    if match is None:
+        raise HeadroomConfigError(field, value, _ALLOWED)
+    number = Fraction(match["number"])
+    suffix = match["suffix"] or ""
+    if suffix in _BINARY:
+        return number * _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return number * _DECIMAL[suffix]
+    exponent = int(suffix[1:])
+    if abs(exponent) > 64:
+        raise HeadroomConfigError(field, value, "an exponent between e-64 and e64")
+    return number * Fraction(10) ** exponent
+
+
+def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
+    """Validates a quantity that must be greater than zero.
+
+    Returns the text to emit and its exact value.
+    """
+    amount = parse_quantity(value, field=field)
+    if amount <= 0:
+        raise HeadroomConfigError(field, value, "a quantity greater than zero")
+    return quantity_text(value, field=field), amount
+
+
+def format_cpu(cores: Fraction) -> str:
+    """Formats cores for a human: ``500m``, ``2``."""
+    millis = cores * 1000
+    if millis.denominator == 1 and millis % 1000 != 0:
+        return f"{millis.numerator}m"
+    if cores.denominator == 1:
+        return str(cores.numerator)
+    return f"{float(millis):.0f}m"
+
+
+def format_memory(size: Fraction) -> str:
+    """Formats bytes for a human, in the largest binary unit that stays whole."""
+    for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+        unit = _BINARY[suffix]
+        if size >= unit and (size / unit).denominator == 1:
+            return f"{(size / unit).numerator}{suffix}"
+    if size.denominator == 1:
+        return str(size.numerator)
+    return f"{float(size):.0f}"

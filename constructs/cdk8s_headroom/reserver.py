@@ -1,0 +1,175 @@
+"""The headroom reserver: a DaemonSet whose pods hold the slice on every node."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import cdk8s
+from cdk8s_plus_27 import k8s
+from constructs import Construct
+
+from . import names, security
+from .errors import HeadroomConfigError
+from .labels import workload_labels
+from .priority import class_name
+from .quantity import QuantityLike, positive_quantity
+from .resource import RenderedApiObject
+from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
+from .task import ReserverTask, check_image
+
+DEFAULT_RESERVER_NAME = "headroom-reserver"
+
+
+class HeadroomReserver(Construct):
+    """A DaemonSet of low-priority pods that reserve ``cpu`` and ``memory`` on each node.
+
+    Requests equal limits (Guaranteed QoS, so the kubelet never throttles or evicts the
+    pod for pressure before others), the grace period is 0 s (a burst pod gets the
+    slice the moment the reserver is preempted, P4), and the pod runs under the
+    restricted Pod Security profile with no service-account token.
+
+    Args:
+        cpu: the CPU slice per node, e.g. ``"500m"``.
+        memory: the memory slice per node, e.g. ``"512Mi"``.
+        priority_class_name: default: ``headroom-reserve`` (the GUARDED class).
+        name: the DaemonSet's name. Default: ``headroom-reserver``.
+        namespace: default: ``default``.
+        task: what the pods do. Default: ``ReserverTask.pause()``.
+        node_pool: the pool to reserve on. Default: every node, as in the seed.
+        node_selector: extra node labels to match. Default: none.
+        tolerations: extra tolerations (the pool's taints are tolerated already).
+            Default: none.
+        node_affinity: required node affinity, all terms ANDed. Default: none.
+        labels: extra labels on the DaemonSet and its pods. Default: none.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cpu: QuantityLike,
+        memory: QuantityLike,
+        priority_class_name: str = "headroom-reserve",
+        name: str = DEFAULT_RESERVER_NAME,
+        namespace: str = "default",
+        task: ReserverTask | None = None,
+        node_pool: INodePool | None = None,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
+        node_affinity: Sequence[NodeSelectorRequirement] = (),
+        labels: Mapping[str, str] | None = None,
+    ) -> None:
+        self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
+        self.memory, self.memory_bytes = positive_quantity(memory, field="memory")
+        self.name = names.dns_label(name, field="name")
+        self.namespace = names.dns_label(namespace, field="namespace")
+        self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
+        if task is None:
+            task = ReserverTask.pause()
+        if not isinstance(task, ReserverTask):
+            raise HeadroomConfigError(
+                "task", task, "a ReserverTask: pause(), maintenance(), prepull(...) or custom(...)"
+            )
+        self.task = task
+        self.placement = Placement.of(
+            node_pool=node_pool,
+            node_selector=node_selector,
+            tolerations=tolerations,
+            node_affinity=node_affinity,
+        )
+        self.labels = {
+            **names.labels(labels, field="labels"),
+            **workload_labels(self.name, "headroom-reserver"),
+        }
+        self._prepull: list[str] = list(task.prepull_images)
+
+        super().__init__(scope, id)
+        self.resource = RenderedApiObject(
+            self,
+            "Resource",
+            api_version="apps/v1",
+            kind="DaemonSet",
+            metadata=cdk8s.ApiObjectMetadata(
+                name=self.name, namespace=self.namespace, labels=self.labels
+            ),
+            render=self._render,
+        )
+
+    @property
+    def prepull_images(self) -> list[str]:
+        """The images each reserver pod pulls onto its node, in order."""
+        return list(self._prepull)
+
+    def add_prepull_image(self, image: str) -> None:
+        """Pulls ``image`` onto every node of the pool (an init container per image)."""
+        check_image(image, field="prepull_image")
+        if image not in self._prepull:
+            self._prepull.append(image)
+
+    def add_toleration(self, toleration: Toleration) -> None:
+        """Lets the reserver onto nodes with a matching taint."""
+        self.placement = self.placement.with_tolerations([toleration])
+
+    def _resources(self) -> k8s.ResourceRequirements:
+        amounts = {
+            "cpu": k8s.Quantity.from_string(self.cpu),
+            "memory": k8s.Quantity.from_string(self.memory),
+        }
+        # requests == limits for every container: Guaranteed QoS.
+        return k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
+
+    def _render(self) -> Any:
+        task = self.task
+        volumes, mounts = security.scratch_volumes(task.scratch_paths)
+        init_containers = [
+            k8s.Container(
+                name=f"prepull-{index}",
+                image=image,
+                image_pull_policy="IfNotPresent",
+                command=list(task.prepull_command),
+                # The slice, like the main container, so the pod's effective request
+                # stays the slice and its QoS class Guaranteed.
+                resources=self._resources(),
+                security_context=security.container_security_context(security.NOBODY_UID),
+            )
+            for index, image in enumerate(self._prepull)
+        ]
+        container = k8s.Container(
+            name=task.container_name,
+            image=task.image,
+            image_pull_policy="IfNotPresent",
+            command=list(task.command) or None,
+            args=list(task.args) or None,
+            resources=self._resources(),
+            security_context=security.container_security_context(task.run_as_user),
+            volume_mounts=mounts or None,
+        )
+        pod: dict[str, Any] = {
+            "priority_class_name": self.priority_class_name,
+            "termination_grace_period_seconds": 0,
+            "automount_service_account_token": False,
+            "enable_service_links": False,
+            "security_context": security.pod_security_context(task.run_as_user),
+            "init_containers": init_containers or None,
+            "containers": [container],
+            "volumes": volumes or None,
+        }
+        self.placement.apply(pod)
+        selector = {"app": self.name}
+        spec = k8s.DaemonSetSpec(
+            selector=k8s.LabelSelector(match_labels=selector),
+            update_strategy=k8s.DaemonSetUpdateStrategy(type="RollingUpdate"),
+            template=k8s.PodTemplateSpec(
+                metadata=k8s.ObjectMeta(labels=self.labels),
+                spec=k8s.PodSpec(**pod),
+            ),
+        )
+        return k8s.KubeDaemonSet.manifest(spec=spec)
+
+    @property
+    def slice(self) -> tuple[Fraction, Fraction]:
+        """The slice per node: (cores, bytes)."""
+        return self.cpu_cores, self.memory_bytes

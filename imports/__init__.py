@@ -1,0 +1,1 @@
+"""Generated Kubernetes bindings (see k8s.py)."""

@@ -1,0 +1,33 @@
+"""Checks a staged synthesis and swaps it into place: `promote.py STAGING TARGET`.
+
+`make synth` runs `cdk8s synth` into a staging folder, then this script. A failed
+check leaves the committed dist/ exactly as it was.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from cdk8s_headroom.errors import HeadroomConfigError
+from cdk8s_headroom.output import load_manifests, promote
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: promote.py STAGING TARGET", file=sys.stderr)
+        return 2
+    staging, target = Path(argv[0]), Path(argv[1])
+    try:
+        promote(staging, target)
+    except HeadroomConfigError as error:
+        print(f"synth failed, {target}/ left as it was: {error}", file=sys.stderr)
+        return 1
+    objects = sum(1 for _ in load_manifests(target))
+    files = len(list(target.glob("*.k8s.yaml")))
+    print(f"wrote {objects} objects in {files} files to {target}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
