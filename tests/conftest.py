@@ -1,0 +1,53 @@
+"""Shared helpers: synthesize a chart into plain dicts and pick objects out of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import cdk8s
+import pytest
+from cdk8s import Testing as K8sTesting
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+Manifest = dict[str, Any]
+
+
+@pytest.fixture
+def chart() -> cdk8s.Chart:
+    """An empty chart in a fresh test app."""
+    return K8sTesting.chart()
+
+
+@pytest.fixture
+def synth() -> Callable[[cdk8s.Chart], list[Manifest]]:
+    def _synth(chart: cdk8s.Chart) -> list[Manifest]:
+        return list(K8sTesting.synth(chart))
+
+    return _synth
+
+
+def find(objects: list[Manifest], kind: str, name: str | None = None) -> Manifest:
+    """The one object of ``kind`` (and ``name``); fails when there is not exactly one."""
+    matches = [
+        o for o in objects if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)
+    ]
+    assert len(matches) == 1, f"expected one {kind} {name or ''}, found {len(matches)}"
+    return matches[0]
+
+
+def find_all(objects: list[Manifest], kind: str) -> list[Manifest]:
+    return [o for o in objects if o["kind"] == kind]
+
+
+def pod_spec(workload: Manifest) -> Manifest:
+    spec: Manifest = workload["spec"]["template"]["spec"]
+    return spec
+
+
+def iter_containers(spec: Manifest) -> Iterator[Manifest]:
+    yield from spec.get("initContainers", [])
+    yield from spec["containers"]
