@@ -12,13 +12,15 @@ NODE_BIN := $(CURDIR)/node_modules/.bin
 # PATH keeps jsii from printing its end-of-life banner under the machine's Node 20.
 export PATH := $(NODE_BIN):$(CURDIR)/$(VENV)/bin:$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
+# cdk8s-cli asks the npm registry for a newer version on every run; builds stay offline.
+export CDK8S_CHECK_UPGRADE := false
 
 VENV_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 DIST := dist
 STAGE := build/synth-stage
 
-.PHONY: help install synth test check lint typecheck dist-sync clean
+.PHONY: help install synth test check lint typecheck dist-sync dist docs bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -35,9 +37,9 @@ $(NODE_STAMP): package.json package-lock.json
 
 install: $(VENV_STAMP) $(NODE_STAMP) ## create the virtualenv and install the pinned Python and npm packages
 
-synth: install ## synthesize into dist/ (staged, validated, then swapped in)
+synth: install ## synthesize into dist/ (staged, checked, then swapped in); Q=1 for no summary
 	rm -rf $(STAGE)
-	cdk8s synth --output $(STAGE)
+	HEADROOM_QUIET=$(Q) cdk8s synth --output $(STAGE) $(if $(Q),> /dev/null,)
 	$(PY) scripts/promote.py $(STAGE) $(DIST)
 
 test: install ## run the whole test suite (exit code 5, no tests collected, is a failure)
@@ -48,13 +50,29 @@ lint: install ## ruff on the library, the app and the tests
 	$(PY) -m ruff check constructs main.py imports scripts tests
 	$(PY) -m ruff format --check constructs main.py scripts tests
 
-typecheck: install ## mypy --strict on the library
+typecheck: install ## mypy --strict on the library, and on a consumer's app that uses it
 	$(PY) -m mypy
+	$(PY) -m mypy --strict tests/consumer/app.py
 
 dist-sync: install ## fail when the committed dist/ differs from a fresh synthesis
 	$(PY) scripts/check_sync.py
 
 check: lint typecheck dist-sync ## the fast checks: lint, types, committed output in sync
+
+PYDIST := build/python-dist
+
+dist: install ## build the wheel and the sdist into build/python-dist/
+	rm -rf $(PYDIST)
+	$(PY) -m build --no-isolation --outdir $(PYDIST) . > /dev/null
+	ls -1 $(PYDIST)
+
+docs: install ## API reference from the docstrings, into build/docs/
+	rm -rf build/docs
+	$(PY) -m pdoc --docformat google --output-directory build/docs cdk8s_headroom
+	@echo "open build/docs/index.html"
+
+bench: install ## measure synthesis, scale, the simulator, Helm and the test suite; writes bench/results.md
+	$(PY) bench/run.py
 
 clean: ## remove the environments and build output (keeps dist/ and charts/)
 	rm -rf $(VENV) node_modules build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -6,6 +6,11 @@ below to fit your cluster; every other knob is a prop of the constructs.
 
 from __future__ import annotations
 
+import argparse
+import os
+import sys
+from pathlib import Path
+
 import cdk8s
 
 from cdk8s_headroom import (
@@ -16,6 +21,7 @@ from cdk8s_headroom import (
     PriorityModel,
     synth,
 )
+from cdk8s_headroom.summary import render, summarize
 
 MODEL = PriorityModel.GUARDED
 """The priority model; GUARDED keeps P1-P3 on shared nodes (see the README)."""
@@ -49,6 +55,9 @@ def build(app: cdk8s.App) -> NodeHeadroom:
         node_pool=NodePoolRef.karpenter(NODE_POOL) if NODE_POOL else None,
         namespace=NAMESPACE,
         priority_classes=classes,
+        # P4: the reservers pull the burst image onto every node, so a burst starts
+        # without an image pull.
+        prepull_burst_images=True,
     )
     headroom.add_burst_workload(
         "demo-burst",
@@ -64,7 +73,20 @@ def build(app: cdk8s.App) -> NodeHeadroom:
     return headroom
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="Synthesize the headroom blueprint.")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no summary table")
+    args = parser.parse_args(argv)
     app = cdk8s.App()
     build(app)
     synth(app)
+    # stderr, because cdk8s synth captures the app's stdout; HEADROOM_QUIET lets
+    # `make synth Q=1` silence it.
+    if not (args.quiet or os.environ.get("HEADROOM_QUIET")):
+        files = sorted(p.name for p in Path(app.outdir).glob("*.k8s.yaml"))
+        print(render(summarize(app), files), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

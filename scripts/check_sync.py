@@ -30,7 +30,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "dist"
         env = {**os.environ, "CDK8S_OUTDIR": str(fresh)}
-        subprocess.run([sys.executable, "main.py"], cwd=ROOT, env=env, check=True)
+        subprocess.run([sys.executable, "main.py", "-q"], cwd=ROOT, env=env, check=True)
         problems = differences(fresh, ROOT / "dist")
     if problems:
         print("dist/ is out of date with main.py and the library; run `make synth`:")

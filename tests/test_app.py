@@ -21,7 +21,12 @@ NODE_BIN = ROOT / "node_modules" / ".bin"
 
 def run_env(**extra: str) -> dict[str, str]:
     """The environment make gives: the project's Node first on PATH."""
-    return {**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}", **extra}
+    return {
+        **os.environ,
+        "PATH": f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}",
+        "CDK8S_CHECK_UPGRADE": "false",
+        **extra,
+    }
 
 
 def synth_main(outdir: Path) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,64 @@
+"""The table that ends `make synth`: slice, model, bursts and the promises kept."""
+
+import subprocess
+import sys
+import warnings
+
+import cdk8s
+
+from cdk8s_headroom import NodeHeadroom, NodePoolRef, PriorityModel
+from cdk8s_headroom.summary import render, summarize
+from tests.conftest import ROOT
+from tests.test_app import run_env
+
+
+def test_guarded_summary_states_the_slice_the_fit_and_the_promises() -> None:
+    app = cdk8s.App()
+    chart = cdk8s.Chart(app, "c")
+    headroom = NodeHeadroom(
+        chart, "h", cpu="1", memory="2Gi", node_pool=NodePoolRef.karpenter("web")
+    )
+    headroom.add_burst_workload("api", image="nginx:1", cpu="500m", memory="1Gi", replicas=4)
+    (summary,) = summarize(app)
+    assert (summary.pool, summary.slice_cpu, summary.slice_memory) == ("web", "1", "2Gi")
+    assert [(b.name, b.replicas, b.fits) for b in summary.bursts] == [("api", 4, True)]
+    assert summary.promises["P2"] == summary.promises["P3"] == "kept"
+    assert summary.promises["P1"].startswith("against preemption only")
+    table = render([summary], ["0000-c.k8s.yaml"])
+    assert "api x4" in table and "files: 0000-c.k8s.yaml" in table
+
+
+def test_seed_summary_flags_broken_promises_and_a_burst_that_does_not_fit() -> None:
+    app = cdk8s.App()
+    chart = cdk8s.Chart(app, "c")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        headroom = NodeHeadroom(chart, "h", cpu="500m", memory="512Mi", model=PriorityModel.SEED)
+        headroom.add_burst_workload("big", image="nginx:1", cpu="2", memory="512Mi")
+    (summary,) = summarize(app)
+    assert summary.promises["P2"].startswith("BROKEN")
+    assert summary.promises["P3"].startswith("BROKEN")
+    assert summary.bursts[0].fits is False
+    assert "NO" in render([summary], [])
+
+
+def test_main_prints_the_summary_unless_quiet(tmp_path: object) -> None:
+    loud = subprocess.run(
+        [sys.executable, "main.py"],
+        cwd=ROOT,
+        env=run_env(CDK8S_OUTDIR=f"{tmp_path}/a"),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    quiet = subprocess.run(
+        [sys.executable, "main.py", "-q"],
+        cwd=ROOT,
+        env=run_env(CDK8S_OUTDIR=f"{tmp_path}/b"),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "demo-burst x1" in loud.stderr
+    assert "P4: grace 0s, burst images pre-pulled" in loud.stderr
+    assert quiet.stderr == quiet.stdout == ""
