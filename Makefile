@@ -47,8 +47,8 @@ test: install ## run the whole test suite (exit code 5, no tests collected, is a
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 lint: install ## ruff on the library, the app and the tests
-	$(PY) -m ruff check constructs main.py imports scripts tests
-	$(PY) -m ruff format --check constructs main.py scripts tests
+	$(PY) -m ruff check constructs main.py imports scripts tests bench
+	$(PY) -m ruff format --check constructs main.py scripts tests bench
 
 typecheck: install ## mypy --strict on the library, and on a consumer's app that uses it
 	$(PY) -m mypy

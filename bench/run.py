@@ -1,0 +1,157 @@
+"""`make bench`: one run of every benchmark, reported as ratios; writes bench/results.md.
+
+Timings on a shared 2-core machine are noisy, so each figure is the median of several
+runs, and the goals are judged on ratios measured in the same run. Nothing here is a
+test: no goal fails the build.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+RESULTS = BENCH / "results.md"
+ENV = {
+    **os.environ,
+    "PATH": f"{ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}",
+    "CDK8S_CHECK_UPGRADE": "false",
+}
+
+
+def wall(command: list[str], *, repeat: int, env: dict[str, str] | None = None) -> float:
+    """Median wall time of ``command`` in seconds."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, env=env or ENV, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main_over_floor() -> str:
+    with tempfile.TemporaryDirectory() as out:
+        env = {**ENV, "CDK8S_OUTDIR": out}
+        floor = wall([sys.executable, str(BENCH / "floor_app.py")], repeat=7, env=env)
+        app = wall([sys.executable, "main.py", "-q"], repeat=7, env=env)
+    ratio = app / floor
+    return (
+        "## 1. `python main.py` over the floor\n\n"
+        "Floor: a script that imports cdk8s and cdk8s-plus-27 and synthesizes an empty app.\n\n"
+        "| what | median of 7 |\n| --- | --- |\n"
+        f"| floor | {floor * 1000:.0f} ms |\n| `python main.py -q` | {app * 1000:.0f} ms |\n"
+        f"| ratio | **{ratio:.2f}x** (goal ≤ 1.15x) |\n"
+    )
+
+
+def scale() -> str:
+    sizes = (10, 100, 500)
+    seconds: dict[int, float] = {}
+    with tempfile.TemporaryDirectory() as out:
+        for size in sizes:
+            runs = []
+            for attempt in range(3):
+                result = subprocess.run(
+                    [
+                        sys.executable,
+                        str(BENCH / "scale_app.py"),
+                        str(size),
+                        f"{out}/{size}-{attempt}",
+                    ],
+                    cwd=ROOT,
+                    env=ENV,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                runs.append(float(result.stdout.strip()))
+            seconds[size] = statistics.median(runs)
+    marginal = (seconds[500] - seconds[10]) / 490 * 1000
+    ratio = seconds[500] / seconds[100]
+    rows = "".join(
+        f"| {size} | {seconds[size] * 1000:.0f} ms | {seconds[size] / size * 1000:.2f} ms |\n"
+        for size in sizes
+    )
+    return (
+        "## 2. Scale: NodeHeadrooms per app (each with one burst workload)\n\n"
+        "Construction and `synth(app)` (validation and writing), median of 3, "
+        "interpreter start-up excluded.\n\n"
+        "| headrooms | time | per headroom |\n| --- | --- | --- |\n" + rows + "\n"
+        "- marginal time per headroom, (t(500) - t(10)) / 490: "
+        f"**{marginal:.2f} ms** (goal ≤ 5 ms)\n"
+        f"- t(500) / t(100): **{ratio:.2f}** (goal ≤ 5.5: linear)\n"
+    )
+
+
+def test_suite() -> str:
+    seconds = wall([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x"], repeat=1)
+    return (
+        "## 3. The test suite once installed\n\n"
+        f"`pytest` (the whole suite, as `make test` runs it): **{seconds:.1f} s** "
+        "(goal ≤ 90 s on 2 cores)\n"
+    )
+
+
+def plugin_sections() -> list[tuple[str, Callable[[], str]]]:
+    """Other benchmarks: every bench/bench_*.py that defines ``run() -> str``."""
+    found = []
+    for path in sorted(BENCH.glob("bench_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        found.append((path.name, module.run))
+    return found
+
+
+def machine() -> str:
+    model = "unknown CPU"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    memory = ""
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        kib = int(meminfo.read_text().split()[1])
+        memory = f", {kib / 2**20:.0f} GiB"
+    node = subprocess.run(
+        ["node", "--version"], env=ENV, capture_output=True, text=True
+    ).stdout.strip()
+    return (
+        f"- machine: {os.cpu_count()} cores ({model}){memory}, "
+        f"{platform.system()} {platform.machine()}\n"
+        f"- Python {platform.python_version()}, Node {node}\n"
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC\n"
+    )
+
+
+def main() -> int:
+    sections = [("main over floor", main_over_floor), ("scale", scale)]
+    sections += plugin_sections()
+    sections.append(("test suite", test_suite))
+    parts = [
+        "# Benchmarks\n\nOne run of `make bench`. Ratios are from the same run.\n\n" + machine()
+    ]
+    for name, section in sections:
+        print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        parts.append(section().strip() + "\n")
+    RESULTS.write_text("\n".join(parts))
+    print(RESULTS.read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
