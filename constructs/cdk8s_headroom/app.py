@@ -9,6 +9,7 @@ from .burst import BurstWorkload
 from .errors import HeadroomConfigError
 from .priority import SYSTEM_PRIORITY_CLASSES, HeadroomPriorityClasses
 from .reserver import HeadroomReserver
+from .resource import RenderedApiObject
 
 _CLUSTER_SCOPED = {"PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"}
 
@@ -24,23 +25,29 @@ def validate_app(app: Construct) -> None:
     Raises:
         HeadroomConfigError: on the first problem found.
     """
+    constructs = app.node.find_all()
     seen: dict[tuple[str, str, str], str] = {}
-    for child in app.node.find_all():
-        if not isinstance(child, cdk8s.ApiObject):
+    for child in constructs:
+        if isinstance(child, RenderedApiObject):
+            kind, namespace, name = child.identity
+        elif isinstance(child, cdk8s.ApiObject):
+            kind, namespace, name = child.kind, child.metadata.namespace or "", child.name
+        else:
             continue
-        namespace = "" if child.kind in _CLUSTER_SCOPED else (child.metadata.namespace or "")
-        key = (child.kind, namespace, child.name)
+        if kind in _CLUSTER_SCOPED:
+            namespace = ""
+        key = (kind, namespace, name)
         if key in seen:
             where = f" in namespace {namespace!r}" if namespace else ""
             raise HeadroomConfigError(
                 "name",
-                child.name,
-                f"a name no other {child.kind}{where} has: {seen[key]} and "
+                name,
+                f"a name no other {kind}{where} has: {seen[key]} and "
                 f"{child.node.path} both use it; give one a different name or pool",
             )
         seen[key] = child.node.path
 
-    class_sets = [c for c in app.node.find_all() if isinstance(c, HeadroomPriorityClasses)]
+    class_sets = [c for c in constructs if isinstance(c, HeadroomPriorityClasses)]
     defaults = [
         f"{c.node.path} ({spec.name})"
         for c in class_sets
@@ -57,7 +64,7 @@ def validate_app(app: Construct) -> None:
     known = {spec.name for c in class_sets for spec in c.emitted}
     known |= {c.default.name for c in class_sets if c.default is not None}
     known |= set(SYSTEM_PRIORITY_CLASSES)
-    for child in app.node.find_all():
+    for child in constructs:
         if (
             isinstance(child, (HeadroomReserver, BurstWorkload))
             and child.priority_class_name not in known

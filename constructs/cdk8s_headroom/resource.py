@@ -29,6 +29,9 @@ class RenderedApiObject(cdk8s.ApiObject):
     ) -> None:
         super().__init__(scope, id, api_version=api_version, kind=kind, metadata=metadata)
         self._render = render
+        # Kept on the Python side: whole-app checks read them for every object, and a
+        # jsii round trip per read would dominate synthesis of large apps.
+        self.identity = (kind, metadata.namespace or "", metadata.name or "")
 
     def to_json(self) -> Any:
         document = super().to_json()
