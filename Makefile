@@ -68,7 +68,8 @@ dist: install ## build the wheel and the sdist into build/python-dist/
 
 docs: install ## API reference from the docstrings, into build/docs/
 	rm -rf build/docs
-	$(PY) -m pdoc --docformat google --output-directory build/docs cdk8s_headroom
+	# jsii starts a Node process at import; pdoc blocks subprocesses unless told.
+	PDOC_ALLOW_EXEC=1 $(PY) -m pdoc --docformat google --output-directory build/docs cdk8s_headroom
 	@echo "open build/docs/index.html"
 
 bench: install ## measure synthesis, scale, the simulator, Helm and the test suite; writes bench/results.md
