@@ -292,6 +292,11 @@ def test_from_name_references_a_pool_without_emitting_it(chart: cdk8s.Chart, syn
             id="label on a provider key",
         ),
         pytest.param(
+            "labels[node-role.kubernetes.io/burst]",
+            lambda c: KarpenterNodePool(c, "p", labels={"node-role.kubernetes.io/burst": ""}),
+            id="label in the kubernetes.io domain",
+        ),
+        pytest.param(
             "labels[kubernetes.io/arch]",
             lambda c: KarpenterNodePool(c, "p", labels={"kubernetes.io/arch": "arm64"}),
             id="label contradicting a default requirement",
@@ -399,6 +404,12 @@ def test_an_unknown_category_names_the_known_ones(chart: cdk8s.Chart) -> None:
     )
     assert error.value == ["compute"]
     assert "c, d, dl" in error.allowed
+
+
+def test_node_labels_of_the_node_subdomain_are_allowed(chart: cdk8s.Chart, synth: Any) -> None:
+    KarpenterNodePool(chart, "p", labels={"node.kubernetes.io/role": "burst"})
+    pool = find(synth(chart), "NodePool")
+    assert pool["spec"]["template"]["metadata"]["labels"] == {"node.kubernetes.io/role": "burst"}
 
 
 def test_a_reserved_label_says_why(chart: cdk8s.Chart) -> None:

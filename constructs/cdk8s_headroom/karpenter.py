@@ -89,6 +89,17 @@ _SECONDS = {"s": 1, "m": 60, "h": 3600}
 _AMI_FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
 _IAM_ROLE_NAME = re.compile(r"^[\w+=,.@-]{1,64}$")
 _RESERVED_LABEL_DOMAINS = ("karpenter.sh", "karpenter.k8s.aws", "eks.amazonaws.com")
+_KUBERNETES_LABELS = (
+    "kubernetes.io/arch",
+    "kubernetes.io/os",
+    "node.kubernetes.io/instance-type",
+    "node.kubernetes.io/windows-build",
+    "topology.kubernetes.io/region",
+    "topology.kubernetes.io/zone",
+)
+"""Well-known labels a NodePool may set in the ``kubernetes.io`` domain, whose other
+keys the kubelet and Karpenter reserve (but the ``node.kubernetes.io`` and
+``node-restriction.kubernetes.io`` subdomains, which exist for node labels)."""
 
 
 class NodePoolFlavour(Enum):
@@ -298,9 +309,10 @@ class KarpenterNodePool(Construct):
             EC2NodeClass ``default`` of Karpenter's getting-started guide.
         name: the NodePool's name, a DNS-1123 label. Default: the construct id.
         labels: labels on the pool's nodes (``spec.template.metadata.labels``). Keys
-            that Karpenter, EC2 or Auto Mode set (``karpenter.sh/*`` but
-            ``capacity-type``, ``kubernetes.io/hostname``, ``karpenter.k8s.aws/*``,
-            ``eks.amazonaws.com/*``) are refused, as are values that contradict a
+            that Karpenter, EC2, Auto Mode or the kubelet set (``karpenter.sh/*`` but
+            ``capacity-type``, ``karpenter.k8s.aws/*``, ``eks.amazonaws.com/*``, the
+            ``kubernetes.io`` and ``k8s.io`` domains but well-known labels and
+            ``node.kubernetes.io/*``) are refused, as are values that contradict a
             requirement. Default: none.
         requirements: the pool's requirements, each checked as ``add_requirement``
             checks it. Default: the flavour's getting-started requirements (module
@@ -557,17 +569,23 @@ class KarpenterNodePool(Construct):
         for key in checked:
             domain = key.rpartition("/")[0]
             reserved = key in (KARPENTER_NODEPOOL_LABEL, "kubernetes.io/hostname") or (
-                key != "karpenter.sh/capacity-type"
-                and any(domain == d or domain.endswith(f".{d}") for d in _RESERVED_LABEL_DOMAINS)
+                key != "karpenter.sh/capacity-type" and _in_domain(domain, _RESERVED_LABEL_DOMAINS)
             )
-            if reserved:
+            kubernetes = (
+                _in_domain(domain, ("kubernetes.io", "k8s.io"))
+                and key not in _KUBERNETES_LABELS
+                and not _in_domain(domain, ("node.kubernetes.io", "node-restriction.kubernetes.io"))
+            )
+            if reserved or kubernetes:
                 raise HeadroomConfigError(
                     f"labels[{key}]",
                     checked[key],
-                    "a label Karpenter, EC2 and EKS do not set themselves: karpenter.sh/* "
-                    "(but capacity-type), kubernetes.io/hostname, karpenter.k8s.aws/* and "
-                    "eks.amazonaws.com/* are theirs (karpenter.sh/nodepool is the pool's "
-                    "name); use a requirement to choose instances",
+                    "a label Karpenter, EC2, EKS and the kubelet do not set themselves: "
+                    "karpenter.sh/* (but capacity-type), karpenter.k8s.aws/*, "
+                    "eks.amazonaws.com/* and the kubernetes.io and k8s.io domains (but "
+                    "well-known labels and node.kubernetes.io/*) are theirs "
+                    "(karpenter.sh/nodepool is the pool's name); use a requirement to "
+                    "choose instances",
                 )
             if self.auto_mode and key in ("kubernetes.io/os", "node.kubernetes.io/windows-build"):
                 raise HeadroomConfigError(
@@ -685,6 +703,10 @@ def default_requirements(flavour: NodePoolFlavour) -> list[NodeSelectorRequireme
             NodeSelectorRequirement(f"{prefix}instance-generation", NodeSelectorOperator.GT, ("2",))
         )
     return requirements
+
+
+def _in_domain(domain: str, domains: Sequence[str]) -> bool:
+    return any(domain == d or domain.endswith(f".{d}") for d in domains)
 
 
 def _satisfies(value: str, requirement: NodeSelectorRequirement) -> bool:
