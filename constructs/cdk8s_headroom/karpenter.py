@@ -598,7 +598,7 @@ class KarpenterNodePool(Construct):
         field = f"requirements[{key}]"
         domain = key.rpartition("/")[0]
         if key in (KARPENTER_NODEPOOL_LABEL, "kubernetes.io/hostname") or (
-            domain.endswith("karpenter.sh") and key != "karpenter.sh/capacity-type"
+            _in_domain(domain, ("karpenter.sh",)) and key != "karpenter.sh/capacity-type"
         ):
             raise HeadroomConfigError(
                 field,
