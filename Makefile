@@ -46,9 +46,9 @@ test: install ## run the whole test suite (exit code 5, no tests collected, is a
 	$(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-lint: install ## ruff on the library, the app and the tests
-	$(PY) -m ruff check constructs main.py imports scripts tests bench
-	$(PY) -m ruff format --check constructs main.py scripts tests bench
+lint: install ## ruff on the library, the app, the examples, the benchmarks and the tests
+	$(PY) -m ruff check constructs main.py imports scripts tests examples bench
+	$(PY) -m ruff format --check constructs main.py scripts tests examples bench
 
 typecheck: install ## mypy --strict on the library, and on a consumer's app that uses it
 	$(PY) -m mypy

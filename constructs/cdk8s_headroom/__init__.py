@@ -8,6 +8,14 @@ from .app import synth, validate_app
 from .blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
 from .burst import BurstWorkload, ImagePullPolicy
 from .errors import HeadroomConfigError, HeadroomWarning
+from .karpenter import (
+    ConsolidationPolicy,
+    Ec2NodeClass,
+    KarpenterNodePool,
+    KarpenterNodePoolRef,
+    NodeClassRef,
+    NodePoolFlavour,
+)
 from .namespace import HeadroomNamespace
 from .priority import (
     HeadroomPriorityClasses,
@@ -16,6 +24,7 @@ from .priority import (
     PriorityModel,
 )
 from .reserver import HeadroomReserver
+from .sizing import HeadroomSummary, NodeSize
 from .targeting import (
     INodePool,
     NodePoolRef,
@@ -31,17 +40,25 @@ from .task import ReserverTask, TaskKind
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
     "BurstWorkload",
+    "ConsolidationPolicy",
+    "Ec2NodeClass",
     "HeadroomConfigError",
     "HeadroomNamespace",
     "HeadroomPriorityClasses",
     "HeadroomReserver",
+    "HeadroomSummary",
     "HeadroomWarning",
     "INodePool",
     "ImagePullPolicy",
+    "KarpenterNodePool",
+    "KarpenterNodePoolRef",
+    "NodeClassRef",
     "NodeHeadroom",
+    "NodePoolFlavour",
     "NodePoolRef",
     "NodeSelectorOperator",
     "NodeSelectorRequirement",
+    "NodeSize",
     "PreemptionPolicy",
     "PriorityClassSpec",
     "PriorityModel",

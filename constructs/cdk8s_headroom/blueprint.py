@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from constructs import Construct
 
 from .burst import BurstWorkload
 from .errors import HeadroomConfigError, HeadroomWarning
+from .karpenter import KarpenterNodePool
 from .priority import HeadroomPriorityClasses, PriorityModel, check_model
 from .quantity import QuantityLike, format_cpu, format_memory, positive_quantity
 from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
+from .sizing import HeadroomSummary, ISizedNodePool, NodeSize, check_slice_fits
 from .targeting import (
     INodePool,
     NodeSelectorRequirement,
@@ -48,7 +51,10 @@ class NodeHeadroom(Construct):
         memory: the memory slice per node, e.g. ``"512Mi"``.
         model: default: ``PriorityModel.GUARDED``.
         node_pool: the pool to reserve on; burst workloads target it too. Required
-            for DEDICATED_POOL. Default: every node, as in the seed.
+            for DEDICATED_POOL. A ``KarpenterNodePool`` (emitted) or
+            ``KarpenterNodePool.from_name`` (referenced) also gives the pool's node
+            sizes: a slice that does not fit on its smallest node is an error.
+            Default: every node, as in the seed.
         namespace: of the reserver and, by default, of the burst workloads.
             Default: ``default``.
         priority_classes: classes shared with other ``NodeHeadroom`` s (PriorityClasses
@@ -63,7 +69,8 @@ class NodeHeadroom(Construct):
         tolerations: extra tolerations for the reserver. Default: none.
         node_affinity: required node affinity for the reserver and bursts. Default: none.
         dedicated_taint: the pool's taint under DEDICATED_POOL, which only the reserver
-            and the burst workloads tolerate.
+            and the burst workloads tolerate. An emitted ``KarpenterNodePool`` gets it
+            added; a referenced pool must already carry and declare it.
             Default: ``headroom.cdk8s.io/burst=true:NoSchedule``.
         labels: extra labels on the reserver and the burst workloads. Default: none.
     """
@@ -102,6 +109,8 @@ class NodeHeadroom(Construct):
                 )
         if not isinstance(dedicated_taint, Taint):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
+        if isinstance(node_pool, ISizedNodePool):
+            self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
         self.dedicated_taint: Taint | None = None
         extra_tolerations = list(tolerations)
         if self.model is PriorityModel.DEDICATED_POOL:
@@ -139,6 +148,15 @@ class NodeHeadroom(Construct):
         self.reserver.node.add_dependency(self.priority_classes)
         self.burst_workloads: list[BurstWorkload] = []
         """The burst workloads added so far."""
+        if isinstance(node_pool, KarpenterNodePool):
+            # Last, once nothing above can fail, so a rejected headroom leaves the
+            # pool as it was. The pod templates read the pool's taints at synthesis.
+            if self.dedicated_taint is not None:
+                node_pool.add_taint(self.dedicated_taint)
+            pool = node_pool
+            node_pool.watch_slice(
+                lambda node: self._check_slice_on_pool(pool.pool_name, node, cpu, memory)
+            )
         if self.model is PriorityModel.SEED:
             warnings.warn(SEED_WARNING, HeadroomWarning, stacklevel=2)
 
@@ -151,6 +169,31 @@ class NodeHeadroom(Construct):
         """The slice per node, e.g. ``500m CPU, 512Mi memory``."""
         cores, size = self.reserver.slice
         return f"{format_cpu(cores)} CPU, {format_memory(size)} memory"
+
+    def summary(self) -> HeadroomSummary:
+        """What this headroom costs: its share of each node and the pool's worst case.
+
+        The share is of the smallest node's estimated allocatable (``NodeSize``); the
+        worst case is the slice times the most nodes the pool's limits allow. Both are
+        unknown when the pool does not declare sizes or limits. ``str()`` of the
+        summary is one printable line.
+        """
+        pool = self.node_pool
+        node: NodeSize | None = None
+        limits: Mapping[str, Fraction] | None = None
+        if isinstance(pool, ISizedNodePool):
+            node, limits = pool.smallest_node, pool.limit_amounts
+        elif pool is None:
+            limits = {}  # every node of the cluster: nothing bounds the node count
+        cores, size = self.reserver.slice
+        return HeadroomSummary(
+            name=self.reserver.name,
+            model=self.model.name,
+            pool_name=None if pool is None else pool.pool_name,
+            slice=NodeSize(cpu=cores, memory=size),
+            smallest_node=node,
+            limits=limits,
+        )
 
     def add_burst_workload(self, id: str, **props: Any) -> BurstWorkload:
         """Adds a burst-critical Deployment that preempts this headroom.
@@ -236,21 +279,44 @@ class NodeHeadroom(Construct):
             )
 
     @staticmethod
+    def _check_slice_on_pool(
+        pool_name: str, node: NodeSize, cpu: QuantityLike, memory: QuantityLike
+    ) -> None:
+        check_slice_fits(
+            node,
+            cpu=positive_quantity(cpu, field="cpu")[1],
+            memory=positive_quantity(memory, field="memory")[1],
+            pool_name=pool_name,
+            cpu_field="cpu",
+            memory_field="memory",
+            cpu_value=cpu,
+            memory_value=memory,
+        )
+
+    @staticmethod
     def _require_dedicated_pool(node_pool: INodePool | None, taint: Taint) -> None:
         if node_pool is None:
             raise HeadroomConfigError(
                 "node_pool",
                 None,
                 "a node pool with PriorityModel.DEDICATED_POOL: pass node_pool="
-                "NodePoolRef.karpenter('<pool>', taints=[<its taint>]) or a KarpenterNodePool",
+                "KarpenterNodePool(...) (the headroom taints it) or, for a pool that "
+                "exists and carries the taint, KarpenterNodePool.from_name('<pool>', "
+                "taints=[<its taint>])",
             )
+        if isinstance(node_pool, KarpenterNodePool):
+            return
         if taint not in node_pool.taints:
             raise HeadroomConfigError(
                 "node_pool",
                 node_pool.pool_name,
                 f"a pool whose nodes carry the dedicated taint {taint} "
                 "(PriorityModel.DEDICATED_POOL keeps ordinary pods off the pool with it); "
-                "taint the pool and declare it in the pool's taints",
+                "taint the pool and declare it in the pool's taints: pass node_pool="
+                f"KarpenterNodePool.from_name({node_pool.pool_name!r}, taints=[Taint("
+                f"{taint.key!r}, {taint.value!r}, TaintEffect.{taint.effect.name})]) "
+                "once the pool carries it, or emit the pool as a KarpenterNodePool, which "
+                "the headroom taints itself",
             )
 
 

@@ -345,6 +345,10 @@ class Placement:
 
     def apply(self, spec: dict[str, object]) -> None:
         """Sets nodeSelector, affinity and tolerations on a PodSpec's keyword arguments."""
+        # The pool's taints are read again here: a pool this app emits may be tainted
+        # after the pod template was targeted at it (DEDICATED_POOL taints it last).
+        pool_tolerations = tolerations_for(self.pool.taints) if self.pool else []
+        tolerations = dict.fromkeys((*pool_tolerations, *self.tolerations))
         spec["node_selector"] = self.node_selector or None
         spec["affinity"] = node_affinity(self.node_affinity)
-        spec["tolerations"] = [t.to_kube() for t in self.tolerations] or None
+        spec["tolerations"] = [t.to_kube() for t in tolerations] or None

@@ -1,0 +1,409 @@
+"""Node sizes a pool allows, what a node keeps for itself, and what a slice costs.
+
+A pool rarely names its instance types. Its requirements bound them instead, and this
+module reads the lower bound of each node's capacity from the requirements it can
+interpret (both the Karpenter ``karpenter.k8s.aws/`` keys and the EKS Auto Mode
+``eks.amazonaws.com/`` keys):
+
+- ``instance-cpu`` (vCPUs) and ``instance-memory`` (MiB): ``In`` values, ``Gt`` bounds;
+- ``instance-size`` and ``node.kubernetes.io/instance-type``: the vCPUs of a size name
+  (``large`` 2, ``xlarge`` 4, ``<n>xlarge`` 4n; ``nano``, ``micro``, ``small`` and
+  ``medium`` at least 1; ``metal`` sizes are the family's largest and bound nothing);
+- memory from vCPUs, when every allowed ``instance-category`` has a known ratio:
+  c 2 GiB, m 4 GiB, r 8 GiB per vCPU (the ratio since generation 5; older c4 and m4
+  hold a little less, which this estimate ignores);
+- on EKS Auto Mode, at least 2 vCPUs: Auto Mode only launches instances with more than
+  one CPU, and no nano, micro or small sizes (EKS user guide, "Learn about Amazon EKS
+  Auto Mode Managed instances"). A pool counts as Auto Mode when it says so, or when
+  a requirement uses an ``eks.amazonaws.com/`` key, which only Auto Mode nodes carry.
+
+Anything else (other categories, a pool without size requirements) leaves the size
+unknown, and the checks that need it are skipped rather than guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Protocol, runtime_checkable
+
+from .errors import HeadroomConfigError
+from .quantity import format_cpu, format_memory
+from .targeting import INodePool, NodeSelectorOperator, NodeSelectorRequirement
+
+MIB = 2**20
+GIB = 2**30
+
+INSTANCE_LABEL_PREFIXES = ("karpenter.k8s.aws/", "eks.amazonaws.com/")
+"""Karpenter on EC2 and EKS Auto Mode name the same instance facts under these prefixes."""
+
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+
+MEMORY_PER_VCPU = {"c": 2 * GIB, "m": 4 * GIB, "r": 8 * GIB}
+"""Memory per vCPU of the general-purpose categories (generation 5 and later)."""
+
+_SMALL_SIZES = {"nano": 1, "micro": 1, "small": 1, "medium": 1}
+"""Sizes below ``large``: at least 1 vCPU."""
+
+AUTO_MODE_MIN_VCPUS = 2
+"""EKS Auto Mode launches only instances with more than one vCPU."""
+
+_XLARGE = re.compile(r"^(?P<factor>\d*)xlarge$")
+
+KUBELET_EVICTION_MEMORY = 100 * MIB
+"""The kubelet's default hard eviction threshold, ``memory.available<100Mi``."""
+
+ASSUMED_MAX_PODS = 110
+"""The kubelet's default ``maxPods``, used for the kube-reserved memory estimate.
+
+Karpenter on EC2 derives maxPods from the instance's ENI limits (29 on an m5.large), so
+on small nodes the estimate reserves more memory than the node does: the fit check
+errs on the side of refusing a slice that would barely fit.
+"""
+
+
+@dataclass(frozen=True)
+class NodeSize:
+    """Resources of a node: ``cpu`` in cores, ``memory`` in bytes; ``None`` when unknown."""
+
+    cpu: Fraction | None
+    memory: Fraction | None
+
+    @property
+    def known(self) -> bool:
+        return self.cpu is not None or self.memory is not None
+
+    def allocatable(self) -> NodeSize:
+        """A rough allocatable estimate: capacity minus kube-reserved and eviction.
+
+        CPU: the EKS and Karpenter kube-reserved formula, 6% of the first core, 1% of
+        the second, 0.5% of the third and fourth, 0.25% of the rest. Memory: the same
+        formula's 255 MiB + 11 MiB per pod, with ``ASSUMED_MAX_PODS`` pods, plus the
+        kubelet's 100 MiB hard eviction threshold. System-reserved and other
+        DaemonSets are not counted: they take from the same allocatable.
+        """
+        cpu = None if self.cpu is None else self.cpu - kube_reserved_cpu(self.cpu)
+        memory = None
+        if self.memory is not None:
+            reserved = 255 * MIB + 11 * MIB * ASSUMED_MAX_PODS + KUBELET_EVICTION_MEMORY
+            memory = self.memory - reserved
+        return NodeSize(cpu=cpu, memory=memory)
+
+    def __str__(self) -> str:
+        cpu = "? CPU" if self.cpu is None else f"{format_cpu(self.cpu)} CPU"
+        memory = "? memory" if self.memory is None else f"{format_memory(self.memory)} memory"
+        return f"{cpu}, {memory}"
+
+
+def kube_reserved_cpu(cores: Fraction) -> Fraction:
+    """The kube-reserved CPU of a node with ``cores`` vCPUs (EKS AMI formula)."""
+    steps = (
+        (Fraction(1), Fraction(6, 100)),
+        (Fraction(1), Fraction(1, 100)),
+        (Fraction(2), Fraction(5, 1000)),
+    )
+    reserved = Fraction(0)
+    remaining = cores
+    for width, rate in steps:
+        taken = min(remaining, width)
+        reserved += taken * rate
+        remaining -= taken
+    return reserved + max(remaining, Fraction(0)) * Fraction(25, 10000)
+
+
+@runtime_checkable
+class ISizedNodePool(INodePool, Protocol):
+    """A node pool that knows the sizes of its nodes and its limits."""
+
+    @property
+    def smallest_node(self) -> NodeSize:
+        """The lower bound of each node's capacity (fields ``None`` when unknown)."""
+
+    @property
+    def limit_amounts(self) -> Mapping[str, Fraction] | None:
+        """The pool's ``limits`` (``cpu`` in cores, ``memory`` in bytes, ...); ``None``
+        when they are not known."""
+
+
+def size_vcpus(size: str) -> int | None:
+    """The vCPUs of an EC2 size name, or ``None`` for ``metal`` and unknown names."""
+    if size in _SMALL_SIZES:
+        return _SMALL_SIZES[size]
+    if size == "large":
+        return 2
+    match = _XLARGE.match(size)
+    if match is None:
+        return None
+    return 4 * int(match["factor"] or 1)
+
+
+def _instance_key(key: str, name: str) -> bool:
+    return any(key == prefix + name for prefix in INSTANCE_LABEL_PREFIXES)
+
+
+def _integer_lower_bound(
+    requirements: Sequence[NodeSelectorRequirement], name: str, *, field: str
+) -> int | None:
+    """The smallest integer a label may take under all requirements on it, if bounded."""
+    allowed: set[int] | None = None
+    excluded: set[int] = set()
+    above = -1
+    below: int | None = None
+    relevant = [r for r in requirements if _instance_key(r.key, name)]
+    for requirement in relevant:
+        values = {int(v) for v in requirement.values if v.lstrip("-").isdigit()}
+        if requirement.operator is NodeSelectorOperator.IN:
+            allowed = values if allowed is None else allowed & values
+        elif requirement.operator is NodeSelectorOperator.NOT_IN:
+            excluded |= values
+        elif requirement.operator is NodeSelectorOperator.GT:
+            above = max([above, *values])
+        elif requirement.operator is NodeSelectorOperator.LT:
+            below = min([*values] if below is None else [below, *values])
+    if allowed is None:
+        return above + 1 if above >= 0 else None
+    candidates = sorted(v for v in allowed - excluded if v > above and (below is None or v < below))
+    if not candidates:
+        raise HeadroomConfigError(
+            field,
+            [list(r.values) for r in relevant],
+            f"requirements on {name} that leave at least one value: together these "
+            "allow no instance at all",
+        )
+    return candidates[0]
+
+
+def _allowed_values(requirements: Sequence[NodeSelectorRequirement], key: str) -> set[str] | None:
+    allowed: set[str] | None = None
+    for requirement in requirements:
+        on_key = requirement.key == key or _instance_key(requirement.key, key)
+        if on_key and requirement.operator is NodeSelectorOperator.IN:
+            values = set(requirement.values)
+            allowed = values if allowed is None else allowed & values
+    return allowed
+
+
+def _min_or_none(values: Iterable[int | Fraction | None]) -> Fraction | None:
+    known = [Fraction(v) for v in values if v is not None]
+    return min(known) if known else None
+
+
+def _max_or_none(*values: Fraction | None) -> Fraction | None:
+    known = [v for v in values if v is not None]
+    return max(known) if known else None
+
+
+def smallest_node(
+    requirements: Sequence[NodeSelectorRequirement], *, field: str, auto_mode: bool = False
+) -> NodeSize:
+    """The lower bound of the capacity of any node the requirements allow.
+
+    Each bound is the largest of the bounds the requirements imply: ``instance-cpu In
+    [4, 8]`` and ``instance-size In [large]`` give 4 vCPUs. ``auto_mode`` (or a
+    requirement on an ``eks.amazonaws.com/`` key) adds Auto Mode's 2-vCPU floor.
+
+    Raises:
+        HeadroomConfigError: (on ``field``) when the requirements on instance-cpu or
+            instance-memory exclude every value.
+    """
+    cpu_bound = _integer_lower_bound(requirements, "instance-cpu", field=field)
+    memory_bound = _integer_lower_bound(requirements, "instance-memory", field=field)
+    cpu = Fraction(cpu_bound) if cpu_bound is not None else None
+    memory = Fraction(memory_bound * MIB) if memory_bound is not None else None
+
+    auto_mode = auto_mode or any(r.key.startswith("eks.amazonaws.com/") for r in requirements)
+    if auto_mode:
+        cpu = _max_or_none(cpu, Fraction(AUTO_MODE_MIN_VCPUS))
+    categories = _allowed_values(requirements, "instance-category")
+    sizes = _allowed_values(requirements, "instance-size")
+    types = _allowed_values(requirements, INSTANCE_TYPE_LABEL)
+    if sizes:
+        size_cpu = _min_or_none(size_vcpus(size) for size in sizes)
+        cpu = _max_or_none(cpu, size_cpu)
+    if types:
+        type_cpu = _min_or_none(
+            size_vcpus(t.partition(".")[2]) if "." in t else None for t in types
+        )
+        cpu = _max_or_none(cpu, type_cpu)
+        type_memory = _type_memory(types)
+        memory = _max_or_none(memory, type_memory)
+    if cpu is not None and categories and categories <= MEMORY_PER_VCPU.keys():
+        ratio = min(MEMORY_PER_VCPU[c] for c in categories)
+        memory = _max_or_none(memory, cpu * ratio)
+    return NodeSize(cpu=cpu, memory=memory)
+
+
+def _type_memory(types: set[str]) -> Fraction | None:
+    """Memory of the smallest listed instance type, if every type's category is known."""
+    amounts: list[Fraction] = []
+    for instance_type in types:
+        family, _, size = instance_type.partition(".")
+        category = re.match(r"^[a-z]+", family)
+        vcpus = size_vcpus(size)
+        if category is None or category[0] not in MEMORY_PER_VCPU or vcpus is None:
+            return None
+        amounts.append(Fraction(vcpus * MEMORY_PER_VCPU[category[0]]))
+    return min(amounts) if amounts else None
+
+
+def check_slice_fits(
+    node: NodeSize,
+    *,
+    cpu: Fraction,
+    memory: Fraction,
+    pool_name: str,
+    cpu_field: str,
+    memory_field: str,
+    cpu_value: object,
+    memory_value: object,
+) -> None:
+    """Raises when a slice cannot fit on the smallest node the pool may launch.
+
+    The slice is compared to the node's estimated allocatable (see
+    ``NodeSize.allocatable``), not its capacity: a reserver larger than that stays
+    Pending on every small node.
+    """
+    allocatable = node.allocatable()
+    for field, value, amount, room, capacity, fmt in (
+        (cpu_field, cpu_value, cpu, allocatable.cpu, node.cpu, format_cpu),
+        (memory_field, memory_value, memory, allocatable.memory, node.memory, format_memory),
+    ):
+        if room is None or capacity is None or amount <= room:
+            continue
+        raise HeadroomConfigError(
+            field,
+            value,
+            f"a slice that fits on the smallest node of pool {pool_name!r}: its "
+            f"{fmt(capacity)} leave about {fmt(max(room, Fraction(0)))} allocatable after "
+            "kube-reserved and eviction; lower the slice or require larger instances "
+            "(instance-cpu, instance-memory or instance-size requirements)",
+        )
+
+
+def max_nodes(node: NodeSize, limits: Mapping[str, Fraction]) -> int | None:
+    """How many nodes a pool's ``limits`` allow at most, or ``None`` when unknown.
+
+    Karpenter counts each node's capacity against the limits, so the most nodes the
+    pool can hold are its limits divided by the smallest node it may launch.
+    """
+    bounds = [
+        int(limits[resource] // amount)
+        for resource, amount in (("cpu", node.cpu), ("memory", node.memory))
+        if resource in limits and amount is not None and amount > 0
+    ]
+    return min(bounds) if bounds else None
+
+
+def _share(part: Fraction, whole: Fraction | None) -> Fraction | None:
+    return None if whole is None or whole <= 0 else part / whole
+
+
+def _percent(share: Fraction) -> str:
+    if 0 < share < Fraction(1, 100):
+        return "<1%"
+    return f"{round(share * 100)}%"
+
+
+def _limits_text(limits: Mapping[str, Fraction]) -> str:
+    parts = []
+    for resource, amount in sorted(limits.items()):
+        text = format_memory(amount) if resource == "memory" else format_cpu(amount)
+        parts.append(f"{resource} {text}")
+    return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class HeadroomSummary:
+    """What one headroom costs: the share of each node, and the worst case over the pool.
+
+    Attributes:
+        name: the reserver DaemonSet's name.
+        model: the priority model's name, e.g. ``GUARDED``.
+        pool_name: the targeted pool, or ``None`` for every node.
+        slice: the slice each node holds.
+        smallest_node: the smallest node the pool may launch (fields ``None`` when the
+            pool does not say), or ``None`` without a sized pool.
+        limits: the pool's limits (``cpu`` in cores, ``memory`` in bytes); empty when
+            the pool has none (or there is no pool), ``None`` when a referenced pool
+            does not declare them.
+    """
+
+    name: str
+    model: str
+    pool_name: str | None
+    slice: NodeSize
+    smallest_node: NodeSize | None
+    limits: Mapping[str, Fraction] | None
+
+    @property
+    def allocatable(self) -> NodeSize | None:
+        """The smallest node's estimated allocatable (``NodeSize.allocatable``)."""
+        return None if self.smallest_node is None else self.smallest_node.allocatable()
+
+    @property
+    def cpu_share(self) -> Fraction | None:
+        """The slice's share of the smallest node's allocatable CPU."""
+        allocatable = self.allocatable
+        return (
+            None if allocatable is None else _share(self.slice.cpu or Fraction(0), allocatable.cpu)
+        )
+
+    @property
+    def memory_share(self) -> Fraction | None:
+        """The slice's share of the smallest node's allocatable memory."""
+        allocatable = self.allocatable
+        return (
+            None
+            if allocatable is None
+            else _share(self.slice.memory or Fraction(0), allocatable.memory)
+        )
+
+    @property
+    def max_nodes(self) -> int | None:
+        """The most nodes the pool's limits allow, or ``None`` (unbounded or unknown)."""
+        if self.smallest_node is None or not self.limits:
+            return None
+        return max_nodes(self.smallest_node, self.limits)
+
+    @property
+    def worst_case(self) -> NodeSize | None:
+        """The slice times ``max_nodes``: the most the headroom can hold in the pool."""
+        count = self.max_nodes
+        if count is None:
+            return None
+        return NodeSize(
+            cpu=None if self.slice.cpu is None else self.slice.cpu * count,
+            memory=None if self.slice.memory is None else self.slice.memory * count,
+        )
+
+    def __str__(self) -> str:
+        where = f"pool {self.pool_name}" if self.pool_name else "every node"
+        line = f"{self.name} ({self.model}) on {where}: {self.slice} per node"
+        cpu_share, memory_share = self.cpu_share, self.memory_share
+        if cpu_share is not None or memory_share is not None:
+            shares = ", ".join(
+                f"{_percent(share)} {resource}"
+                for share, resource in ((cpu_share, "CPU"), (memory_share, "memory"))
+                if share is not None
+            )
+            line += f" = {shares} of the smallest node's allocatable ({self.smallest_node})"
+        elif self.pool_name:
+            line += (
+                "; node size unknown (the pool declares no instance-cpu, instance-memory, "
+                "instance-size or instance-type requirement)"
+            )
+        worst = self.worst_case
+        if worst is not None and self.limits:
+            line += (
+                f"; worst case {self.max_nodes} nodes (limits {_limits_text(self.limits)}) "
+                f"hold {worst}"
+            )
+        elif self.limits is None:
+            line += "; worst case unknown: the pool's limits are not declared"
+        elif self.limits:
+            line += f"; worst case unknown (limits {_limits_text(self.limits)}, node size unknown)"
+        else:
+            line += "; worst case unbounded: one slice per node, and the pool has no limits"
+        return line

@@ -1,0 +1,91 @@
+"""Karpenter on EC2, with a dedicated burst pool (PriorityModel.DEDICATED_POOL).
+
+The app emits an EC2NodeClass and a NodePool ``burst`` of 4- and 8-vCPU instances. The
+headroom taints the pool, so only its reservers and the ``checkout`` burst workload
+land there: ordinary pods never take the slice (P1), and the race GUARDED has with
+pending ordinary pods is gone.
+
+    python examples/karpenter_dedicated_pool.py
+
+writes the YAML to ``$CDK8S_OUTDIR``, or to ``examples/karpenter_dedicated_pool/dist``,
+and prints what the headroom costs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cdk8s
+
+from cdk8s_headroom import (
+    Ec2NodeClass,
+    HeadroomNamespace,
+    HeadroomPriorityClasses,
+    KarpenterNodePool,
+    NodeHeadroom,
+    NodeSelectorOperator,
+    PriorityModel,
+    synth,
+)
+
+CLUSTER_NAME = "headroom-demo"
+"""The value of the ``karpenter.sh/discovery`` tag on the cluster's subnets and
+security groups, and the suffix of the node role, as in Karpenter's getting-started guide."""
+
+MODEL = PriorityModel.DEDICATED_POOL
+NAMESPACE = "burst"
+
+
+def build(app: cdk8s.App) -> None:
+    """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
+    cluster = cdk8s.Chart(app, "cluster")
+    HeadroomNamespace(cluster, "namespace", name=NAMESPACE)
+    classes = HeadroomPriorityClasses(cluster, "priority-classes", model=MODEL)
+    node_class = Ec2NodeClass(
+        cluster,
+        "node-class",
+        name="burst",
+        role=f"KarpenterNodeRole-{CLUSTER_NAME}",
+        discovery_tag_value=CLUSTER_NAME,
+    )
+    pool = KarpenterNodePool(cluster, "burst", node_class=node_class, limits={"cpu": "64"})
+    # Sizes the pool may launch: they bound the share each slice takes, and the
+    # limits then bound how many nodes (so slices) the pool can hold.
+    pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["4", "8"])
+
+    workloads = cdk8s.Chart(app, "headroom")
+    workloads.add_dependency(cluster)
+    headroom = NodeHeadroom(
+        workloads,
+        "headroom",
+        cpu="1",
+        memory="2Gi",
+        model=MODEL,
+        node_pool=pool,
+        namespace=NAMESPACE,
+        priority_classes=classes,
+        prepull_burst_images=True,
+    )
+    headroom.add_burst_workload(
+        "checkout",
+        image="public.ecr.aws/nginx/nginx:1.27",
+        cpu="1",
+        memory="2Gi",
+        replicas=1,
+        max_replicas=4,
+    )
+
+
+def main() -> None:
+    outdir = os.environ.get("CDK8S_OUTDIR") or str(Path(__file__).with_suffix("") / "dist")
+    app = cdk8s.App(outdir=outdir)
+    build(app)
+    synth(app)
+    for child in app.node.find_all():
+        if isinstance(child, NodeHeadroom):
+            print(child.summary())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""The Karpenter and EKS Auto Mode examples synthesize, and their Karpenter objects validate."""
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import cdk8s
+import pytest
+
+from cdk8s_headroom import validate_app
+from scripts.validation import is_karpenter, validate_karpenter
+from tests.conftest import Manifest, find, find_all, pod_spec
+
+EXAMPLES = ("karpenter_dedicated_pool", "eks_auto_mode")
+
+
+def example(name: str) -> ModuleType:
+    return importlib.import_module(f"examples.{name}")
+
+
+def synthesize(module: ModuleType, outdir: Path) -> list[Manifest]:
+    app = cdk8s.App(outdir=str(outdir))
+    module.build(app)
+    validate_app(app)
+    return [o for chart in app.charts for o in chart.to_json()]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_an_example_synthesizes_and_its_karpenter_objects_validate(
+    name: str, tmp_path: Path
+) -> None:
+    objects = synthesize(example(name), tmp_path)
+    karpenter = [o for o in objects if is_karpenter(o)]
+    for result in validate_karpenter(karpenter):
+        assert result.errors == (), f"{result.kind} {result.name}: {result.errors}"
+    assert find_all(objects, "DaemonSet")
+
+
+def test_the_dedicated_pool_example_taints_its_pool_for_headroom_pods_only(
+    tmp_path: Path,
+) -> None:
+    objects = synthesize(example("karpenter_dedicated_pool"), tmp_path)
+    pool = find(objects, "NodePool", "burst")["spec"]["template"]["spec"]
+    assert pool["nodeClassRef"] == {
+        "group": "karpenter.k8s.aws",
+        "kind": "EC2NodeClass",
+        "name": "burst",
+    }
+    assert pool["taints"] == [
+        {"effect": "NoSchedule", "key": "headroom.cdk8s.io/burst", "value": "true"}
+    ]
+    assert find(objects, "EC2NodeClass", "burst")
+    for workload in (find(objects, "DaemonSet"), find(objects, "Deployment", "checkout")):
+        spec = pod_spec(workload)
+        assert spec["nodeSelector"] == {"karpenter.sh/nodepool": "burst"}
+        assert [t["key"] for t in spec["tolerations"]] == ["headroom.cdk8s.io/burst"]
+    assert not any(pc["globalDefault"] for pc in find_all(objects, "PriorityClass"))
+
+
+def test_the_auto_mode_example_targets_the_built_in_pool_without_emitting_one(
+    tmp_path: Path,
+) -> None:
+    objects = synthesize(example("eks_auto_mode"), tmp_path)
+    assert [o for o in objects if is_karpenter(o)] == []
+    for workload in (find(objects, "DaemonSet"), find(objects, "Deployment", "demo-burst")):
+        assert pod_spec(workload)["nodeSelector"] == {"karpenter.sh/nodepool": "general-purpose"}
+
+
+@pytest.mark.parametrize(
+    ("name", "summary"),
+    [
+        (
+            "karpenter_dedicated_pool",
+            "worst case 16 nodes (limits cpu 64) hold 16 CPU, 32Gi memory",
+        ),
+        ("eks_auto_mode", "of the smallest node's allocatable (2 CPU, 4Gi memory)"),
+    ],
+)
+def test_running_an_example_writes_to_cdk8s_outdir_and_prints_the_summary(
+    name: str, summary: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path))
+    example(name).main()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "0000-cluster.k8s.yaml",
+        "0001-headroom.k8s.yaml",
+    ]
+    assert summary in capsys.readouterr().out
