@@ -26,6 +26,7 @@ def test_guarded_summary_states_the_slice_the_fit_and_the_promises() -> None:
     assert summary.promises["P1"].startswith("against preemption only")
     table = render([summary], ["0000-c.k8s.yaml"])
     assert "api x4" in table and "files: 0000-c.k8s.yaml" in table
+    assert "cost: headroom-reserver-web (GUARDED) on pool web: 1 CPU, 2Gi memory per node" in table
 
 
 def test_seed_summary_flags_broken_promises_and_a_burst_that_does_not_fit() -> None:

@@ -10,6 +10,7 @@ from constructs import Construct
 from .blueprint import NodeHeadroom
 from .priority import PriorityModel
 from .quantity import format_cpu, format_memory
+from .sizing import HeadroomSummary
 
 PROMISES: dict[PriorityModel, dict[str, str]] = {
     PriorityModel.GUARDED: {
@@ -39,8 +40,8 @@ class BurstFit:
 
 
 @dataclass(frozen=True)
-class HeadroomSummary:
-    """What one ``NodeHeadroom`` reserves and promises."""
+class HeadroomReport:
+    """What one ``NodeHeadroom`` reserves, costs and promises."""
 
     path: str
     pool: str
@@ -50,9 +51,11 @@ class HeadroomSummary:
     bursts: tuple[BurstFit, ...]
     promises: dict[str, str]
     prepull: bool
+    cost: HeadroomSummary
+    """The share of each node and the worst case over the pool (``NodeHeadroom.summary``)."""
 
 
-def summarize(app: Construct) -> list[HeadroomSummary]:
+def summarize(app: Construct) -> list[HeadroomReport]:
     """The summary of every ``NodeHeadroom`` in ``app``, in tree order."""
     found = []
     for headroom in app.node.find_all():
@@ -73,7 +76,7 @@ def summarize(app: Construct) -> list[HeadroomSummary]:
         prepull = bool(headroom.reserver.prepull_images)
         promises["P4"] = "grace 0s, " + ("burst images pre-pulled" if prepull else "no pre-pull")
         found.append(
-            HeadroomSummary(
+            HeadroomReport(
                 path=headroom.node.path,
                 pool=headroom.node_pool.pool_name if headroom.node_pool else "every node",
                 slice_cpu=format_cpu(cores),
@@ -82,12 +85,13 @@ def summarize(app: Construct) -> list[HeadroomSummary]:
                 bursts=bursts,
                 promises=promises,
                 prepull=prepull,
+                cost=headroom.summary(),
             )
         )
     return found
 
 
-def render(summaries: Sequence[HeadroomSummary], files: Sequence[str]) -> str:
+def render(summaries: Sequence[HeadroomReport], files: Sequence[str]) -> str:
     """A short plain-text table for the end of ``make synth``."""
     lines = []
     header = ("pool", "slice per node", "model", "burst workload", "per pod", "fits")
@@ -108,6 +112,7 @@ def render(summaries: Sequence[HeadroomSummary], files: Sequence[str]) -> str:
             "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         )
     for summary in summaries:
+        lines.append(f"cost: {summary.cost}")
         lines.append(f"promises for {summary.pool} ({summary.model.name}):")
         lines.extend(f"  {key}: {value}" for key, value in sorted(summary.promises.items()))
     lines.append("files: " + (", ".join(files) if files else "none"))
