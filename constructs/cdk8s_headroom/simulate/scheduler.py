@@ -125,7 +125,7 @@ class ClusterState:
 def placement_problem(placement: Placement, node: Node) -> str | None:
     """Why NodeName, NodeAffinity or TaintToleration reject ``node``, or None."""
     if placement.pinned_node is not None and placement.pinned_node != node.name:
-        return "node(s) didn't match the requested node name"
+        return "node(s) didn't match Pod's node affinity/selector"
     labels = node.labels
     if any(labels.get(key) != value for key, value in placement.node_selector):
         return "node(s) didn't match Pod's node affinity/selector"
@@ -389,7 +389,7 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
     for node in state.nodes:
         if node.name not in reachable_names:
             problem = placement_problem(pod.placement, node.node)
-            statuses[problem or "node(s) didn't match the requested node name"] += 1
+            statuses[problem or "node(s) didn't match Pod's node affinity/selector"] += 1
             continue
         code, reasons = resource_status(pod.requests, node)
         statuses.update(reasons)
