@@ -8,6 +8,7 @@ that bind storage, host ports, extended resources...) make the input unsupported
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -233,8 +234,7 @@ def _workload(value: Value, kind: str, name: str, namespace: str) -> Workload:
     return Workload(kind, name, namespace, replicas, pod_template(spec["template"], namespace))
 
 
-def read_document(manifests: Manifests, document: object, reader: Reader, index: int) -> None:
-    """Adds one manifest object to ``manifests``."""
+def _read_document(manifests: Manifests, document: object, reader: Reader, index: int) -> None:
     root = Value(reader, document, f"[{index}]")
     header = root.mapping()
     kind = header.get("kind")
@@ -267,19 +267,31 @@ def read_manifests(folder: Path) -> Manifests:
             str(folder),
             f"a folder that holds {MANIFEST_SUFFIX} files (run cdk8s synth)",
         )
-    manifests = Manifests()
-    problems: list[str] = []
+    sources = []
     for path in files:
-        reader = Reader(str(path), MODELS)
         try:
-            documents = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+            documents = list(yaml.safe_load_all(path.read_text()))
         except yaml.MarkedYAMLError as error:
             mark = error.problem_mark
             where = f"{path}: line {mark.line + 1}" if mark else str(path)
             raise HeadroomConfigError(where, error.problem, "valid YAML") from None
-        for index, document in enumerate(documents):
-            read_document(manifests, document, reader, index)
-        problems += [f"{path}: {item}" for item in reader.unsupported]
+        sources.append((str(path), documents))
+    return load_manifests(sources, source=str(folder))
+
+
+def load_manifests(
+    sources: Iterable[tuple[str, Iterable[object]]], *, source: str = "manifests"
+) -> Manifests:
+    """Reads manifest objects, given as (file name, objects) pairs; every unsupported
+    field or kind of every file is listed in one ``UnsupportedInputError``."""
+    manifests = Manifests()
+    problems: list[str] = []
+    for name, documents in sources:
+        reader = Reader(name, MODELS)
+        objects = [document for document in documents if document is not None]
+        for index, document in enumerate(objects):
+            _read_document(manifests, document, reader, index)
+        problems += [f"{name}: {item}" for item in reader.unsupported]
     if problems:
-        raise UnsupportedInputError(str(folder), problems, MODELS)
+        raise UnsupportedInputError(source, problems, MODELS)
     return manifests
