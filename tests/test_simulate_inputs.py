@@ -295,3 +295,16 @@ def test_scenario_nodes_default_to_the_kubelets_pod_limit_and_zero_resources() -
 
     node = scenario.state.nodes[0].node
     assert (node.max_pods, node.allocatable) == (110, Resources())
+
+
+def test_pods_that_overfill_their_node_are_an_error() -> None:
+    data = {
+        "nodes": [NODE],
+        "pods": [{"name": "p", "count": 9, "nodeName": "n", "requests": {"cpu": "500m"}}],
+    }
+
+    with pytest.raises(
+        HeadroomConfigError,
+        match=r"c\.yaml: pods: invalid value 'n'; .*9 pods on n request 4500m cpu",
+    ):
+        load_cluster(data, source="c.yaml")

@@ -7,9 +7,11 @@ ordinary pods; the what-if places the reservers and the burst pods itself.
 from __future__ import annotations
 
 import calendar
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import HeadroomConfigError
 from ..priority import PreemptionPolicy
 from .model import DisruptionBudget, Node, Pod, Resources, Role
 from .reading import (
@@ -194,7 +196,32 @@ def load_cluster(data: object, *, source: str = "cluster") -> ClusterFile:
     reader.finish()
     if not cluster.nodes:
         raise root.child("nodes").fail("at least one node")
+    _check_fit(cluster, root.child("pods"))
     return cluster
+
+
+def _check_fit(cluster: ClusterFile, pods: Value) -> None:
+    """Running pods fit their node: the kubelet admits no more than allocatable."""
+    used: dict[str, Resources] = {}
+    counts: Counter[str] = Counter()
+    for pod in cluster.pods:
+        used[pod.node] = used.get(pod.node, Resources()) + pod.requests
+        counts[pod.node] += 1
+    for node in cluster.nodes:
+        total = used.get(node.name, Resources())
+        if (
+            total.cpu > node.allocatable.cpu
+            or total.memory > node.allocatable.memory
+            or counts[node.name] > node.max_pods
+        ):
+            raise HeadroomConfigError(
+                pods.where,
+                node.name,
+                f"pods that fit their node: the {counts[node.name]} pods on {node.name} "
+                f"request {total.cpu}m cpu and {total.memory} bytes of memory, more than its "
+                f"allocatable ({node.allocatable.cpu}m, {node.allocatable.memory} bytes, "
+                f"{node.max_pods} pods)",
+            )
 
 
 def read_cluster(path: Path) -> ClusterFile:

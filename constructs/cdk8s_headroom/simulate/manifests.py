@@ -169,7 +169,9 @@ def pod_template(template: Value, namespace: str) -> PodTemplate:
     """A workload's pod template; fields that matter and are not modelled are recorded
     as unsupported on the reader."""
     fields = template.fields(("metadata", "spec"), required=("spec",))
-    metadata = fields["metadata"].fields(("labels",), ignored=("annotations", "name"))
+    metadata = fields["metadata"].fields(
+        ("labels",), ignored=("annotations", "name", "creationTimestamp")
+    )
     spec = fields["spec"].fields(
         (
             "containers",

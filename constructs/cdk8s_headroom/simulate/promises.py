@@ -19,7 +19,7 @@ import cdk8s
 
 from ..priority import HeadroomPriorityClasses, PriorityClassSpec, PriorityModel, check_model
 from ..quantity import QuantityLike, positive_quantity
-from ..targeting import Taint
+from ..targeting import Taint, TolerationOperator
 from .model import Node, NodeTaint, Placement, Pod, PodToleration, Resources, Role
 from .scheduler import ClusterState, Decision, schedule
 from .workloads import NO_CLASS, PriorityClassInfo
@@ -66,9 +66,10 @@ class _Probe:
         self.burst = _info(classes.burst)
         self.ordinary = NO_CLASS if classes.default is None else _info(classes.default)
         self.taints = () if taint is None else (NodeTaint(taint.key, taint.value, taint.effect),)
-        self.pool_tolerations = tuple(
-            PodToleration(t.key, t.toleration().operator, t.value, t.effect)
-            for t in ([] if taint is None else [taint])
+        self.pool_tolerations = (
+            ()
+            if taint is None
+            else (PodToleration(taint.key, TolerationOperator.EQUAL, taint.value, taint.effect),)
         )
         self._started = 0
 

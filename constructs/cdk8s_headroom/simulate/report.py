@@ -38,7 +38,7 @@ class WhatIfReport:
         def usage(snapshot: Usage) -> dict[str, object]:
             return {
                 node: {
-                    role.value: {"cpu": format_cpu_milli(r.cpu), "memory": format_bytes(r.memory)}
+                    role.value: {"cpu": _cpu(r.cpu), "memory": _memory(r.memory)}
                     for role, r in per_role.items()
                 }
                 for node, per_role in snapshot.items()
@@ -80,11 +80,11 @@ class WhatIfReport:
         return "\n".join(lines)
 
 
-def format_cpu_milli(millis: int) -> str:
+def _cpu(millis: int) -> str:
     return format_cpu(Fraction(millis, 1000))
 
 
-def format_bytes(size: int) -> str:
+def _memory(size: int) -> str:
     return format_memory(Fraction(size))
 
 

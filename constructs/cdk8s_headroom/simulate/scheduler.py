@@ -76,9 +76,6 @@ class NodeState:
         self.cpu -= pod.requests.cpu
         self.memory -= pod.requests.memory
 
-    def usage(self) -> Resources:
-        return Resources(self.cpu, self.memory)
-
 
 class ClusterState:
     """Nodes, the pods bound to them, and the PodDisruptionBudgets."""
@@ -195,10 +192,6 @@ class Decision:
     victims: tuple[Pod, ...] = ()
     candidates: tuple[Candidate, ...] = ()
     reason: str = ""
-
-    @property
-    def by_preemption(self) -> bool:
-        return bool(self.victims)
 
     def to_json(self) -> dict[str, object]:
         """The decision as the ``simulate --scenario --json`` command prints it."""

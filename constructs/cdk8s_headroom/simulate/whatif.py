@@ -162,6 +162,7 @@ class Simulation:
                     name=_recreated_name(victim.name),
                     node=None,
                     start_time=None,
+                    nominated_node=None,
                     terminating_by_preemption=False,
                 ),
                 Step.RECREATION,
