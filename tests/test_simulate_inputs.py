@@ -257,9 +257,8 @@ def test_burst_counts_must_name_a_deployment_of_the_manifests() -> None:
 
 def test_a_scenario_refuses_fields_it_does_not_model() -> None:
     scenario = {
-        "nodes": [],
-        "pods": [],
-        "requires": ["pod.nominated"],
+        "nodes": [{"name": "n"}],
+        "pods": [{"name": "a", "node": "n", "nominated_node_name": "n"}],
         "preemptor": {"name": "p", "topology_spread_constraints": []},
     }
 
@@ -267,7 +266,7 @@ def test_a_scenario_refuses_fields_it_does_not_model() -> None:
         load_scenario(scenario, source="s.json")
 
     assert "preemptor.topology_spread_constraints" in str(error.value)
-    assert "requires: pod.nominated" in str(error.value)
+    assert "pods[0].nominated_node_name" in str(error.value)
 
 
 def test_a_bad_start_time_names_its_path() -> None:

@@ -41,10 +41,10 @@ DOCUMENTATION_FIELDS = frozenset(
         "status_message",
     }
 )
-"""Top-level fields that describe a scenario without changing the decision."""
+"""Top-level fields that describe a scenario without changing the decision. ``requires``
+names the optional inputs a vector uses; the inputs themselves are checked field by
+field, so an unknown one is refused there."""
 
-SUPPORTED_REQUIREMENTS = frozenset({"pdb.disrupted_pods"})
-"""Optional inputs a scenario may declare in ``requires``; all are modelled."""
 
 _MODELS = (
     "The simulator models node allocatable cpu, memory and pods; pod requests, priority, "
@@ -187,9 +187,6 @@ def load_scenario(data: object, *, source: str = "scenario") -> Scenario:
         required=("preemptor",),
         ignored=DOCUMENTATION_FIELDS,
     )
-    for requirement in root.child("requires").string_list():
-        if requirement not in SUPPORTED_REQUIREMENTS:
-            reader.unsupported.append(f"requires: {requirement}")
     nodes = [_node(item) for item in fields["nodes"].items()]
     names = {node.name for node in nodes}
     pods = [_bound_pod(item, names) for item in fields["pods"].items()]
