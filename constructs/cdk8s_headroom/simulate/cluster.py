@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import calendar
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import HeadroomConfigError
@@ -21,6 +21,7 @@ from .reading import (
     load_document,
     preemption_policy,
     resources,
+    some,
     taints,
 )
 from .workloads import ClassRegistry, PriorityClassInfo
@@ -122,29 +123,31 @@ def _pods(value: Value, nodes: set[str], first_start: int) -> list[ExistingPod]:
     )
     node = fields["nodeName"].text()
     if node not in nodes:
-        raise fields["nodeName"].fail(f"the name of a node of this file: {sorted(nodes)}")
-    has_class = not fields["priorityClassName"].is_null()
-    if has_class and not fields["priority"].is_null():
+        raise fields["nodeName"].fail(f"the name of a node of this file: {some(nodes)}")
+    if not fields["priorityClassName"].is_null() and not fields["priority"].is_null():
         raise fields["priority"].fail("no value when priorityClassName is set")
     start = fields["startTime"].time_or_none()
+    first = ExistingPod(
+        name=fields["name"].text(allow_empty=False),
+        namespace=fields["namespace"].text_or("default"),
+        node=node,
+        requests=resources(fields["requests"]),
+        labels=fields["labels"].string_map(),
+        start_time=first_start if start is None else start,
+        class_name=fields["priorityClassName"].text_or("") or None,
+        priority=None
+        if fields["priority"].is_null()
+        else fields["priority"].integer(minimum=-(2**31), maximum=2**31 - 1),
+        preemption_policy=preemption_policy(fields["preemptionPolicy"]),
+        where=fields["priorityClassName"].where,
+    )
     return [
-        ExistingPod(
+        replace(
+            first,
             name=name,
-            namespace=fields["namespace"].text_or("default"),
-            node=node,
-            requests=resources(fields["requests"]),
-            labels=fields["labels"].string_map(),
-            start_time=(first_start + index * 10**9) if start is None else start,
-            class_name=fields["priorityClassName"].text_or("") or None,
-            priority=None
-            if fields["priority"].is_null()
-            else fields["priority"].integer(minimum=-(2**31), maximum=2**31 - 1),
-            preemption_policy=preemption_policy(fields["preemptionPolicy"]),
-            where=fields["priorityClassName"].where,
+            start_time=first.start_time if start is not None else first_start + index * 10**9,
         )
-        for index, name in enumerate(
-            _names(fields["name"].text(allow_empty=False), fields["count"].integer_or(1, minimum=1))
-        )
+        for index, name in enumerate(_names(first.name, fields["count"].integer_or(1, minimum=1)))
     ]
 
 

@@ -67,7 +67,9 @@ class WhatIfReport:
             f"Headroom established: {running}/{len(self.establishment)} reserver pods running, "
             f"{len(pending)} pending"
         )
-        lines += [f"  {_describe(e)}" for e in self.establishment if e.victims or e in pending]
+        lines += [
+            f"  {_describe(e)}" for e in self.establishment if e.victims or e.decision.node is None
+        ]
         lines.append(f"Burst arrivals ({len(self.arrivals)}):")
         lines += [f"  {_describe(e)}" for e in self.arrivals]
         lines.append(f"Recreated pods ({len(self.recreations)}):")

@@ -20,6 +20,7 @@ from .reading import (
     node_selector_terms,
     preemption_policy,
     resources,
+    some,
     taints,
     tolerations,
 )
@@ -137,7 +138,7 @@ def _bound_pod(value: Value, nodes: set[str]) -> tuple[Pod, str]:
     fields = value.fields(_BOUND_POD_FIELDS, required=("name", "node"))
     node = fields["node"].text()
     if node not in nodes:
-        raise fields["node"].fail(f"the name of a node of the scenario: {sorted(nodes)}")
+        raise fields["node"].fail(f"the name of a node of the scenario: {some(nodes)}")
     pod = _pod(fields, terminating_by_preemption=_terminating_by_preemption(fields))
     return pod, node
 

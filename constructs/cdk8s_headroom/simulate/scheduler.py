@@ -1,6 +1,6 @@
 """kube-scheduler's fit and DefaultPreemption decisions for one pod at a time.
 
-The steps and their order follow ``/shared/preemption/ALGORITHM.md`` (kubernetes
+The steps and their order follow ``shared/preemption/ALGORITHM.md`` (kubernetes
 ``default_preemption.go``, ``preemption.go`` and ``util/utils.go``):
 
 1. Filter every node. Node name (a DaemonSet pod's node), node selector, required
