@@ -640,3 +640,18 @@ def test_p1_breaks_when_an_ordinary_class_can_preempt_the_headroom() -> None:
     assert "reserver-n" in high.reason
     assert never.holds is True
     assert "cannot preempt" in never.reason
+
+
+def test_p2_does_not_judge_a_burst_pod_larger_than_the_slice() -> None:
+    state = cluster([node("n", 2000)], {"n": [pod(f"o{i}", 500, 0, start=i) for i in range(3)]})
+    simulation = Simulation(state, _registry(HEADROOM, BURST))
+    simulation.establish_daemonset(_reserver())
+    big = Workload(
+        "Deployment", "big", "default", 1, PodTemplate("default", "burst", Resources(800, 800))
+    )
+
+    arrivals = simulation.create(big, 1, Role.BURST, Step.ARRIVAL)
+
+    assert "reserver-n" in names(arrivals[0].victims)
+    assert any(v.role is Role.ORDINARY for v in arrivals[0].victims)
+    assert judge_p2(arrivals).holds is None

@@ -44,7 +44,7 @@ def _sorted(per_node: dict[str, list[str]]) -> dict[str, list[str]]:
 def test_the_simulator_decides_as_the_scheduler(vector: dict[str, Any]) -> None:
     expected = vector["expected"]
 
-    decision = decide(load_scenario(vector, source=vector["name"])).to_json()
+    decision: dict[str, Any] = decide(load_scenario(vector, source=vector["name"])).to_json()
 
     if "eligible_to_preempt" in expected:
         assert decision["eligible"] is expected["eligible_to_preempt"]

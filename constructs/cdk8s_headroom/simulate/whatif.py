@@ -8,8 +8,8 @@ read the recorded events:
 - P1: a probe pod of each ordinary class, pinned to a node that holds a headroom pod
   and sized so that it fits only by evicting a slice's worth of pods: does its
   preemption take the headroom pod?
-- P2: did every burst arrival that had a slice within reach take it by preempting the
-  headroom, without evicting an ordinary pod?
+- P2: did every burst arrival that had a slice it fits in within reach take it by
+  preempting the headroom, without evicting an ordinary pod?
 - P3: did every recreated headroom pod evict nobody?
 """
 
@@ -55,7 +55,8 @@ class Event:
     step: Step
     decision: Decision
     slice_within_reach: bool = False
-    """For arrivals: a headroom pod was running on a node the pod may use."""
+    """For arrivals: a headroom pod at least as large as this pod was running on a node
+    this pod may use, so P2 applies to it."""
 
     @property
     def pod(self) -> Pod:
@@ -98,8 +99,11 @@ class Simulation:
         )
 
     def place(self, pod: Pod, step: Step) -> Event:
+        wanted = pod.requests
         within_reach = step is Step.ARRIVAL and any(
             other.role is Role.HEADROOM
+            and other.requests.cpu >= wanted.cpu
+            and other.requests.memory >= wanted.memory
             for node in self.state.reachable(pod.placement)
             for other in node.pods
         )
@@ -276,8 +280,8 @@ def judge_p2(events: Sequence[Event]) -> Verdict:
         elif any(v.role is Role.HEADROOM for v in event.victims):
             took += 1
     note = (
-        f"; {beyond} more arrived with no slice left and evicted ordinary pods, as any "
-        "higher-priority pod does"
+        f"; {beyond} more arrived with no slice they fit in within reach and evicted "
+        "ordinary pods, as any higher-priority pod does"
         if beyond
         else ""
     )
