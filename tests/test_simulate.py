@@ -655,3 +655,14 @@ def test_p2_does_not_judge_a_burst_pod_larger_than_the_slice() -> None:
     assert "reserver-n" in names(arrivals[0].victims)
     assert any(v.role is Role.ORDINARY for v in arrivals[0].victims)
     assert judge_p2(arrivals).holds is None
+
+
+def test_p1_holds_on_a_pool_whose_taint_ordinary_pods_do_not_tolerate() -> None:
+    taint = NodeTaint("pool", "burst", TaintEffect.NO_SCHEDULE)
+    state = cluster([node("n", taints=(taint,))], {"n": [pod("tenant", 500)]})
+    Simulation(state, _registry(HEADROOM)).establish_daemonset(_reserver(taint_toleration=True))
+
+    verdict = judge_p1(state, [PriorityClassInfo("", 0, LOWER)])
+
+    assert verdict.holds is True
+    assert "cannot run on n: node(s) had untolerated taint {pool: burst}" in verdict.reason

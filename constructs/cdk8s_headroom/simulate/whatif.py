@@ -250,10 +250,14 @@ def judge_p1(state: ClusterState, ordinary: Iterable[PriorityClassInfo]) -> Verd
             )
         elif not decision.eligible:
             kept.append(f"{_class_label(info)} cannot preempt")
-        elif decision.victims:
-            kept.append(f"{_class_label(info)} evicts other pods but not the headroom pod")
+        elif (problem := placement_problem(probe.placement, host.node)) is not None:
+            kept.append(f"{_class_label(info)} cannot run on {host.name}: {problem}")
+        elif info.value <= headroom.priority:
+            kept.append(
+                f"{_class_label(info)} does not outrank the headroom pods ({headroom.priority})"
+            )
         else:
-            kept.append(f"{_class_label(info)} cannot take it ({decision.reason})")
+            kept.append(f"{_class_label(info)} evicts other pods but not the headroom pod")
     if taken:
         return Verdict("P1", False, "; ".join(taken))
     return Verdict("P1", True, "; ".join(kept))
