@@ -307,3 +307,10 @@ def test_pods_that_overfill_their_node_are_an_error() -> None:
         match=r"c\.yaml: pods: invalid value 'n'; .*9 pods on n request 4500m cpu",
     ):
         load_cluster(data, source="c.yaml")
+
+
+def test_a_list_of_scenarios_is_refused_with_a_hint() -> None:
+    with pytest.raises(
+        HeadroomConfigError, match=r"invalid value <a list of 2 items>; one scenario object"
+    ):
+        load_scenario([{}, {}], source="vectors.json")

@@ -44,6 +44,23 @@ class UnsupportedInputError(HeadroomConfigError):
         )
 
 
+class _Shown:
+    """A value as an error message shows it: whole when short, summarised when not."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        text = repr(self.value)
+        if len(text) <= 80:
+            return text
+        if isinstance(self.value, Mapping):
+            return f"<a mapping with keys {some([str(k) for k in self.value], 5)}>"
+        if isinstance(self.value, list):
+            return f"<a list of {len(self.value)} items>"
+        return text[:77] + "..."
+
+
 class Reader:
     """One input document, and the unknown fields found in it so far."""
 
@@ -74,7 +91,7 @@ class Value:
         return f"{self.reader.source}: {self.path}" if self.path else self.reader.source
 
     def fail(self, allowed: str) -> HeadroomConfigError:
-        return HeadroomConfigError(self.where, self.value, allowed)
+        return HeadroomConfigError(self.where, _Shown(self.value), allowed)
 
     def child(self, key: str | int) -> Value:
         if isinstance(key, int):

@@ -183,6 +183,11 @@ def load_scenario(data: object, *, source: str = "scenario") -> Scenario:
     """Reads a scenario object; unknown fields raise ``UnsupportedInputError``."""
     reader = Reader(source, _MODELS)
     root = reader.root(data)
+    if isinstance(data, list):
+        raise root.fail(
+            "one scenario object with nodes, pods, pdbs and preemptor; a vector file holds "
+            "a list of them, so pass one of its items"
+        )
     fields = root.fields(
         ("nodes", "pods", "pdbs", "preemptor"),
         required=("preemptor",),
