@@ -309,8 +309,12 @@ def test_pods_that_overfill_their_node_are_an_error() -> None:
         load_cluster(data, source="c.yaml")
 
 
-def test_a_list_of_scenarios_is_refused_with_a_hint() -> None:
-    with pytest.raises(
-        HeadroomConfigError, match=r"invalid value <a list of 2 items>; one scenario object"
-    ):
-        load_scenario([{}, {}], source="vectors.json")
+def test_a_list_of_scenarios_is_refused_with_a_short_value_and_a_hint() -> None:
+    vectors = [{"name": f"vector {i}", "nodes": [], "preemptor": {"name": "p"}} for i in range(5)]
+
+    with pytest.raises(HeadroomConfigError) as error:
+        load_scenario(vectors, source="vectors.json")
+
+    assert str(error.value).startswith(
+        "vectors.json: invalid value <a list of 5 items>; one scenario object"
+    )
