@@ -77,3 +77,11 @@ bench: install ## measure synthesis, scale, the simulator, Helm and the test sui
 
 clean: ## remove the environments and build output (keeps dist/ and charts/)
 	rm -rf $(VENV) node_modules build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+
+.PHONY: model-comparison bench-simulate
+
+model-comparison: install ## recompute docs/model-comparison.md (and README's table) with the simulator
+	$(PY) scripts/compare_models.py
+
+bench-simulate: install ## time the simulator on 100 to 1,000 nodes
+	PYTHONPATH=constructs:. $(PY) bench/bench_simulate.py

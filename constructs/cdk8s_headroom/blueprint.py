@@ -15,6 +15,7 @@ from .karpenter import KarpenterNodePool
 from .priority import HeadroomPriorityClasses, PriorityModel, check_model
 from .quantity import QuantityLike, format_cpu, format_memory, positive_quantity
 from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
+from .simulate.promises import check_promises, describe_broken
 from .sizing import HeadroomSummary, ISizedNodePool, NodeSize, check_slice_fits
 from .targeting import (
     INodePool,
@@ -28,13 +29,6 @@ from .task import ReserverTask
 
 DEFAULT_DEDICATED_TAINT = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)
 """The taint that keeps ordinary pods off a DEDICATED_POOL pool."""
-
-SEED_WARNING = (
-    "PriorityModel.SEED breaks P2 and P3: its headroom class (900000000, "
-    "PreemptLowerPriority) outranks ordinary pods, so a burst pod on a shared node "
-    "evicts ordinary pods and keeps the headroom, and a recreated headroom pod evicts "
-    "ordinary pods to take its slice back. Use PriorityModel.GUARDED or DEDICATED_POOL."
-)
 
 _TARGETING_PROPS = ("node_pool", "node_selector", "node_affinity")
 
@@ -157,8 +151,15 @@ class NodeHeadroom(Construct):
             node_pool.watch_slice(
                 lambda node: self._check_slice_on_pool(pool.pool_name, node, cpu, memory)
             )
-        if self.model is PriorityModel.SEED:
-            warnings.warn(SEED_WARNING, HeadroomWarning, stacklevel=2)
+        broken = check_promises(
+            self.model,
+            cpu=self.reserver.cpu,
+            memory=self.reserver.memory,
+            classes=self.priority_classes,
+            dedicated_taint=self.dedicated_taint,
+        )
+        if broken:
+            warnings.warn(describe_broken(self.model, broken), HeadroomWarning, stacklevel=2)
 
     @property
     def namespace(self) -> str:

@@ -1,0 +1,7 @@
+"""``python -m cdk8s_headroom``: the ``cdk8s-headroom`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,200 @@
+"""What the simulator knows about nodes, pods and PodDisruptionBudgets.
+
+Only the fields that kube-scheduler's default fit and preemption decisions read are
+kept: allocatable cpu, memory and pod count; pod requests, priority, preemption policy,
+node selector, required node affinity, tolerations and start time; PDB selectors and
+budgets. Quantities are integers as the scheduler holds them: millicores and bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ..priority import PreemptionPolicy
+from ..targeting import NodeSelectorOperator, TaintEffect, TolerationOperator
+
+NOW = 2**63 - 1
+"""The start time of a pod that has none: ``GetPodStartTime`` returns ``time.Now()``,
+which is later than every recorded start time."""
+
+
+class Role(Enum):
+    """What a pod is in the headroom story; it decides how a verdict counts it."""
+
+    ORDINARY = "ordinary"
+    HEADROOM = "headroom"
+    BURST = "burst"
+
+
+@dataclass(frozen=True)
+class Resources:
+    """Requests or allocatable amounts: millicores of CPU and bytes of memory."""
+
+    cpu: int = 0
+    memory: int = 0
+
+    def __add__(self, other: Resources) -> Resources:
+        return Resources(self.cpu + other.cpu, self.memory + other.memory)
+
+    def max(self, other: Resources) -> Resources:
+        return Resources(max(self.cpu, other.cpu), max(self.memory, other.memory))
+
+
+@dataclass(frozen=True)
+class NodeTaint:
+    key: str
+    value: str
+    effect: TaintEffect
+
+
+@dataclass(frozen=True)
+class PodToleration:
+    key: str
+    operator: TolerationOperator
+    value: str
+    effect: TaintEffect | None
+
+    def tolerates(self, taint: NodeTaint) -> bool:
+        """``v1.Toleration.ToleratesTaint``: an empty key or effect matches any."""
+        if self.effect is not None and self.effect is not taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator is TolerationOperator.EXISTS:
+            return True
+        return self.value == taint.value
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A node selector requirement on a label (``matchExpressions``) or on the node's
+    name (``matchFields`` with ``metadata.name``)."""
+
+    key: str
+    operator: NodeSelectorOperator
+    values: tuple[str, ...] = ()
+
+    def matches(self, value: str | None) -> bool:
+        op = self.operator
+        if op is NodeSelectorOperator.IN:
+            return value is not None and value in self.values
+        if op is NodeSelectorOperator.NOT_IN:
+            return value is None or value not in self.values
+        if op is NodeSelectorOperator.EXISTS:
+            return value is not None
+        if op is NodeSelectorOperator.DOES_NOT_EXIST:
+            return value is None
+        # Gt and Lt compare integers; a label that is not an integer matches neither.
+        if value is None or len(self.values) != 1:
+            return False
+        try:
+            have, bound = int(value), int(self.values[0])
+        except ValueError:
+            return False
+        return have > bound if op is NodeSelectorOperator.GT else have < bound
+
+
+@dataclass(frozen=True)
+class NodeSelectorTerm:
+    """One term of required node affinity: every requirement must hold."""
+
+    expressions: tuple[Requirement, ...] = ()
+    fields: tuple[Requirement, ...] = ()
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a pod may go: the filters that give UnschedulableAndUnresolvable.
+
+    Hashable, so that the nodes that pass these static filters are computed once per
+    distinct placement rather than once per pod.
+    """
+
+    node_selector: tuple[tuple[str, str], ...] = ()
+    affinity: tuple[NodeSelectorTerm, ...] | None = None
+    """Required node affinity terms, ORed; ``None`` when the pod has none."""
+    tolerations: tuple[PodToleration, ...] = ()
+    pinned_node: str | None = None
+    """The node a DaemonSet pod is bound to (the controller's ``matchFields`` term)."""
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    allocatable: Resources
+    max_pods: int
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[NodeTaint, ...] = ()
+
+
+@dataclass(eq=False)
+class Pod:
+    """A pod, bound (``node`` set) or waiting to be scheduled.
+
+    Compared by identity: two pods with the same name in different runs are different.
+    """
+
+    name: str
+    namespace: str
+    priority: int
+    preemption_policy: PreemptionPolicy
+    requests: Resources
+    labels: Mapping[str, str] = field(default_factory=dict)
+    start_time: int | None = None
+    """Nanoseconds since the epoch; ``None`` when the pod has not started."""
+    placement: Placement = field(default_factory=Placement)
+    role: Role = Role.ORDINARY
+    owner: str = ""
+    """The DaemonSet or Deployment that recreates this pod when it is preempted."""
+    class_name: str = ""
+    node: str | None = None
+    nominated_node: str | None = None
+    terminating_by_preemption: bool = False
+    """Deleted, with a DisruptionTarget condition of reason PreemptionByScheduler."""
+
+    @property
+    def start_or_now(self) -> int:
+        return NOW if self.start_time is None else self.start_time
+
+
+@dataclass(frozen=True)
+class LabelSelector:
+    """A PDB's selector. ``valid`` is False for a selector Kubernetes cannot parse,
+    which then matches nothing."""
+
+    match_labels: tuple[tuple[str, str], ...] = ()
+    match_expressions: tuple[Requirement, ...] = ()
+    valid: bool = True
+
+    @property
+    def empty(self) -> bool:
+        return not self.match_labels and not self.match_expressions
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        return all(labels.get(key) == value for key, value in self.match_labels) and all(
+            requirement.matches(labels.get(requirement.key))
+            for requirement in self.match_expressions
+        )
+
+
+@dataclass(frozen=True)
+class DisruptionBudget:
+    """A PodDisruptionBudget as preemption reads it: its status, not its spec."""
+
+    name: str
+    namespace: str
+    selector: LabelSelector | None
+    disruptions_allowed: int
+    disrupted_pods: frozenset[str] = frozenset()
+
+    def covers(self, pod: Pod) -> bool:
+        """``filterPodsWithPDBViolation``'s match: same namespace, a non-empty valid
+        selector that matches the pod's labels; a pod without labels matches nothing."""
+        if not pod.labels or self.namespace != pod.namespace:
+            return False
+        selector = self.selector
+        if selector is None or not selector.valid or selector.empty:
+            return False
+        return selector.matches(pod.labels)

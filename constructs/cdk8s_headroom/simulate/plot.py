@@ -1,0 +1,73 @@
+"""A picture of the what-if: per node, who holds the capacity before and after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import HeadroomConfigError
+from .model import Resources, Role
+from .report import Usage, WhatIfReport
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+_COLOURS = {Role.ORDINARY: "#9e9e9e", Role.HEADROOM: "#1f77b4", Role.BURST: "#ff7f0e"}
+_LABELS = {Role.ORDINARY: "ordinary pods", Role.HEADROOM: "headroom", Role.BURST: "burst pods"}
+
+
+def plot_report(report: WhatIfReport, path: Path) -> None:
+    """Writes a PNG: cpu and memory rows, before and after columns, one stacked bar per
+    node in percent of its allocatable."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib import pyplot
+    except ImportError:
+        raise HeadroomConfigError(
+            "--plot", str(path), "matplotlib installed: pip install 'cdk8s-headroom[plot]'"
+        ) from None
+
+    nodes = report.nodes
+    width = min(max(10.0, 2.0 + 0.8 * len(nodes)), 40.0)
+    figure, axes = pyplot.subplots(2, 2, figsize=(width, 7.0), sharey=True, squeeze=False)
+    for column, (title, snapshot) in enumerate(
+        (("before the bursts", report.before), ("after the bursts", report.after))
+    ):
+        for row, resource in enumerate(("cpu", "memory")):
+            _stacked(axes[row][column], report, snapshot, resource)
+            axes[row][column].set_title(f"{resource}, {title}")
+    axes[0][0].set_ylabel("% of allocatable")
+    axes[1][0].set_ylabel("% of allocatable")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="upper center", ncol=len(_LABELS), frameon=False)
+    figure.tight_layout(rect=(0.0, 0.0, 1.0, 0.94))
+    try:
+        figure.savefig(path, format="png", dpi=100)
+    except OSError as error:
+        raise HeadroomConfigError(
+            "--plot", str(path), f"a writable path ({error.strerror})"
+        ) from None
+    finally:
+        pyplot.close(figure)
+
+
+def _amount(resources: Resources, resource: str) -> int:
+    return resources.cpu if resource == "cpu" else resources.memory
+
+
+def _stacked(axis: Axes, report: WhatIfReport, snapshot: Usage, resource: str) -> None:
+    nodes = report.nodes
+    bottoms = [0.0] * len(nodes)
+    for role in Role:
+        shares = []
+        for node in nodes:
+            capacity = _amount(report.allocatable[node], resource)
+            used = _amount(snapshot[node][role], resource)
+            shares.append(100.0 * used / capacity if capacity else 0.0)
+        axis.bar(nodes, shares, bottom=bottoms, color=_COLOURS[role], label=_LABELS[role])
+        bottoms = [b + s for b, s in zip(bottoms, shares, strict=True)]
+    axis.axhline(100.0, color="black", linewidth=0.8)
+    axis.set_ylim(0, 110)
+    axis.tick_params(axis="x", labelrotation=90 if len(nodes) > 8 else 0)

@@ -1,0 +1,169 @@
+"""The what-if of a synthesized app on a described cluster, as text or data."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import HeadroomConfigError
+from ..quantity import format_cpu, format_memory
+from .cluster import ClusterFile
+from .manifests import Manifests
+from .model import Resources, Role
+from .scheduler import ClusterState
+from .whatif import Event, Simulation, Step, Verdict, judge_p1, judge_p2, judge_p3, usage_by_role
+from .workloads import ClassRegistry, PriorityClassInfo
+
+Usage = dict[str, dict[Role, Resources]]
+
+
+@dataclass(frozen=True)
+class WhatIfReport:
+    """What happened, step by step, and the verdict on P1-P3."""
+
+    nodes: list[str]
+    allocatable: dict[str, Resources]
+    establishment: list[Event]
+    arrivals: list[Event]
+    recreations: list[Event]
+    verdicts: list[Verdict]
+    before: Usage
+    """Per node and role, once the headroom is established, before the bursts."""
+    after: Usage
+    """Per node and role, after the bursts and the recreations."""
+    not_simulated: list[str]
+
+    def to_json(self) -> dict[str, object]:
+        def usage(snapshot: Usage) -> dict[str, object]:
+            return {
+                node: {
+                    role.value: {"cpu": _cpu(r.cpu), "memory": _memory(r.memory)}
+                    for role, r in per_role.items()
+                }
+                for node, per_role in snapshot.items()
+            }
+
+        placed = [e for e in self.establishment if e.decision.node is not None]
+        return {
+            "nodes": self.nodes,
+            "establishment": {
+                "running": len(placed),
+                "pending": len(self.establishment) - len(placed),
+                "events": [e.to_json() for e in self.establishment],
+            },
+            "arrivals": [e.to_json() for e in self.arrivals],
+            "recreations": [e.to_json() for e in self.recreations],
+            "verdict": {v.promise: v.to_json() for v in self.verdicts},
+            "usage": {"before": usage(self.before), "after": usage(self.after)},
+            "not_simulated": self.not_simulated,
+        }
+
+    def render(self) -> str:
+        lines = []
+        pending = [e for e in self.establishment if e.decision.node is None]
+        running = len(self.establishment) - len(pending)
+        lines.append(
+            f"Headroom established: {running}/{len(self.establishment)} reserver pods running, "
+            f"{len(pending)} pending"
+        )
+        lines += [
+            f"  {_describe(e)}" for e in self.establishment if e.victims or e.decision.node is None
+        ]
+        lines.append(f"Burst arrivals ({len(self.arrivals)}):")
+        lines += [f"  {_describe(e)}" for e in self.arrivals]
+        lines.append(f"Recreated pods ({len(self.recreations)}):")
+        lines += [f"  {_describe(e)}" for e in self.recreations]
+        lines.append("Verdict:")
+        lines += [f"  {v.promise} {v.label}: {v.reason}" for v in self.verdicts]
+        if self.not_simulated:
+            lines.append("Not simulated:")
+            lines += [f"  {item}" for item in self.not_simulated]
+        return "\n".join(lines)
+
+
+def _cpu(millis: int) -> str:
+    return format_cpu(Fraction(millis, 1000))
+
+
+def _memory(size: int) -> str:
+    return format_memory(Fraction(size))
+
+
+def _describe(event: Event) -> str:
+    pod = event.pod
+    if event.decision.node is None:
+        return f"{pod.name}: pending ({event.decision.reason})"
+    text = f"{pod.name} -> {event.decision.node}"
+    if event.victims:
+        evicted = ", ".join(f"{v.name} ({v.role.value})" for v in event.victims)
+        text += f", evicts {evicted}"
+    return text
+
+
+def parse_bursts(values: Sequence[str], manifests: Manifests) -> dict[str, int]:
+    """``--burst NAME=COUNT`` flags, checked against the manifests' Deployments."""
+    names = [workload.name for workload in manifests.deployments]
+    listed = ", ".join(names) or "none"
+    counts: dict[str, int] = {}
+    for value in values:
+        name, _, count = value.partition("=")
+        if name not in names or not count.isdigit():
+            raise HeadroomConfigError(
+                "--burst",
+                value,
+                f"NAME=COUNT with NAME a Deployment of the manifests ({listed}) "
+                "and COUNT a whole number",
+            )
+        counts[name] = int(count)
+    return counts
+
+
+def _ordinary_classes(state: ClusterState, classes: ClassRegistry) -> list[PriorityClassInfo]:
+    default = classes.default
+    seen = [PriorityClassInfo(default.name, default.value, default.preemption_policy)]
+    for pod in state.pods():
+        if pod.role is Role.ORDINARY:
+            seen.append(PriorityClassInfo(pod.class_name, pod.priority, pod.preemption_policy))
+    return list(dict.fromkeys(seen))
+
+
+def run_whatif(
+    manifests: Manifests, cluster: ClusterFile, bursts: Mapping[str, int] | None = None
+) -> WhatIfReport:
+    """Establishes the reservers, lets the bursts arrive one by one, recreates the
+    preempted pods, and judges P1-P3."""
+    classes = ClassRegistry()
+    classes.update(manifests.classes)
+    classes.update(cluster.classes)
+    state = ClusterState(cluster.nodes, cluster.pdbs)
+    for existing in cluster.pods:
+        state.bind(existing.to_pod(classes), existing.node)
+    simulation = Simulation(state, classes)
+    establishment = [
+        event
+        for daemonset in manifests.daemonsets
+        for event in simulation.establish_daemonset(daemonset)
+    ]
+    before = usage_by_role(state)
+    p1 = judge_p1(state, _ordinary_classes(state, classes))
+    counts = dict(bursts or {})
+    arrivals = [
+        event
+        for workload in manifests.deployments
+        for event in simulation.create(
+            workload, counts.get(workload.name, workload.replicas), Role.BURST, Step.ARRIVAL
+        )
+    ]
+    recreations = simulation.recreate()
+    return WhatIfReport(
+        nodes=[node.name for node in state.nodes],
+        allocatable={node.name: node.node.allocatable for node in state.nodes},
+        establishment=establishment,
+        arrivals=arrivals,
+        recreations=recreations,
+        verdicts=[p1, judge_p2(arrivals), judge_p3(recreations)],
+        before=before,
+        after=usage_by_role(state),
+        not_simulated=manifests.not_simulated,
+    )

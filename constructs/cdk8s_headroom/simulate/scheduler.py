@@ -1,0 +1,418 @@
+"""kube-scheduler's fit and DefaultPreemption decisions for one pod at a time.
+
+The steps and their order follow ``shared/preemption/ALGORITHM.md`` (kubernetes
+``default_preemption.go``, ``preemption.go`` and ``util/utils.go``):
+
+1. Filter every node. Node name (a DaemonSet pod's node), node selector, required
+   node affinity and untolerated NoSchedule/NoExecute taints fail with
+   UnschedulableAndUnresolvable; too many pods, or too little cpu or memory, fail with
+   Unschedulable (UnschedulableAndUnresolvable when the request exceeds the node's
+   allocatable, as NodeResourcesFit does).
+2. When nodes pass, the pod binds to its nominated node if that one passes, otherwise to
+   the node with the most room left (NodeResourcesFit's LeastAllocated score); the
+   other score plugins are not modelled, and ties go to the first node.
+3. Otherwise PostFilter: ``PodEligibleToPreemptOthers``, then ``DryRunPreemption`` over
+   the Unschedulable nodes (``SelectVictimsOnNode`` on each), then
+   ``pickOneNodeForPreemption``.
+
+Where the scheduler is random or parallel, the simulator is deterministic: the dry run
+starts at the first node (the scheduler starts at a random offset, so this is one of
+its possible outcomes), and remaining ties go to the first candidate found.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from ..priority import PreemptionPolicy
+from ..targeting import TaintEffect
+from .model import DisruptionBudget, Node, Placement, Pod, Resources
+
+MIN_CANDIDATE_NODES_PERCENTAGE = 10
+"""DefaultPreemptionArgs.minCandidateNodesPercentage, default."""
+MIN_CANDIDATE_NODES_ABSOLUTE = 100
+"""DefaultPreemptionArgs.minCandidateNodesAbsolute, default."""
+
+_PRIORITY_SHIFT = 2**31
+"""``math.MaxInt32 + 1``: added to each victim priority before summing, so that a node
+with more negative-priority victims does not win just because it has more of them."""
+
+_BLOCKING_EFFECTS = (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE)
+
+
+class Code(Enum):
+    """A filter status code, as the framework reports it."""
+
+    SUCCESS = "Success"
+    UNSCHEDULABLE = "Unschedulable"
+    UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
+
+
+class NodeState:
+    """A node with its pods and the sums of their requests (the scheduler's NodeInfo)."""
+
+    __slots__ = ("cpu", "memory", "node", "pods")
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.pods: list[Pod] = []
+        self.cpu = 0
+        self.memory = 0
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    def add(self, pod: Pod) -> None:
+        self.pods.append(pod)
+        self.cpu += pod.requests.cpu
+        self.memory += pod.requests.memory
+
+    def remove(self, pod: Pod) -> None:
+        self.pods.remove(pod)
+        self.cpu -= pod.requests.cpu
+        self.memory -= pod.requests.memory
+
+
+class ClusterState:
+    """Nodes, the pods bound to them, and the PodDisruptionBudgets."""
+
+    def __init__(self, nodes: Iterable[Node], pdbs: Sequence[DisruptionBudget] = ()) -> None:
+        self.nodes: list[NodeState] = []
+        self._by_name: dict[str, NodeState] = {}
+        for node in nodes:
+            state = NodeState(node)
+            self.nodes.append(state)
+            self._by_name[node.name] = state
+        self.pdbs = tuple(pdbs)
+        self._reachable: dict[Placement, list[NodeState]] = {}
+
+    def get(self, name: str) -> NodeState | None:
+        return self._by_name.get(name)
+
+    def bind(self, pod: Pod, node: str) -> None:
+        self._by_name[node].add(pod)
+        pod.node = node
+
+    def evict(self, pod: Pod) -> None:
+        if pod.node is not None:
+            self._by_name[pod.node].remove(pod)
+        pod.node = None
+
+    def pods(self) -> Iterator[Pod]:
+        for state in self.nodes:
+            yield from state.pods
+
+    def reachable(self, placement: Placement) -> list[NodeState]:
+        """The nodes that pass the filters that do not depend on other pods."""
+        cached = self._reachable.get(placement)
+        if cached is None:
+            candidates = self.nodes
+            if placement.pinned_node is not None:
+                pinned = self._by_name.get(placement.pinned_node)
+                candidates = [pinned] if pinned is not None else []
+            cached = [s for s in candidates if placement_problem(placement, s.node) is None]
+            self._reachable[placement] = cached
+        return cached
+
+
+def placement_problem(placement: Placement, node: Node) -> str | None:
+    """Why NodeName, NodeAffinity or TaintToleration reject ``node``, or None."""
+    if placement.pinned_node is not None and placement.pinned_node != node.name:
+        return "node(s) didn't match Pod's node affinity/selector"
+    labels = node.labels
+    if any(labels.get(key) != value for key, value in placement.node_selector):
+        return "node(s) didn't match Pod's node affinity/selector"
+    if placement.affinity is not None and not any(
+        (term.expressions or term.fields)
+        and all(r.matches(labels.get(r.key)) for r in term.expressions)
+        and all(r.matches(node.name) for r in term.fields)
+        for term in placement.affinity
+    ):
+        return "node(s) didn't match Pod's node affinity/selector"
+    for taint in node.taints:
+        if taint.effect in _BLOCKING_EFFECTS and not any(
+            toleration.tolerates(taint) for toleration in placement.tolerations
+        ):
+            value = f": {taint.value}" if taint.value else ""
+            return f"node(s) had untolerated taint {{{taint.key}{value}}}"
+    return None
+
+
+def _fits(request: Resources, node: Node, cpu: int, memory: int, count: int) -> bool:
+    """NodeResourcesFit with the given usage: pod count, then cpu and memory."""
+    if count + 1 > node.max_pods:
+        return False
+    if request.cpu > 0 and request.cpu > node.allocatable.cpu - cpu:
+        return False
+    return not (request.memory > 0 and request.memory > node.allocatable.memory - memory)
+
+
+def resource_status(request: Resources, state: NodeState) -> tuple[Code, list[str]]:
+    """NodeResourcesFit's status and reasons for ``state`` as it is."""
+    node = state.node
+    reasons = []
+    code = Code.UNSCHEDULABLE
+    if len(state.pods) + 1 > node.max_pods:
+        reasons.append("Too many pods")
+    for resource, wanted, have, used in (
+        ("cpu", request.cpu, node.allocatable.cpu, state.cpu),
+        ("memory", request.memory, node.allocatable.memory, state.memory),
+    ):
+        if wanted > 0 and wanted > have - used:
+            reasons.append(f"Insufficient {resource}")
+            if wanted > have:
+                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    return (code, reasons) if reasons else (Code.SUCCESS, [])
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A node where the preemptor fits once ``victims`` are gone."""
+
+    node: str
+    victims: tuple[Pod, ...]
+    pdb_violations: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Where one pod goes, and whom it evicts.
+
+    ``node`` is None when the pod stays pending. ``candidates`` is DryRunPreemption's
+    result (empty when the pod fit without preemption or could not preempt).
+    """
+
+    pod: Pod
+    eligible: bool
+    node: str | None
+    victims: tuple[Pod, ...] = ()
+    candidates: tuple[Candidate, ...] = ()
+    reason: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        """The decision as the ``simulate --scenario --json`` command prints it."""
+        return {
+            "eligible": self.eligible,
+            "node": self.node,
+            "victims": [pod.name for pod in self.victims],
+            "per_node_victims": {c.node: [p.name for p in c.victims] for c in self.candidates},
+            "per_node_pdb_violations": {c.node: c.pdb_violations for c in self.candidates},
+        }
+
+
+def importance(pod: Pod) -> tuple[int, int]:
+    """``MoreImportantPod`` as a sort key: higher priority, then earlier start, first."""
+    return (-pod.priority, pod.start_or_now)
+
+
+def num_candidates(potential_nodes: int) -> int:
+    """``calculateNumCandidates`` with the default DefaultPreemptionArgs."""
+    wanted = potential_nodes * MIN_CANDIDATE_NODES_PERCENTAGE // 100
+    return min(max(wanted, MIN_CANDIDATE_NODES_ABSOLUTE), potential_nodes)
+
+
+def eligible_to_preempt(state: ClusterState, pod: Pod) -> tuple[bool, str]:
+    """``PodEligibleToPreemptOthers``."""
+    if pod.preemption_policy is PreemptionPolicy.NEVER:
+        return False, "not eligible due to preemptionPolicy=Never."
+    nominated = state.get(pod.nominated_node) if pod.nominated_node else None
+    if nominated is None:
+        # No nomination, or a node the filters never saw: its status is the absent
+        # nodes' UnschedulableAndUnresolvable, which makes the pod eligible again.
+        return True, ""
+    if placement_problem(pod.placement, nominated.node) is not None:
+        return True, ""
+    if resource_status(pod.requests, nominated)[0] is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+        return True, ""
+    for other in nominated.pods:
+        if other.priority < pod.priority and other.terminating_by_preemption:
+            return False, "not eligible due to a terminating pod on the nominated node."
+    return True, ""
+
+
+def _split_by_pdb(state: ClusterState, pods: Sequence[Pod]) -> tuple[list[Pod], list[Pod]]:
+    """``filterPodsWithPDBViolation``: a stable split into violating and non-violating."""
+    allowed = [pdb.disruptions_allowed for pdb in state.pdbs]
+    violating: list[Pod] = []
+    non_violating: list[Pod] = []
+    for pod in pods:
+        violated = False
+        for index, pdb in enumerate(state.pdbs):
+            if not pdb.covers(pod) or pod.name in pdb.disrupted_pods:
+                continue
+            allowed[index] -= 1
+            if allowed[index] < 0:
+                violated = True
+        (violating if violated else non_violating).append(pod)
+    return violating, non_violating
+
+
+def select_victims_on_node(
+    state: ClusterState, node: NodeState, pod: Pod
+) -> tuple[tuple[Pod, ...], int] | None:
+    """``SelectVictimsOnNode``: the victims and their PDB violations, or None when the
+    node is no candidate."""
+    potential = [other for other in node.pods if other.priority < pod.priority]
+    if not potential:
+        return None
+    cpu, memory = node.cpu, node.memory
+    for victim in potential:
+        cpu -= victim.requests.cpu
+        memory -= victim.requests.memory
+    count = len(node.pods) - len(potential)
+    request, spec = pod.requests, node.node
+    if not _fits(request, spec, cpu, memory, count):
+        return None
+    potential.sort(key=importance)
+    violating, non_violating = _split_by_pdb(state, potential)
+    victims: list[Pod] = []
+    violations = 0
+    for group_is_violating, group in ((True, violating), (False, non_violating)):
+        for other in group:
+            with_other = (cpu + other.requests.cpu, memory + other.requests.memory)
+            if _fits(request, spec, with_other[0], with_other[1], count + 1):
+                cpu, memory = with_other
+                count += 1
+            else:
+                victims.append(other)
+                if group_is_violating:
+                    violations += 1
+    if violating and non_violating:
+        victims.sort(key=importance)
+    return tuple(victims), violations
+
+
+def dry_run_preemption(
+    state: ClusterState, pod: Pod, potential: Sequence[NodeState], offset: int = 0
+) -> list[Candidate]:
+    """``DryRunPreemption`` run one node at a time from ``offset``: it stops once it has
+    a candidate without PDB violations and ``num_candidates`` candidates in all."""
+    wanted = num_candidates(len(potential))
+    non_violating: list[Candidate] = []
+    violating: list[Candidate] = []
+    for step in range(len(potential)):
+        node = potential[(offset + step) % len(potential)]
+        selected = select_victims_on_node(state, node, pod)
+        if selected is None or not selected[0]:
+            continue
+        victims, violations = selected
+        found = non_violating if violations == 0 else violating
+        if len(found) < wanted:
+            found.append(Candidate(node.name, victims, violations))
+        if non_violating and len(non_violating) + len(violating) >= wanted:
+            break
+    return non_violating + violating
+
+
+def _earliest_start_of_most_important(victims: Sequence[Pod]) -> int:
+    """``GetEarliestPodStartTime``: earliest start among the highest-priority victims."""
+    top = max(victim.priority for victim in victims)
+    return min(victim.start_or_now for victim in victims if victim.priority == top)
+
+
+_SCORES: tuple[Callable[[Candidate], int], ...] = (
+    lambda c: -c.pdb_violations,
+    lambda c: -c.victims[0].priority,
+    lambda c: -sum(victim.priority + _PRIORITY_SHIFT for victim in c.victims),
+    lambda c: -len(c.victims),
+    lambda c: _earliest_start_of_most_important(c.victims),
+)
+
+
+def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
+    """``SelectCandidate``/``pickOneNodeForPreemption``: keep the best-scoring nodes
+    criterion by criterion, stop when one is left, else take the first."""
+    remaining = list(candidates)
+    if len(remaining) == 1:
+        return remaining[0]
+    for score in _SCORES:
+        scores = [score(candidate) for candidate in remaining]
+        best = max(scores)
+        remaining = [c for c, s in zip(remaining, scores, strict=True) if s == best]
+        if len(remaining) == 1:
+            break
+    return remaining[0]
+
+
+def _least_allocated(request: Resources, state: NodeState) -> int:
+    """NodeResourcesFit's default score: the free share left, averaged over cpu and
+    memory (0-100)."""
+    total = 0
+    for capacity, used in (
+        (state.node.allocatable.cpu, state.cpu + request.cpu),
+        (state.node.allocatable.memory, state.memory + request.memory),
+    ):
+        if capacity > 0:
+            total += (capacity - used) * 100 // capacity
+    return total // 2
+
+
+def _summary(statuses: Counter[str], total: int) -> str:
+    parts = ", ".join(f"{count} {reason}" for reason, count in sorted(statuses.items()))
+    return f"0/{total} nodes are available" + (f": {parts}" if parts else "")
+
+
+def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
+    """Decides where ``pod`` goes, and whom it preempts, without changing ``state``."""
+    eligible, not_eligible_because = eligible_to_preempt(state, pod)
+    reachable = state.reachable(pod.placement)
+    feasible = [
+        node
+        for node in reachable
+        if _fits(pod.requests, node.node, node.cpu, node.memory, len(node.pods))
+    ]
+    if feasible:
+        nominated = [node for node in feasible if node.name == pod.nominated_node]
+        chosen = nominated[0] if nominated else feasible[0]
+        if not nominated:
+            best = _least_allocated(pod.requests, chosen)
+            for node in feasible[1:]:
+                score = _least_allocated(pod.requests, node)
+                if score > best:
+                    chosen, best = node, score
+        return Decision(pod, eligible, chosen.name, reason="fits without preemption")
+
+    statuses: Counter[str] = Counter()
+    potential: list[NodeState] = []
+    reachable_names = {node.name for node in reachable}
+    for node in state.nodes:
+        if node.name not in reachable_names:
+            problem = placement_problem(pod.placement, node.node)
+            statuses[problem or "node(s) didn't match Pod's node affinity/selector"] += 1
+            continue
+        code, reasons = resource_status(pod.requests, node)
+        statuses.update(reasons)
+        if code is Code.UNSCHEDULABLE:
+            potential.append(node)
+    summary = _summary(statuses, len(state.nodes))
+    if not eligible:
+        return Decision(pod, False, None, reason=f"{summary}; {not_eligible_because}")
+    if not potential:
+        return Decision(pod, True, None, reason=f"{summary}; preemption is not helpful")
+    candidates = dry_run_preemption(state, pod, potential, offset)
+    if not candidates:
+        return Decision(
+            pod, True, None, reason=f"{summary}; no node has lower-priority victims that make room"
+        )
+    picked = pick_one_node(candidates)
+    return Decision(
+        pod,
+        True,
+        picked.node,
+        victims=picked.victims,
+        candidates=tuple(candidates),
+        reason=f"preempts {len(picked.victims)} pod(s) on {picked.node}",
+    )
+
+
+def apply(state: ClusterState, decision: Decision) -> None:
+    """Carries a decision out: victims are deleted at once (grace period 0) and the
+    pod binds to its node (the preemptor's nominated node, once the victims are gone)."""
+    for victim in decision.victims:
+        state.evict(victim)
+    if decision.node is not None:
+        state.bind(decision.pod, decision.node)

@@ -1,0 +1,138 @@
+"""PriorityClasses and pod templates, as admission turns them into pod priorities."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ..errors import HeadroomConfigError
+from ..priority import PreemptionPolicy
+from .model import Placement, Pod, PodToleration, Resources, Role
+
+SYSTEM_CLASSES = {
+    "system-cluster-critical": 2_000_000_000,
+    "system-node-critical": 2_000_001_000,
+}
+"""The classes every cluster has (``scheduling.SystemCriticalPriority`` and +1000)."""
+
+
+@dataclass(frozen=True)
+class PriorityClassInfo:
+    """A PriorityClass: what the Priority admission plugin copies onto pods."""
+
+    name: str
+    value: int
+    preemption_policy: PreemptionPolicy = PreemptionPolicy.PREEMPT_LOWER_PRIORITY
+    global_default: bool = False
+
+
+NO_CLASS = PriorityClassInfo("", 0)
+"""What a pod without a class gets when no class is ``globalDefault``: priority 0,
+PreemptLowerPriority."""
+
+
+class ClassRegistry:
+    """The PriorityClasses known to a simulation: emitted, declared, or system."""
+
+    def __init__(self) -> None:
+        self._classes: dict[str, PriorityClassInfo] = {
+            name: PriorityClassInfo(name, value) for name, value in SYSTEM_CLASSES.items()
+        }
+        self._sources: dict[str, str] = {}
+
+    def add(self, info: PriorityClassInfo, *, where: str) -> None:
+        known = self._classes.get(info.name)
+        if known is not None and known != info:
+            origin = self._sources.get(info.name, "Kubernetes")
+            raise HeadroomConfigError(
+                where, info.name, f"a class name not already defined differently ({origin})"
+            )
+        self._classes[info.name] = info
+        self._sources[info.name] = where
+
+    def update(self, infos: Iterable[tuple[PriorityClassInfo, str]]) -> None:
+        for info, where in infos:
+            self.add(info, where=where)
+
+    @property
+    def default(self) -> PriorityClassInfo:
+        """The class of pods without ``priorityClassName``."""
+        defaults = [info for info in self._classes.values() if info.global_default]
+        if len(defaults) > 1:
+            names = sorted(info.name for info in defaults)
+            raise HeadroomConfigError(
+                "globalDefault", names, "at most one globalDefault PriorityClass in a cluster"
+            )
+        return defaults[0] if defaults else NO_CLASS
+
+    def resolve(self, name: str | None, *, where: str) -> PriorityClassInfo:
+        if not name:
+            return self.default
+        info = self._classes.get(name)
+        if info is None:
+            raise HeadroomConfigError(
+                where,
+                name,
+                "a PriorityClass of the manifests, of the cluster file's priorityClasses, "
+                f"or a system class; known: {sorted(self._classes)}",
+            )
+        return info
+
+
+@dataclass(frozen=True)
+class PodTemplate:
+    """What the scheduler reads from a pod template, before admission."""
+
+    namespace: str
+    class_name: str | None
+    requests: Resources
+    placement: Placement = field(default_factory=Placement)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    where: str = "priorityClassName"
+    """Where the template's class is named, for error messages."""
+
+    def instantiate(
+        self,
+        name: str,
+        classes: ClassRegistry,
+        *,
+        role: Role,
+        owner: str,
+        pinned_node: str | None = None,
+        extra_tolerations: tuple[PodToleration, ...] = (),
+    ) -> Pod:
+        """A new, unscheduled pod of this template, with its class's priority."""
+        info = classes.resolve(self.class_name, where=self.where)
+        placement = Placement(
+            self.placement.node_selector,
+            self.placement.affinity,
+            self.placement.tolerations + extra_tolerations,
+            pinned_node,
+        )
+        return Pod(
+            name=name,
+            namespace=self.namespace,
+            priority=info.value,
+            preemption_policy=info.preemption_policy,
+            requests=self.requests,
+            labels=self.labels,
+            placement=placement,
+            role=role,
+            owner=owner,
+            class_name=info.name,
+        )
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A DaemonSet or Deployment of the manifests."""
+
+    kind: str
+    name: str
+    namespace: str
+    replicas: int
+    template: PodTemplate
+
+    @property
+    def ref(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"

@@ -1,0 +1,668 @@
+"""The scheduler model, one behaviour of ALGORITHM.md per test.
+
+Nodes are 1 CPU / 1000 bytes unless a test says otherwise; requests are millicores and
+bytes, so "300" below means 300m CPU and 300 bytes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cdk8s_headroom.priority import PreemptionPolicy
+from cdk8s_headroom.simulate import (
+    ClusterState,
+    DisruptionBudget,
+    Node,
+    Placement,
+    Pod,
+    Resources,
+    Role,
+    Simulation,
+    Step,
+    apply,
+    schedule,
+)
+from cdk8s_headroom.simulate.model import (
+    LabelSelector,
+    NodeSelectorTerm,
+    NodeTaint,
+    PodToleration,
+    Requirement,
+)
+from cdk8s_headroom.simulate.scheduler import (
+    Candidate,
+    dry_run_preemption,
+    num_candidates,
+    pick_one_node,
+)
+from cdk8s_headroom.simulate.whatif import judge_p1, judge_p2, judge_p3
+from cdk8s_headroom.simulate.workloads import (
+    ClassRegistry,
+    PodTemplate,
+    PriorityClassInfo,
+    Workload,
+)
+from cdk8s_headroom.targeting import NodeSelectorOperator, TaintEffect, TolerationOperator
+
+NEVER = PreemptionPolicy.NEVER
+LOWER = PreemptionPolicy.PREEMPT_LOWER_PRIORITY
+
+
+def node(
+    name: str,
+    cpu: int = 1000,
+    *,
+    pods: int = 110,
+    labels: dict[str, str] | None = None,
+    taints: tuple[NodeTaint, ...] = (),
+) -> Node:
+    return Node(name, Resources(cpu, cpu), pods, labels or {}, taints)
+
+
+def pod(
+    name: str,
+    size: int,
+    priority: int = 0,
+    *,
+    start: int | None = 0,
+    policy: PreemptionPolicy = LOWER,
+    placement: Placement | None = None,
+    nominated_node: str | None = None,
+    terminating_by_preemption: bool = False,
+) -> Pod:
+    return Pod(
+        name,
+        "default",
+        priority,
+        policy,
+        Resources(size, size),
+        start_time=start,
+        placement=placement or Placement(),
+        nominated_node=nominated_node,
+        terminating_by_preemption=terminating_by_preemption,
+    )
+
+
+def cluster(
+    nodes: list[Node], bound: dict[str, list[Pod]], pdbs: tuple[DisruptionBudget, ...] = ()
+) -> ClusterState:
+    state = ClusterState(nodes, pdbs)
+    for name, pods in bound.items():
+        for p in pods:
+            state.bind(p, name)
+    return state
+
+
+def names(pods: tuple[Pod, ...] | list[Pod]) -> list[str]:
+    return [p.name for p in pods]
+
+
+# Fit without preemption
+
+
+def test_a_pod_that_fits_binds_without_preemption_to_the_least_allocated_node() -> None:
+    state = cluster([node("busy"), node("idle")], {"busy": [pod("a", 600)]})
+
+    decision = schedule(state, pod("new", 300, 10))
+
+    assert decision.node == "idle"
+    assert decision.victims == ()
+    assert decision.candidates == ()
+
+
+def test_a_nominated_node_that_fits_is_chosen_first() -> None:
+    state = cluster([node("idle"), node("busy")], {"busy": [pod("a", 600)]})
+
+    decision = schedule(state, pod("new", 300, 10, nominated_node="busy"))
+
+    assert decision.node == "busy"
+
+
+def test_a_zero_request_pod_only_needs_a_free_pod_slot() -> None:
+    state = cluster([node("n", 0, pods=1)], {})
+
+    assert schedule(state, pod("new", 0)).node == "n"
+
+
+# §1 eligibility
+
+
+def test_a_preemptor_with_policy_never_is_not_eligible_and_evicts_nobody() -> None:
+    state = cluster([node("n")], {"n": [pod("low", 1000, -5)]})
+
+    decision = schedule(state, pod("new", 500, 100, policy=NEVER))
+
+    assert decision.eligible is False
+    assert decision.node is None
+    assert decision.victims == ()
+    assert "preemptionPolicy=Never" in decision.reason
+
+
+def test_a_pod_terminating_by_preemption_on_the_nominated_node_blocks_preemption() -> None:
+    state = cluster(
+        [node("n1"), node("n2")],
+        {"n1": [pod("dying", 1000, 0, terminating_by_preemption=True)], "n2": [pod("x", 1000)]},
+    )
+
+    decision = schedule(state, pod("new", 500, 100, nominated_node="n1"))
+
+    assert decision.eligible is False
+    assert decision.victims == ()
+
+
+def test_a_terminating_pod_of_higher_priority_on_the_nominated_node_does_not_block() -> None:
+    state = cluster(
+        [node("n1")],
+        {"n1": [pod("dying", 500, 200, terminating_by_preemption=True), pod("low", 500)]},
+    )
+
+    decision = schedule(state, pod("new", 500, 100, nominated_node="n1"))
+
+    assert decision.eligible is True
+    assert names(decision.victims) == ["low"]
+
+
+def test_a_nominated_node_the_pod_cannot_reach_makes_it_eligible_again() -> None:
+    taint = NodeTaint("dedicated", "x", TaintEffect.NO_SCHEDULE)
+    state = cluster(
+        [node("tainted", taints=(taint,)), node("n2")],
+        {
+            "tainted": [pod("dying", 1000, 0, terminating_by_preemption=True)],
+            "n2": [pod("low", 1000)],
+        },
+    )
+
+    decision = schedule(state, pod("new", 500, 100, nominated_node="tainted"))
+
+    assert decision.eligible is True
+    assert decision.node == "n2"
+
+
+# §2 which nodes are tried
+
+
+def test_a_node_whose_labels_do_not_match_the_node_selector_is_never_a_candidate() -> None:
+    state = cluster(
+        [node("a", labels={"pool": "a"}), node("b", labels={"pool": "b"})],
+        {"a": [pod("x", 1000)], "b": [pod("y", 1000)]},
+    )
+
+    decision = schedule(
+        state, pod("new", 500, 10, placement=Placement(node_selector=(("pool", "b"),)))
+    )
+
+    assert [c.node for c in decision.candidates] == ["b"]
+    assert names(decision.victims) == ["y"]
+
+
+@pytest.mark.parametrize(
+    ("effect", "blocks"),
+    [
+        (TaintEffect.NO_SCHEDULE, True),
+        (TaintEffect.NO_EXECUTE, True),
+        (TaintEffect.PREFER_NO_SCHEDULE, False),
+    ],
+)
+def test_untolerated_taints_block_noschedule_and_noexecute_only(
+    effect: TaintEffect, blocks: bool
+) -> None:
+    state = cluster([node("n", taints=(NodeTaint("k", "v", effect),))], {})
+
+    decision = schedule(state, pod("new", 500))
+
+    assert (decision.node is None) is blocks
+
+
+@pytest.mark.parametrize(
+    "toleration",
+    [
+        PodToleration("k", TolerationOperator.EQUAL, "v", TaintEffect.NO_SCHEDULE),
+        PodToleration("k", TolerationOperator.EXISTS, "", None),
+        PodToleration("", TolerationOperator.EXISTS, "", None),
+    ],
+    ids=["equal", "exists-key", "exists-everything"],
+)
+def test_a_matching_toleration_lets_the_pod_onto_a_tainted_node(toleration: PodToleration) -> None:
+    state = cluster([node("n", taints=(NodeTaint("k", "v", TaintEffect.NO_SCHEDULE),))], {})
+
+    decision = schedule(state, pod("new", 500, placement=Placement(tolerations=(toleration,))))
+
+    assert decision.node == "n"
+
+
+def test_a_toleration_for_another_value_or_effect_does_not_match() -> None:
+    taint = NodeTaint("k", "v", TaintEffect.NO_SCHEDULE)
+    wrong = (
+        PodToleration("k", TolerationOperator.EQUAL, "other", None),
+        PodToleration("k", TolerationOperator.EXISTS, "", TaintEffect.NO_EXECUTE),
+    )
+    state = cluster([node("n", taints=(taint,))], {})
+
+    assert schedule(state, pod("new", 500, placement=Placement(tolerations=wrong))).node is None
+
+
+@pytest.mark.parametrize(
+    ("operator", "values", "matching"),
+    [
+        (NodeSelectorOperator.IN, ("a", "b"), ["a", "b"]),
+        (NodeSelectorOperator.NOT_IN, ("a",), ["b", "c", "none"]),
+        (NodeSelectorOperator.EXISTS, (), ["a", "b", "c"]),
+        (NodeSelectorOperator.DOES_NOT_EXIST, (), ["none"]),
+        (NodeSelectorOperator.GT, ("5",), ["c"]),
+        (NodeSelectorOperator.LT, ("5",), []),
+    ],
+)
+def test_required_node_affinity_operators(
+    operator: NodeSelectorOperator, values: tuple[str, ...], matching: list[str]
+) -> None:
+    nodes = [
+        node("a", labels={"k": "a"}),
+        node("b", labels={"k": "b"}),
+        node("c", labels={"k": "7"}),
+        node("none"),
+    ]
+    affinity = (NodeSelectorTerm((Requirement("k", operator, values),)),)
+    state = cluster(nodes, {})
+
+    reachable = state.reachable(Placement(affinity=affinity))
+
+    assert sorted(n.name for n in reachable) == sorted(matching)
+
+
+def test_affinity_terms_are_ored_and_requirements_in_a_term_anded() -> None:
+    nodes = [
+        node("a", labels={"x": "1", "y": "1"}),
+        node("b", labels={"x": "1"}),
+        node("c", labels={"z": "1"}),
+    ]
+    exists = NodeSelectorOperator.EXISTS
+    affinity = (
+        NodeSelectorTerm((Requirement("x", exists), Requirement("y", exists))),
+        NodeSelectorTerm((Requirement("z", exists),)),
+    )
+
+    reachable = cluster(nodes, {}).reachable(Placement(affinity=affinity))
+
+    assert [n.name for n in reachable] == ["a", "c"]
+
+
+def test_a_request_above_the_node_allocatable_makes_preemption_not_helpful() -> None:
+    state = cluster([node("n", 400)], {"n": [pod("low", 100)]})
+
+    decision = schedule(state, pod("new", 500, 100))
+
+    assert decision.node is None
+    assert decision.candidates == ()
+    assert "preemption is not helpful" in decision.reason
+
+
+@pytest.mark.parametrize(("nodes", "wanted"), [(5, 5), (100, 100), (500, 100), (2000, 200)])
+def test_the_number_of_candidates_wanted(nodes: int, wanted: int) -> None:
+    assert num_candidates(nodes) == wanted
+
+
+def test_the_dry_run_stops_once_it_has_enough_candidates_with_one_without_pdb_violation() -> None:
+    count = 150
+    nodes = [node(f"n{i:03d}") for i in range(count)]
+    state = cluster(nodes, {f"n{i:03d}": [pod(f"p{i}", 1000)] for i in range(count)})
+
+    candidates = dry_run_preemption(state, pod("new", 500, 100), state.nodes)
+
+    assert len(candidates) == 100
+    assert candidates[0].node == "n000"
+
+
+def test_the_dry_run_offset_wraps_around_the_potential_nodes() -> None:
+    nodes = [node(f"n{i}") for i in range(3)]
+    state = cluster(nodes, {f"n{i}": [pod(f"p{i}", 1000)] for i in range(3)})
+
+    candidates = dry_run_preemption(state, pod("new", 500, 100), state.nodes, offset=2)
+
+    assert [c.node for c in candidates] == ["n2", "n0", "n1"]
+
+
+# §3 victims on one node
+
+
+def test_pods_of_equal_priority_are_never_victims() -> None:
+    state = cluster([node("n")], {"n": [pod("same", 1000, 100)]})
+
+    decision = schedule(state, pod("new", 500, 100))
+
+    assert decision.node is None
+    assert decision.victims == ()
+
+
+def test_the_more_important_pod_is_reprieved_and_the_lower_priority_one_evicted() -> None:
+    state = cluster([node("n")], {"n": [pod("low", 500, 1), pod("mid", 500, 50)]})
+
+    assert names(schedule(state, pod("new", 500, 100)).victims) == ["low"]
+
+
+def test_on_equal_priority_the_newer_pod_is_evicted() -> None:
+    state = cluster(
+        [node("n")], {"n": [pod("newer", 500, 0, start=20), pod("older", 500, 0, start=10)]}
+    )
+
+    assert names(schedule(state, pod("new", 500, 100)).victims) == ["newer"]
+
+
+def test_a_pod_without_start_time_counts_as_the_newest() -> None:
+    state = cluster(
+        [node("n")],
+        {"n": [pod("unstarted", 500, 0, start=None), pod("started", 500, 0, start=10**18)]},
+    )
+
+    assert names(schedule(state, pod("new", 500, 100)).victims) == ["unstarted"]
+
+
+def test_a_small_lower_priority_pod_stays_when_evicting_a_bigger_one_is_enough() -> None:
+    state = cluster(
+        [node("n")], {"n": [pod("small", 100, 0), pod("big", 600, 50), pod("keep", 300, 200)]}
+    )
+
+    decision = schedule(state, pod("new", 600, 100))
+
+    assert names(decision.victims) == ["big"]
+
+
+def test_a_full_pod_count_is_resolved_by_preemption() -> None:
+    state = cluster([node("n", pods=2)], {"n": [pod("a", 0, 0), pod("b", 0, 50)]})
+
+    decision = schedule(state, pod("new", 0, 100))
+
+    assert decision.node == "n"
+    assert names(decision.victims) == ["a"]
+
+
+def _web(name: str, start: int, namespace: str = "default") -> Pod:
+    return Pod(name, namespace, 0, LOWER, Resources(500, 500), {"app": "web"}, start_time=start)
+
+
+WEB_BUDGET = LabelSelector((("app", "web"),))
+
+
+def test_pdb_violating_pods_are_reprieved_before_the_others() -> None:
+    budget = DisruptionBudget("web", "default", WEB_BUDGET, disruptions_allowed=0)
+    other = pod("other", 500, 0, start=0)
+    state = cluster([node("n")], {"n": [_web("web", 5), other]}, (budget,))
+
+    decision = schedule(state, pod("new", 500, 100))
+
+    assert names(decision.victims) == ["other"]
+    assert decision.candidates[0].pdb_violations == 0
+
+
+def test_evicting_a_protected_pod_counts_a_pdb_violation() -> None:
+    budget = DisruptionBudget("web", "default", WEB_BUDGET, disruptions_allowed=1)
+    state = cluster([node("n")], {"n": [_web("w1", 1), _web("w2", 2)]}, (budget,))
+
+    decision = schedule(state, pod("new", 1000, 100))
+
+    assert sorted(names(decision.victims)) == ["w1", "w2"]
+    assert decision.candidates[0].pdb_violations == 1
+
+
+def test_a_pod_already_in_disrupted_pods_uses_no_budget_and_never_violates() -> None:
+    budget = DisruptionBudget("web", "default", WEB_BUDGET, 1, frozenset({"w2"}))
+    state = cluster([node("n")], {"n": [_web("w1", 1), _web("w2", 2)]}, (budget,))
+
+    decision = schedule(state, pod("new", 1000, 100))
+
+    assert decision.candidates[0].pdb_violations == 0
+
+
+@pytest.mark.parametrize(
+    "budget",
+    [
+        DisruptionBudget("web", "elsewhere", WEB_BUDGET, 0),
+        DisruptionBudget("web", "default", LabelSelector(), 0),
+        DisruptionBudget("web", "default", None, 0),
+        DisruptionBudget("web", "default", LabelSelector(valid=False), 0),
+    ],
+    ids=["other-namespace", "empty-selector", "nil-selector", "invalid-selector"],
+)
+def test_budgets_that_match_nothing(budget: DisruptionBudget) -> None:
+    assert not budget.covers(_web("w", 1))
+
+
+def test_a_pod_without_labels_matches_no_budget() -> None:
+    budget = DisruptionBudget(
+        "all",
+        "default",
+        LabelSelector(match_expressions=(Requirement("app", NodeSelectorOperator.DOES_NOT_EXIST),)),
+        0,
+    )
+
+    assert not budget.covers(pod("bare", 1))
+
+
+# §6 choice of the node
+
+
+def _candidate(
+    name: str, priorities: list[int], *, violations: int = 0, starts: list[int] | None = None
+) -> Candidate:
+    starts = starts or [0] * len(priorities)
+    victims = tuple(
+        pod(f"{name}-{i}", 1, p, start=s)
+        for i, (p, s) in enumerate(zip(priorities, starts, strict=True))
+    )
+    return Candidate(name, victims, violations)
+
+
+def test_the_node_with_fewest_pdb_violations_is_picked_first() -> None:
+    assert (
+        pick_one_node(
+            [_candidate("a", [0], violations=1), _candidate("b", [500], violations=0)]
+        ).node
+        == "b"
+    )
+
+
+def test_then_the_node_whose_most_important_victim_has_the_lowest_priority() -> None:
+    assert pick_one_node([_candidate("a", [100, 0]), _candidate("b", [50, 40, 30])]).node == "b"
+
+
+def test_then_the_smallest_sum_of_priorities_each_shifted_by_maxint32_plus_one() -> None:
+    # Without the shift, a's -200 would beat b's -100; shifted, b has one victim fewer.
+    assert pick_one_node([_candidate("a", [0, -100, -100]), _candidate("b", [0, -100])]).node == "b"
+
+
+def test_with_equal_highest_priorities_fewer_victims_win_through_the_shifted_sum() -> None:
+    # Once each priority is shifted by 2**31 the sum already counts the victims, so the
+    # "fewest victims" criterion that follows never has to separate these nodes.
+    assert pick_one_node([_candidate("a", [10, 10]), _candidate("b", [10])]).node == "b"
+
+
+def test_then_the_latest_start_among_the_most_important_victims() -> None:
+    a = _candidate("a", [10, 0], starts=[100, 1])
+    b = _candidate("b", [10, 0], starts=[50, 900])
+
+    assert pick_one_node([a, b]).node == "a"
+
+
+def test_a_full_tie_goes_to_the_first_candidate() -> None:
+    assert pick_one_node([_candidate("a", [5]), _candidate("b", [5])]).node == "a"
+
+
+def test_the_scheduler_picks_the_node_with_the_lowest_priority_victims() -> None:
+    state = cluster(
+        [node("n1"), node("n2"), node("n3")],
+        {"n1": [pod("p1", 1000, 100)], "n2": [pod("p2", 1000, 50)], "n3": [pod("p3", 1000, 60)]},
+    )
+
+    decision = schedule(state, pod("new", 1000, 1000))
+
+    assert decision.node == "n2"
+    assert names(decision.victims) == ["p2"]
+    assert decision.to_json() == {
+        "eligible": True,
+        "node": "n2",
+        "victims": ["p2"],
+        "per_node_victims": {"n1": ["p1"], "n2": ["p2"], "n3": ["p3"]},
+        "per_node_pdb_violations": {"n1": 0, "n2": 0, "n3": 0},
+    }
+
+
+def test_applying_a_decision_evicts_the_victims_and_binds_the_pod() -> None:
+    state = cluster([node("n")], {"n": [pod("low", 1000)]})
+    new = pod("new", 500, 100)
+
+    apply(state, schedule(state, new))
+
+    assert names(state.nodes[0].pods) == ["new"]
+    assert new.node == "n"
+
+
+# Simulations: DaemonSets, recreations, the queue, the judges
+
+
+def _registry(*infos: PriorityClassInfo) -> ClassRegistry:
+    registry = ClassRegistry()
+    for info in infos:
+        registry.add(info, where="test")
+    return registry
+
+
+HEADROOM = PriorityClassInfo("headroom", -100, NEVER)
+SEED_HEADROOM = PriorityClassInfo("headroom", 900_000_000, LOWER)
+BURST = PriorityClassInfo("burst", 1_000_000_000, LOWER)
+DEFAULT = PriorityClassInfo("default", 0, NEVER, global_default=True)
+
+
+def _reserver(taint_toleration: bool = False) -> Workload:
+    tolerations = (
+        (PodToleration("pool", TolerationOperator.EXISTS, "", None),) if taint_toleration else ()
+    )
+    template = PodTemplate(
+        "default", "headroom", Resources(500, 500), Placement(tolerations=tolerations)
+    )
+    return Workload("DaemonSet", "reserver", "default", 0, template)
+
+
+def _bursts(count: int) -> Workload:
+    return Workload(
+        "Deployment",
+        "burst",
+        "default",
+        count,
+        PodTemplate("default", "burst", Resources(500, 500)),
+    )
+
+
+def test_a_daemonset_gets_one_pinned_pod_per_node_it_selects() -> None:
+    taint = NodeTaint("pool", "x", TaintEffect.NO_SCHEDULE)
+    state = cluster([node("plain"), node("tainted", taints=(taint,))], {})
+    simulation = Simulation(state, _registry(HEADROOM))
+
+    events = simulation.establish_daemonset(_reserver())
+
+    assert [(e.pod.name, e.decision.node) for e in events] == [("reserver-plain", "plain")]
+    assert events[0].pod.placement.pinned_node == "plain"
+
+
+def test_a_preempted_daemonset_pod_is_recreated_on_its_node_and_waits_when_it_cannot_preempt() -> (
+    None
+):
+    state = cluster([node("n1"), node("n2")], {"n1": [pod("o1", 500)], "n2": [pod("o2", 500)]})
+    simulation = Simulation(state, _registry(HEADROOM, BURST))
+    simulation.establish_daemonset(_reserver())
+    simulation.create(_bursts(1), 1, Role.BURST, Step.ARRIVAL)
+
+    recreated = simulation.recreate()
+
+    # Both nodes offer the same victim; the newer reserver (on n2) is the one taken.
+    assert [e.pod.name for e in recreated] == ["reserver-n2-r1"]
+    assert recreated[0].pod.placement.pinned_node == "n2"
+    assert recreated[0].decision.node is None
+    assert recreated[0].victims == ()
+
+
+def test_the_queue_schedules_a_pending_ordinary_pod_before_a_lower_priority_headroom_pod() -> None:
+    state = cluster([node("n")], {"n": [pod("o", 500)]})
+    simulation = Simulation(state, _registry(HEADROOM, BURST, DEFAULT))
+    simulation.establish_daemonset(_reserver())
+    arrivals = simulation.create(_bursts(1), 1, Role.BURST, Step.ARRIVAL)
+    simulation.recreate()
+    simulation.leave([arrivals[0].pod])
+
+    queue = simulation.drain([pod("latecomer", 500, 0, policy=NEVER)])
+
+    assert [(e.pod.name, e.decision.node) for e in queue] == [
+        ("latecomer", "n"),
+        ("reserver-n-r1", None),
+    ]
+
+
+def _seed_story(pdb: bool) -> Simulation:
+    budget = (DisruptionBudget("web", "default", WEB_BUDGET, 0),) if pdb else ()
+    state = cluster([node("n", 2000)], {"n": [_web(f"w{i}", i) for i in range(3)]}, budget)
+    simulation = Simulation(state, _registry(SEED_HEADROOM, BURST))
+    simulation.establish_daemonset(_reserver())
+    return simulation
+
+
+def test_seed_burst_evicts_an_ordinary_pod_and_keeps_the_headroom_which_breaks_p2() -> None:
+    simulation = _seed_story(pdb=False)
+
+    arrivals = simulation.create(_bursts(1), 1, Role.BURST, Step.ARRIVAL)
+
+    assert names(arrivals[0].victims) == ["w2"]
+    verdict = judge_p2(arrivals)
+    assert verdict.holds is False
+    assert "w2" in verdict.reason
+
+
+def test_seed_recreated_headroom_evicts_an_ordinary_pod_which_breaks_p3() -> None:
+    simulation = _seed_story(pdb=True)
+    arrivals = simulation.create(_bursts(1), 1, Role.BURST, Step.ARRIVAL)
+
+    recreated = simulation.recreate()
+
+    assert names(arrivals[0].victims) == ["reserver-n"]
+    assert names(recreated[0].victims) == ["w2"]
+    assert judge_p3(recreated).holds is False
+
+
+def test_p3_is_not_exercised_when_no_headroom_pod_was_preempted() -> None:
+    assert judge_p3([]).holds is None
+
+
+def test_p1_breaks_when_an_ordinary_class_can_preempt_the_headroom() -> None:
+    state = cluster([node("n")], {"n": [pod("o", 500)]})
+    Simulation(state, _registry(HEADROOM)).establish_daemonset(_reserver())
+
+    high = judge_p1(state, [PriorityClassInfo("high", 1000, LOWER)])
+    never = judge_p1(state, [DEFAULT])
+
+    assert high.holds is False
+    assert "reserver-n" in high.reason
+    assert never.holds is True
+    assert "cannot preempt" in never.reason
+
+
+def test_p2_does_not_judge_a_burst_pod_larger_than_the_slice() -> None:
+    state = cluster([node("n", 2000)], {"n": [pod(f"o{i}", 500, 0, start=i) for i in range(3)]})
+    simulation = Simulation(state, _registry(HEADROOM, BURST))
+    simulation.establish_daemonset(_reserver())
+    big = Workload(
+        "Deployment", "big", "default", 1, PodTemplate("default", "burst", Resources(800, 800))
+    )
+
+    arrivals = simulation.create(big, 1, Role.BURST, Step.ARRIVAL)
+
+    assert "reserver-n" in names(arrivals[0].victims)
+    assert any(v.role is Role.ORDINARY for v in arrivals[0].victims)
+    assert judge_p2(arrivals).holds is None
+
+
+def test_p1_holds_on_a_pool_whose_taint_ordinary_pods_do_not_tolerate() -> None:
+    taint = NodeTaint("pool", "burst", TaintEffect.NO_SCHEDULE)
+    state = cluster([node("n", taints=(taint,))], {"n": [pod("tenant", 500)]})
+    Simulation(state, _registry(HEADROOM)).establish_daemonset(_reserver(taint_toleration=True))
+
+    verdict = judge_p1(state, [PriorityClassInfo("", 0, LOWER)])
+
+    assert verdict.holds is True
+    assert "cannot run on n: node(s) had untolerated taint {pool: burst}" in verdict.reason
