@@ -109,7 +109,7 @@ def test_every_value_is_in_the_schema_and_the_readme(files: dict[str, str]) -> N
             )
             assert row, f"{path} is not in the chart README's table"
             kind = node.kind if isinstance(node, Value) else "list of objects"
-            assert row[1].strip() == kind.replace("|", "\\|")
+            assert row[1].strip().removesuffix(", required") == kind.replace("|", "\\|")
 
 
 def test_value_descriptions_come_from_the_prop_docstrings() -> None:
@@ -217,3 +217,12 @@ def test_the_sync_check_reports_a_hand_edited_chart(tmp_path: Path) -> None:
         "not generated any more: templates/extra.yaml",
         "differs: values.yaml",
     ]
+
+
+def test_the_benchmark_reports_render_time_and_the_ratio_to_make_synth() -> None:
+    from bench.bench_helm import run
+
+    section = run(render_repeat=1, synth_repeat=1)
+    assert section.startswith("## Helm chart render time")
+    assert "| Helm render of the loaded chart, default values |" in section
+    assert "Ratio of Helm load + render to `make synth`" in section

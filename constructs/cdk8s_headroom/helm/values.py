@@ -112,6 +112,7 @@ class Value:
         description: what it means; the prop's docstring, with chart notes.
         default: the library's default for the prop, in values form.
         source: the prop it maps to, e.g. ``NodeHeadroom.cpu``, or ``chart``.
+        note: what the chart adds to the prop's description (the end of it).
     """
 
     key: str
@@ -120,6 +121,7 @@ class Value:
     description: str
     default: Any
     source: str
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -192,14 +194,17 @@ def value(
     """
     if isinstance(doc, PropDoc):
         text, source = doc.description, f"{doc.owner}.{doc.name}"
-        if "Null:" in note:
-            # The note says what null means here; the library's default would mislead.
+        if "Null:" in note or "Required here" in note:
+            # The note says what null means here (or that there is no default); the
+            # library's default would mislead.
             text = without_default(text)
         if default is None and doc.has_default:
             default = _values_form(doc.default)
     else:
         text, source = doc, "chart"
     description = f"{text} {note}".strip()
+    if kind == "enum":
+        kind = "one of " + ", ".join(f"`{choice}`" for choice in schema["enum"])
     return Value(
         key=key,
         schema=_nullable(schema) if nullable else schema,
@@ -207,6 +212,7 @@ def value(
         description=description,
         default=default,
         source=source,
+        note=note,
     )
 
 
@@ -475,7 +481,8 @@ def _describe_values() -> Group:
                 enum_schema(PriorityModel),
                 "enum",
                 prop(head, "model"),
-                note=f"One of {models}. {summary(PriorityModel)} See the README's models.",
+                note=f"One of {models}. {summary(PriorityModel)} "
+                "The project README explains each model.",
             ),
             Group(
                 key="priorityClasses",
@@ -854,7 +861,9 @@ def _describe_default(node: Node, default: Any) -> str:
     is the library's default, so it is dropped where the chart sets its own."""
     text = node.description
     if isinstance(node, Value) and default is not None and node.source != "chart":
-        text = without_default(text) or text
+        prop_text = text[: len(text) - len(node.note)].strip()
+        # A prop documented only by its default keeps it: it is all there is to say.
+        text = f"{without_default(prop_text) or prop_text} {node.note}".strip()
     return text[:1].upper() + text[1:]
 
 
@@ -901,6 +910,7 @@ def values_table(chart_defaults: Mapping[str, Any]) -> str:
     rows = ["| value | type | default | description |", "| --- | --- | --- | --- |"]
 
     def emit(group: Group, values: Mapping[str, Any] | None, prefix: str) -> None:
+        required = set(group.required_keys()) if values is None else set()
         for node in group.children:
             path = f"{prefix}{node.key}"
             item = values[node.key] if values is not None else _item_default(node)
@@ -908,6 +918,8 @@ def values_table(chart_defaults: Mapping[str, Any]) -> str:
                 emit(node, item, f"{path}.")
                 continue
             kind = node.kind if isinstance(node, Value) else "list of objects"
+            if node.key in required:
+                kind += ", required"
             description = _describe_default(node, item)
             if node.source != "chart":
                 description += f" (`{node.source}`)"
@@ -916,7 +928,10 @@ def values_table(chart_defaults: Mapping[str, Any]) -> str:
                 f"| {_cell(description)} |"
             )
             if isinstance(node, ListOf):
-                emit(Group(key="", description="", children=node.item), None, f"{path}[].")
+                item_group = Group(
+                    key="", description="", children=node.item, required=node.required
+                )
+                emit(item_group, None, f"{path}[].")
 
     emit(VALUES, chart_defaults, "")
     return "\n".join(rows) + "\n"
