@@ -46,7 +46,7 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- else -}}
 {{- $exponent := atoi (substr 1 -1 $suffix) -}}
 {{- $scale := 1.0 -}}
-{{- range until (ternary (mul $exponent -1) $exponent (lt $exponent 0)) -}}{{- $scale = mulf $scale 10 -}}{{- end -}}
+{{- range until (int (ternary (mul $exponent -1) $exponent (lt $exponent 0))) -}}{{- $scale = mulf $scale 10 -}}{{- end -}}
 {{- if lt $exponent 0 }}{{ divf $amount $scale }}{{ else }}{{ mulf $amount $scale }}{{ end -}}
 {{- end -}}
 {{- end -}}
