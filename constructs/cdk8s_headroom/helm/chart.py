@@ -73,6 +73,10 @@ the rules across values, with the library's message
 headroom < default < burst, burst requests that fit in the slice, limits no smaller than
 requests, a tainted pool for `dedicated-pool`, one name per burst workload.
 
+Quantities are strings, as in the library: quote them in YAML files, and use
+`--set-string reservation.cpu=1` on the command line (`--set` passes a number there,
+which the schema rejects).
+
 ## Values
 
 """

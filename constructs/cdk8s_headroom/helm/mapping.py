@@ -36,6 +36,9 @@ from ..targeting import (
     TolerationOperator,
 )
 from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
+from .paths import BURST_FIELDS as _BURST_FIELDS
+from .paths import FIELDS as _FIELDS
+from .paths import translate_text as _translate_text
 from .values import CHART_NAME, defaults
 
 Values = dict[str, Any]
@@ -57,45 +60,6 @@ class Release:
     namespace: str = "default"
 
 
-# Library field names, and the value paths they come from.
-_FIELDS = {
-    "model": "model",
-    "headroom_class_name": "priorityClasses.headroom.name",
-    "headroom_value": "priorityClasses.headroom.value",
-    "burst_class_name": "priorityClasses.burst.name",
-    "burst_value": "priorityClasses.burst.value",
-    "create_default_class": "priorityClasses.default.create",
-    "default_class_name": "priorityClasses.default.name",
-    "default_value": "priorityClasses.default.value",
-    "cpu": "reservation.cpu",
-    "memory": "reservation.memory",
-    "name": "reserverName",
-    "namespace": "namespace.name",
-    "node_pool": "nodePool.name",
-    "node_pool.pool_name": "nodePool.name",
-    "node_pool.label_key": "nodePool.labelKey",
-    "node_selector": "nodeSelector",
-    "node_affinity": "nodeAffinity",
-    "tolerations": "tolerations",
-    "labels": "labels",
-    "task.images": "task.prepullImages",
-    "task.pause_image": "images.pause",
-    "task.container_name": "task.containerName",
-    "task.run_as_user": "task.runAsUser",
-    "task.scratch_paths": "task.scratchPaths",
-}
-_BURST_FIELDS = {
-    "cpu": "resources.requests.cpu",
-    "memory": "resources.requests.memory",
-    "cpu_limit": "resources.limits.cpu",
-    "memory_limit": "resources.limits.memory",
-    "container_name": "containerName",
-    "image_pull_policy": "imagePullPolicy",
-    "run_as_user": "runAsUser",
-    "max_replicas": "autoscaling.maxReplicas",
-    "target_cpu_utilization": "autoscaling.targetCPUUtilization",
-    "node_pool": "nodePool.name",
-}
 _BURST_FIELD = re.compile(r"^burst_workloads\[[^\]]*\]\.")
 
 DEDICATED_POOL_ALLOWED = (
@@ -107,14 +71,6 @@ DEDICATED_TAINT_ALLOWED = (
     "the pool with it); taint the pool and declare the taint here"
 )
 DUPLICATE_BURST_ALLOWED = "a name no other burst workload has"
-
-
-def _translate_text(text: str, table: Mapping[str, str]) -> str:
-    """Spells the snake_case prop names a library message mentions as value paths."""
-    known = {**_FIELDS, **table}
-    words = sorted((name for name in known if "_" in name), key=len, reverse=True)
-    pattern = r"\b(" + "|".join(map(re.escape, words)) + r")\b"
-    return re.sub(pattern, lambda match: known[match[1]], text)
 
 
 class ValuesError(HeadroomConfigError):

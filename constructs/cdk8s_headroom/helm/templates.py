@@ -30,13 +30,9 @@ from ..reserver import DEFAULT_RESERVER_NAME
 from ..security import NOBODY_UID
 from ..targeting import NodePoolRef
 from ..task import ReserverTask, TaskKind, check_image
-from .mapping import (
-    _BURST_FIELDS,
-    DEDICATED_POOL_ALLOWED,
-    DEDICATED_TAINT_ALLOWED,
-    DUPLICATE_BURST_ALLOWED,
-    _translate_text,
-)
+from .mapping import DEDICATED_POOL_ALLOWED, DEDICATED_TAINT_ALLOWED, DUPLICATE_BURST_ALLOWED
+from .paths import BURST_FIELDS as _BURST_FIELDS
+from .paths import translate_text as _translate_text
 from .values import CHART_NAME, DNS_LABEL
 
 

@@ -31,6 +31,19 @@ from ..targeting import (
 )
 from ..task import ReserverTask, TaskKind
 from .docs import PropDoc, enum_values, prop, summary, without_default
+from .paths import BURST_FIELDS, translate_text
+
+_PYTHON_LITERALS = {"`True`": "`true`", "`False`": "`false`", "`None`": "`null`"}
+
+
+def _in_values_words(doc: PropDoc) -> str:
+    """A prop's description in the words of values: value paths for prop names, YAML
+    for Python literals."""
+    text = translate_text(doc.description, BURST_FIELDS if doc.owner == "BurstWorkload" else None)
+    for python, yaml_literal in _PYTHON_LITERALS.items():
+        text = text.replace(python, yaml_literal)
+    return text
+
 
 Schema = dict[str, Any]
 
@@ -193,7 +206,7 @@ def value(
     The default is the prop's, unless ``default`` is given (a required prop has none).
     """
     if isinstance(doc, PropDoc):
-        text, source = doc.description, f"{doc.owner}.{doc.name}"
+        text, source = _in_values_words(doc), f"{doc.owner}.{doc.name}"
         if "Null:" in note or "Required here" in note:
             # The note says what null means here (or that there is no default); the
             # library's default would mislead.
@@ -536,8 +549,8 @@ def _describe_values() -> Group:
                         "create",
                         {"type": "boolean"},
                         "boolean",
-                        f"Emit the namespace: {summary(HeadroomNamespace)} False: it "
-                        "exists already.",
+                        "Emit the namespace as a HeadroomNamespace. "
+                        f"{summary(HeadroomNamespace)} False: it exists already.",
                         default=True,
                     ),
                     value(
