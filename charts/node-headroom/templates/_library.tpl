@@ -11,7 +11,6 @@
 {{- $_ := set . "classLabels" (dict "app.kubernetes.io/part-of" "node-headroom") -}}
 {{- $_ := set . "namespaceLabels" (dict "app.kubernetes.io/part-of" "node-headroom" "pod-security.kubernetes.io/audit" "restricted" "pod-security.kubernetes.io/enforce" "restricted" "pod-security.kubernetes.io/warn" "restricted") -}}
 {{- $_ := set . "workloadLabels" (dict "app" "{name}" "app.kubernetes.io/component" "{component}" "app.kubernetes.io/name" "{name}" "app.kubernetes.io/part-of" "node-headroom") -}}
-{{- $_ := set . "partOf" "node-headroom" -}}
 {{- $_ := set . "reserverSpec" (dict "updateStrategy" (dict "type" "RollingUpdate")) -}}
 {{- $_ := set . "reserverPod" (dict "automountServiceAccountToken" false "enableServiceLinks" false "terminationGracePeriodSeconds" 0) -}}
 {{- $_ := set . "burstSpec" (dict) -}}

@@ -49,15 +49,15 @@ E = TypeVar("E", bound=Enum)
 class Release:
     """The Helm release the chart is rendered for.
 
+    Only its name matters: the chart puts its objects in ``namespace.name``, so the
+    release namespace only says where Helm keeps its record.
+
     Attributes:
         name: the release name. ``node-headroom`` (the chart's name) keeps the library's
             object names, as in dist/.
-        namespace: the release namespace. The chart puts its objects in
-            ``namespace.name`` instead, so this only names where Helm keeps its record.
     """
 
     name: str = CHART_NAME
-    namespace: str = "default"
 
 
 _BURST_FIELD = re.compile(r"^burst_workloads\[[^\]]*\]\.")

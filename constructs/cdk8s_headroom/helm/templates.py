@@ -23,7 +23,7 @@ from .. import names
 from ..blueprint import SEED_WARNING, NodeHeadroom
 from ..burst import BurstWorkload
 from ..errors import HeadroomConfigError
-from ..labels import PART_OF, workload_labels
+from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
 from ..priority import HeadroomPriorityClasses, PriorityModel
 from ..reserver import DEFAULT_RESERVER_NAME
@@ -215,7 +215,6 @@ def library_data() -> dict[str, Any]:
         "classLabels": objects["PriorityClass"]["metadata"]["labels"],
         "namespaceLabels": objects["Namespace"]["metadata"]["labels"],
         "workloadLabels": workload_labels("{name}", "{component}"),
-        "partOf": PART_OF,
         "reserverSpec": _without(reserver, "selector", "template"),
         "reserverPod": _without(
             reserver_pod,
