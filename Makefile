@@ -19,8 +19,10 @@ VENV_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 DIST := dist
 STAGE := build/synth-stage
+CHART := charts/node-headroom
+CHART_PACKAGES := build/charts
 
-.PHONY: help install synth test check lint typecheck dist-sync dist docs bench clean
+.PHONY: help install synth chart chart-package test check lint typecheck dist-sync dist docs bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -41,6 +43,13 @@ synth: install ## synthesize into dist/ (staged, checked, then swapped in); Q=1 
 	rm -rf $(STAGE)
 	HEADROOM_QUIET=$(Q) cdk8s synth --output $(STAGE) $(if $(Q),> /dev/null,)
 	$(PY) scripts/promote.py $(STAGE) $(DIST)
+	$(PY) scripts/chart.py --out $(CHART)
+
+chart: install ## generate the Helm chart charts/node-headroom/ from main.py's app (written whole, or not at all)
+	$(PY) scripts/chart.py --out $(CHART)
+
+chart-package: chart ## pack the chart into build/charts/node-headroom-<version>.tgz, same bytes for the same chart
+	$(PY) scripts/chart.py --package $(CHART_PACKAGES) $(CHART)
 
 test: install ## run the whole test suite (exit code 5, no tests collected, is a failure)
 	$(PY) -m pytest; rc=$$?; \
@@ -54,7 +63,7 @@ typecheck: install ## mypy --strict on the library, and on a consumer's app that
 	$(PY) -m mypy
 	$(PY) -m mypy --strict tests/consumer/app.py
 
-dist-sync: install ## fail when the committed dist/ differs from a fresh synthesis
+dist-sync: install ## fail when the committed dist/ or charts/ differs from a fresh generation
 	$(PY) scripts/check_sync.py
 
 check: lint typecheck dist-sync ## the fast checks: lint, types, committed output in sync

@@ -1,0 +1,150 @@
+"""Value sets shared by the Helm tests and the benchmark: each one a user's overrides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEDICATED_TAINT = {"key": "headroom.cdk8s.io/burst", "value": "true", "effect": "NoSchedule"}
+
+API = {
+    "name": "api",
+    "image": "ghcr.io/acme/api:1.2",
+    "replicas": 2,
+    "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "1"}},
+    "autoscaling": {"maxReplicas": 6, "targetCPUUtilization": 70},
+    "labels": {"team": "web"},
+    "tolerations": [{"key": "batch", "operator": "Exists"}],
+}
+WORKER = {
+    "name": "worker",
+    "image": "ghcr.io/acme/worker:3",
+    "replicas": 0,
+    "resources": {
+        "requests": {"cpu": "0.25", "memory": "256Mi"},
+        "limits": {"cpu": "250m", "memory": "1Gi"},
+    },
+    "command": ["/worker"],
+    "args": ["--queue", "jobs"],
+    "containerName": "main",
+    "imagePullPolicy": "Always",
+    "runAsUser": 1000,
+}
+
+# (id, release name, overrides)
+PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
+    ("defaults", "node-headroom", {}),
+    (
+        "dedicated-pool",
+        "node-headroom",
+        {
+            "model": "dedicated-pool",
+            "nodePool": {"name": "burst-pool", "taints": [DEDICATED_TAINT]},
+        },
+    ),
+    (
+        "seed-with-maintenance-task",
+        "node-headroom",
+        {"model": "seed", "task": {"kind": "maintenance"}},
+    ),
+    (
+        "custom-reservation-and-classes",
+        "node-headroom",
+        {
+            "reservation": {"cpu": "2", "memory": "4Gi"},
+            "priorityClasses": {
+                "headroom": {"name": "reserve-low", "value": -50},
+                "burst": {"name": "burst-top", "value": 900000000},
+                "default": {"value": 10},
+            },
+        },
+    ),
+    (
+        "pool-selector-tolerations-affinity",
+        "node-headroom",
+        {
+            "nodePool": {
+                "name": "web-pool",
+                "labelKey": "example.com/pool",
+                "taints": [{"key": "spot", "effect": "NoExecute"}],
+            },
+            "nodeSelector": {"kubernetes.io/arch": "arm64"},
+            "tolerations": [
+                {"key": "batch", "operator": "Exists"},
+                {
+                    "key": "maintenance",
+                    "value": "yes",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                },
+            ],
+            "nodeAffinity": [
+                {
+                    "key": "topology.kubernetes.io/zone",
+                    "operator": "In",
+                    "values": ["eu-west-1a", "eu-west-1b"],
+                },
+                {"key": "node.kubernetes.io/instance-type", "operator": "Exists"},
+            ],
+        },
+    ),
+    (
+        "prepull-with-burst-images-and-mirror",
+        "node-headroom",
+        {
+            "task": {
+                "kind": "prepull",
+                "prepullImages": ["busybox:1.36", "ghcr.io/acme/api:1.2", "busybox:1.36"],
+                "prepullCommand": ["/bin/true"],
+            },
+            "prepullBurstImages": True,
+            "images": {"pause": "mirror.example.com/pause:3.10"},
+            "burstWorkloads": [API, WORKER],
+        },
+    ),
+    (
+        "two-burst-workloads-with-hpa",
+        "node-headroom",
+        {"labels": {"cost-center": "42"}, "burstWorkloads": [API, WORKER]},
+    ),
+    (
+        "custom-task",
+        "node-headroom",
+        {
+            "reserverName": "shipper-reserve",
+            "task": {
+                "kind": "custom",
+                "image": "ghcr.io/acme/log-shipper:2",
+                "command": ["/ship"],
+                "args": ["--fast"],
+                "containerName": "shipper",
+                "runAsUser": 1001,
+                "scratchPaths": ["/tmp", "/var/cache"],
+            },
+        },
+    ),
+    (
+        "existing-default-class",
+        "node-headroom",
+        {"priorityClasses": {"default": {"create": False, "name": "cluster-default", "value": 5}}},
+    ),
+    (
+        "maintenance-task-from-a-mirror",
+        "node-headroom",
+        {"task": {"kind": "maintenance"}, "images": {"maintenance": "mirror.example.com/al2:2"}},
+    ),
+    ("no-burst-workloads", "node-headroom", {"burstWorkloads": []}),
+    (
+        "second-release-without-classes",
+        "web",
+        {
+            "priorityClasses": {"create": False},
+            "namespace": {"create": False, "name": "web"},
+            "nodePool": {"name": "web"},
+        },
+    ),
+    (
+        "release-with-explicit-empty-prefix",
+        "batch",
+        {"namePrefix": "", "namespace": {"name": "batch"}},
+    ),
+]

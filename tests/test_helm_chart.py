@@ -1,0 +1,228 @@
+"""The generated chart: its files, their sources, determinism, lint, packaging."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import cdk8s
+import helm_python as helm
+import pytest
+import yaml
+
+import cdk8s_headroom
+import main
+from cdk8s_headroom.helm import (
+    KUBE_VERSION,
+    ValuesError,
+    chart_files,
+    package_chart,
+    values_from_app,
+    write_chart,
+)
+from cdk8s_headroom.helm import chart as chart_module
+from cdk8s_headroom.helm.values import ListOf, Value, walk
+from scripts.helm_render import CHART, lint
+from tests.conftest import ROOT
+from tests.helm_cases import PARITY_CASES
+
+
+@pytest.fixture(scope="module")
+def app_values() -> dict[str, Any]:
+    app = cdk8s.App()
+    main.build(app)
+    return values_from_app(app)
+
+
+@pytest.fixture(scope="module")
+def files(app_values: dict[str, Any]) -> dict[str, str]:
+    return chart_files(app_values)
+
+
+def test_the_committed_chart_equals_a_fresh_generation(files: dict[str, str]) -> None:
+    committed = {
+        p.relative_to(CHART).as_posix(): p.read_text() for p in CHART.rglob("*") if p.is_file()
+    }
+    assert sorted(committed) == sorted(files)
+    for name, text in files.items():
+        assert committed[name] == text, f"{name} is out of date: run `make chart`"
+
+
+def test_two_generations_give_identical_bytes(tmp_path: Path, app_values: dict[str, Any]) -> None:
+    write_chart(tmp_path / "a", app_values)
+    write_chart(tmp_path / "b", app_values)
+
+    def tree(folder: Path) -> dict[Path, bytes]:
+        return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
+
+
+def test_the_chart_has_the_files_helm_users_expect(files: dict[str, str]) -> None:
+    for name in (
+        "Chart.yaml",
+        "values.yaml",
+        "values.schema.json",
+        "README.md",
+        "templates/NOTES.txt",
+    ):
+        assert name in files
+
+
+def test_chart_yaml_follows_the_package_version(files: dict[str, str]) -> None:
+    metadata = yaml.safe_load(files["Chart.yaml"])
+    # tomllib is 3.11+, and the project supports 3.10.
+    pyproject = re.search(r'^version = "(.+)"$', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert pyproject
+    assert metadata["apiVersion"] == "v2"
+    assert metadata["name"] == "node-headroom"
+    assert metadata["version"] == cdk8s_headroom.__version__ == pyproject[1]
+    assert metadata["kubeVersion"] == KUBE_VERSION == ">=1.27.0-0"
+
+
+def test_the_chart_defaults_are_main_py_read_back_from_its_constructs(
+    files: dict[str, str], app_values: dict[str, Any]
+) -> None:
+    assert yaml.safe_load(files["values.yaml"]) == app_values
+    assert app_values["reservation"] == {"cpu": main.SLICE_CPU, "memory": main.SLICE_MEMORY}
+    assert app_values["model"] == main.MODEL.value
+    assert [w["name"] for w in app_values["burstWorkloads"]] == ["demo-burst"]
+
+
+def test_every_value_is_in_the_schema_and_the_readme(files: dict[str, str]) -> None:
+    schema = json.loads(files["values.schema.json"])
+    readme = files["README.md"]
+    for path, node in walk():
+        node_schema: Any = schema
+        for part in path.split("."):
+            if part.endswith("[]"):
+                node_schema = node_schema["properties"][part[:-2]]["items"]
+            else:
+                node_schema = node_schema["properties"][part]
+        assert node_schema.get("description") or not isinstance(node, Value), path
+        if isinstance(node, (Value, ListOf)):
+            row = re.search(
+                rf"^\| `{re.escape(path)}` \| ([^|]+) \| (.+?) \| (.+) \|$", readme, re.M
+            )
+            assert row, f"{path} is not in the chart README's table"
+            kind = node.kind if isinstance(node, Value) else "list of objects"
+            assert row[1].strip().removesuffix(", required") == kind.replace("|", "\\|")
+
+
+def test_value_descriptions_come_from_the_prop_docstrings() -> None:
+    sources = {path: node.source for path, node in walk() if isinstance(node, Value)}
+    assert sources["reservation.cpu"] == "NodeHeadroom.cpu"
+    assert sources["burstWorkloads[].autoscaling.maxReplicas"] == "BurstWorkload.max_replicas"
+    descriptions = {path: node.description for path, node in walk() if isinstance(node, Value)}
+    assert descriptions["reservation.cpu"].startswith("the CPU slice per node")
+    assert len([s for s in sources.values() if s != "chart"]) >= 40
+
+
+def test_the_schema_carries_the_librarys_single_value_rules(files: dict[str, str]) -> None:
+    schema = json.loads(files["values.schema.json"])
+    burst_value = schema["properties"]["priorityClasses"]["properties"]["burst"]["properties"]
+    assert burst_value["value"]["maximum"] == 1000000000
+    assert burst_value["value"]["minimum"] == -(2**31)
+    assert burst_value["name"]["not"] == {"type": "string", "pattern": "^system-"}
+    assert schema["properties"]["model"]["enum"] == ["guarded", "dedicated-pool", "seed"]
+    assert schema["additionalProperties"] is False
+
+
+def test_the_default_values_pass_the_charts_schema() -> None:
+    with helm.Chart.load(CHART) as loaded:
+        loaded.validate_schema({})
+        assert loaded.schema == json.loads((CHART / "values.schema.json").read_text())
+
+
+def lint_findings(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Lint messages above INFO (Helm's only INFO here: "icon is recommended")."""
+    return [message for message in report["messages"] if message["severity"] >= 2]
+
+
+def test_helm_lint_strict_is_clean() -> None:
+    report = lint()
+    assert report["errors"] == []
+    assert lint_findings(report) == []
+    assert [m["error"] for m in report["messages"]] == ["icon is recommended"]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [overrides for _, _, overrides in PARITY_CASES[1:5]],
+    ids=[case_id for case_id, _, _ in PARITY_CASES[1:5]],
+)
+def test_helm_lint_strict_is_clean_with_other_values(overrides: dict[str, Any]) -> None:
+    report = lint(CHART, overrides)
+    assert report["errors"] == [] and lint_findings(report) == []
+
+
+def test_a_failed_generation_leaves_the_chart_untouched(
+    tmp_path: Path, app_values: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "node-headroom"
+    write_chart(target, app_values)
+    before = {p: p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+
+    def broken(defaults: Any) -> dict[str, str]:
+        files = chart_files(defaults)
+        files["values.yaml"] = "reservation: {}\n"
+        return files
+
+    monkeypatch.setattr(chart_module, "chart_files", broken)
+    with pytest.raises(cdk8s_headroom.HeadroomConfigError):
+        write_chart(target, app_values)
+    assert {p: p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file()} == before
+
+
+def test_an_app_the_values_cannot_express_is_refused() -> None:
+    app = cdk8s.App()
+    main.build(app)
+    chart = cdk8s.Chart(app, "other")
+    cdk8s_headroom.NodeHeadroom(chart, "second", cpu="1", memory="1Gi", namespace="other")
+    with pytest.raises(ValuesError, match="exactly one NodeHeadroom"):
+        values_from_app(app)
+
+
+def test_the_package_is_reproducible(tmp_path: Path) -> None:
+    first = package_chart(CHART, tmp_path / "one").read_bytes()
+    copy = tmp_path / "copy" / "node-headroom"
+    for path in CHART.rglob("*"):
+        if path.is_file():
+            target = copy / path.relative_to(CHART)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+            os.utime(target, (1_700_000_000, 1_700_000_000))
+    archive = package_chart(copy, tmp_path / "two")
+    assert archive.name == f"node-headroom-{cdk8s_headroom.__version__}.tgz"
+    assert archive.read_bytes() == first
+    assert first[4:8] == b"\0\0\0\0"  # gzip header without a timestamp
+
+
+def test_the_sync_check_reports_a_hand_edited_chart(tmp_path: Path) -> None:
+    from scripts.check_sync import differences
+
+    copy = tmp_path / "node-headroom"
+    for path in CHART.rglob("*"):
+        if path.is_file():
+            target = copy / path.relative_to(CHART)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    assert differences(CHART, copy) == []
+    (copy / "values.yaml").write_text("model: seed\n")
+    (copy / "templates" / "extra.yaml").write_text("{}\n")
+    assert differences(CHART, copy) == [
+        "not generated any more: templates/extra.yaml",
+        "differs: values.yaml",
+    ]
+
+
+def test_the_benchmark_reports_render_time_and_the_ratio_to_make_synth() -> None:
+    from bench.bench_helm import run
+
+    section = run(render_repeat=1, synth_repeat=1)
+    assert section.startswith("## Helm chart render time")
+    assert "| Helm render of the loaded chart, default values |" in section
+    assert "Ratio of Helm load + render to `make synth`" in section
