@@ -9,6 +9,7 @@ from .blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
 from .burst import BurstWorkload, ImagePullPolicy
 from .errors import HeadroomConfigError, HeadroomWarning
 from .namespace import HeadroomNamespace
+from .podsecurity import PodSecurityControl
 from .priority import (
     HeadroomPriorityClasses,
     PreemptionPolicy,
@@ -26,7 +27,7 @@ from .targeting import (
     Toleration,
     TolerationOperator,
 )
-from .task import ReserverTask, TaskKind
+from .task import HostPathMount, ReserverTask, TaskKind
 
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
@@ -36,12 +37,14 @@ __all__ = [
     "HeadroomPriorityClasses",
     "HeadroomReserver",
     "HeadroomWarning",
+    "HostPathMount",
     "INodePool",
     "ImagePullPolicy",
     "NodeHeadroom",
     "NodePoolRef",
     "NodeSelectorOperator",
     "NodeSelectorRequirement",
+    "PodSecurityControl",
     "PreemptionPolicy",
     "PriorityClassSpec",
     "PriorityModel",
