@@ -15,10 +15,13 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 VENV_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+# checkov gets a virtualenv of its own: its dependencies conflict with the project's pins.
+CHECKOV_VENV := .venv-checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 DIST := dist
 STAGE := build/synth-stage
 
-.PHONY: help install synth test check lint typecheck dist-sync clean
+.PHONY: help install synth test validate check lint typecheck dist-sync clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -33,16 +36,24 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+$(CHECKOV_STAMP): requirements-checkov.txt
+	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
+	touch $@
+
 install: $(VENV_STAMP) $(NODE_STAMP) ## create the virtualenv and install the pinned Python and npm packages
 
 synth: install ## synthesize into dist/ (staged, validated, then swapped in)
 	rm -rf $(STAGE)
-	cdk8s synth --output $(STAGE)
-	$(PY) scripts/promote.py $(STAGE) $(DIST)
+	cdk8s synth --output $(STAGE) || { rm -rf $(STAGE); exit 1; }
+	$(PY) -m scripts.promote $(STAGE) $(DIST)
 
-test: install ## run the whole test suite (exit code 5, no tests collected, is a failure)
+test: install $(CHECKOV_STAMP) ## run the whole test suite (exit code 5, no tests collected, is a failure)
 	$(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
+validate: install $(CHECKOV_STAMP) ## schemas, Pod Security and checkov on a folder of manifests: make validate DIR=path (default dist/)
+	$(PY) -m scripts.validate $(or $(DIR),$(DIST))
 
 lint: install ## ruff on the library, the app and the tests
 	$(PY) -m ruff check constructs main.py imports scripts tests
@@ -57,4 +68,4 @@ dist-sync: install ## fail when the committed dist/ differs from a fresh synthes
 check: lint typecheck dist-sync ## the fast checks: lint, types, committed output in sync
 
 clean: ## remove the environments and build output (keeps dist/ and charts/)
-	rm -rf $(VENV) node_modules build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CHECKOV_VENV) node_modules build .pytest_cache .mypy_cache .ruff_cache .hypothesis
