@@ -118,10 +118,7 @@ class HostPathMount:
 def _strings(value: Sequence[str], *, field: str) -> tuple[str, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise HeadroomConfigError(field, value, "a list of strings")
-    for item in value:
-        if not isinstance(item, str):
-            raise HeadroomConfigError(field, item, "a string")
-    return tuple(value)
+    return tuple(names.text(item, field=field) for item in value)
 
 
 @dataclass(frozen=True)
