@@ -60,7 +60,7 @@ from cdk8s_headroom import (
     synth,
 )
 from cdk8s_headroom.podsecurity import check_object
-from scripts.validation import load_folder, validate_schemas
+from scripts.validation import kubernetes_versions, load_folder, validate_schemas
 
 EXAMPLES = int(os.environ.get("HEADROOM_FUZZ_EXAMPLES", "600"))
 """Examples per run (at least 500 count); raise it for a deeper hunt."""
@@ -745,7 +745,8 @@ def names_an_invalid_field(error: HeadroomConfigError, invalid: set[str]) -> boo
     )
 
 
-def check_output(outdir: Path, built: Built) -> None:
+def check_output(outdir: Path, built: Built) -> int:
+    """Checks every object written; returns how many there were."""
     objects = load_folder(outdir)
     assert objects, "a valid configuration wrote no objects"
     for item, errors in zip(objects, validate_schemas([o.document for o in objects]), strict=True):
@@ -755,12 +756,14 @@ def check_output(outdir: Path, built: Built) -> None:
         assert report.ok, f"{item.kind}/{item.name}: {[str(v) for v in report.violations]}"
         expected = built.opt_outs.get(item.name) if item.kind == "DaemonSet" else None
         assert {v.control for v in report.excepted} == (expected or set())
+    return len(objects)
 
 
 def test_fuzzed_props_synthesize_valid_objects_or_raise_naming_the_field(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     outcomes: Counter[str] = Counter()
+    validated = Counter[str]()
 
     @settings(
         max_examples=EXAMPLES,
@@ -794,7 +797,7 @@ def test_fuzzed_props_synthesize_valid_objects_or_raise_naming_the_field(
                 return
             note(f"invalid: {sorted(draw.invalid)}")
             assert not draw.invalid, f"invalid props {sorted(draw.invalid)} were accepted"
-            check_output(outdir, built)
+            validated["objects"] += check_output(outdir, built)
             outcomes["synthesized valid objects"] += 1
 
     started = time.monotonic()
@@ -804,6 +807,8 @@ def test_fuzzed_props_synthesize_valid_objects_or_raise_naming_the_field(
         print(
             f"\nfuzz: {sum(outcomes.values())} examples in {elapsed:.0f}s: "
             + ", ".join(f"{count} {outcome}" for outcome, count in sorted(outcomes.items()))
+            + f"; {validated['objects']} objects validated for Kubernetes "
+            + " and ".join(kubernetes_versions())
         )
     assert sum(outcomes.values()) >= 500
     assert min(outcomes.values()) >= 100, "both outcomes must be exercised"
