@@ -109,7 +109,8 @@ def kubernetes_versions() -> tuple[str, ...]:
 
 @functools.cache
 def _schema_folder(version: str) -> str:
-    # kubernetes-validate's rule: the newest schema set not newer than the release.
+    # The release's own schemas (its newest patch). kubernetes-validate would fall back to
+    # an older release it has; here a release it lacks is an error, not a quieter check.
     known = [v for v in kv.all_versions() if _major_minor(v) == _major_minor(version)]
     if not known:
         raise HeadroomConfigError(
