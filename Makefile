@@ -17,12 +17,15 @@ export CDK8S_CHECK_UPGRADE := false
 
 VENV_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+# checkov gets a virtualenv of its own: its dependencies conflict with the project's pins.
+CHECKOV_VENV := .venv-checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 DIST := dist
 STAGE := build/synth-stage
 CHART := charts/node-headroom
 CHART_PACKAGES := build/charts
 
-.PHONY: help install synth chart chart-package test check lint typecheck dist-sync dist docs bench clean
+.PHONY: help install synth chart chart-package test validate check lint typecheck dist-sync dist docs bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -37,12 +40,17 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+$(CHECKOV_STAMP): requirements-checkov.txt
+	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
+	touch $@
+
 install: $(VENV_STAMP) $(NODE_STAMP) ## create the virtualenv and install the pinned Python and npm packages
 
 synth: install ## synthesize into dist/ (staged, checked, then swapped in); Q=1 for no summary
 	rm -rf $(STAGE)
-	HEADROOM_QUIET=$(Q) cdk8s synth --output $(STAGE) $(if $(Q),> /dev/null,)
-	$(PY) scripts/promote.py $(STAGE) $(DIST)
+	HEADROOM_QUIET=$(Q) cdk8s synth --output $(STAGE) $(if $(Q),> /dev/null,) || { rm -rf $(STAGE); exit 1; }
+	$(PY) -m scripts.promote $(STAGE) $(DIST)
 	$(PY) scripts/chart.py --out $(CHART)
 
 chart: install ## generate the Helm chart charts/node-headroom/ from main.py's app (written whole, or not at all)
@@ -51,9 +59,12 @@ chart: install ## generate the Helm chart charts/node-headroom/ from main.py's a
 chart-package: chart ## pack the chart into build/charts/node-headroom-<version>.tgz, same bytes for the same chart
 	$(PY) scripts/chart.py --package $(CHART_PACKAGES) $(CHART)
 
-test: install ## run the whole test suite (exit code 5, no tests collected, is a failure)
+test: install $(CHECKOV_STAMP) ## run the whole test suite (exit code 5, no tests collected, is a failure)
 	$(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
+
+validate: install $(CHECKOV_STAMP) ## schemas, Pod Security and checkov on a folder of manifests: make validate DIR=path (default dist/)
+	$(PY) -m scripts.validate $(or $(DIR),$(DIST))
 
 lint: install ## ruff on the library, the app, the examples, the benchmarks and the tests
 	$(PY) -m ruff check constructs main.py imports scripts tests examples bench
@@ -85,7 +96,7 @@ bench: install ## measure synthesis, scale, the simulator, Helm and the test sui
 	$(PY) bench/run.py
 
 clean: ## remove the environments and build output (keeps dist/ and charts/)
-	rm -rf $(VENV) node_modules build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CHECKOV_VENV) node_modules build .pytest_cache .mypy_cache .ruff_cache .hypothesis
 
 .PHONY: model-comparison bench-simulate
 

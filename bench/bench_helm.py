@@ -55,7 +55,7 @@ def _make_synth() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         stage, dist, chart = (str(Path(scratch) / name) for name in ("stage", "dist", "chart"))
         _run("cdk8s", "synth", "--output", stage)
-        _run(sys.executable, "scripts/promote.py", stage, dist)
+        _run(sys.executable, "-m", "scripts.promote", stage, dist)
         _run(sys.executable, "scripts/chart.py", "--out", chart)
 
 

@@ -1,7 +1,9 @@
-"""Checks a staged synthesis and swaps it into place: `promote.py STAGING TARGET`.
+"""Checks a staged synthesis and swaps it into place: `python -m scripts.promote STAGING TARGET`.
 
-`make synth` runs `cdk8s synth` into a staging folder, then this script. A failed
-check leaves the committed dist/ exactly as it was.
+`make synth` runs `cdk8s synth` into a staging folder, then this script. The staged
+objects must pass the strict schemas (Kubernetes 1.27 and the newest release known,
+Karpenter's own) and Pod Security "restricted"; a failed check leaves the committed
+dist/ exactly as it was, so a GitOps tool never syncs an invalid or half-written folder.
 """
 
 from __future__ import annotations
@@ -9,17 +11,22 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from cdk8s_headroom import podsecurity
 from cdk8s_headroom.errors import HeadroomConfigError
-from cdk8s_headroom.output import load_manifests, promote
+from cdk8s_headroom.output import Check, load_manifests, promote
+from scripts.validation import check_schemas
+
+CHECKS: tuple[Check, ...] = (check_schemas, podsecurity.check_folder)
+"""What a synthesis must pass before it replaces dist/."""
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: promote.py STAGING TARGET", file=sys.stderr)
+        print("usage: python -m scripts.promote STAGING TARGET", file=sys.stderr)
         return 2
     staging, target = Path(argv[0]), Path(argv[1])
     try:
-        promote(staging, target)
+        promote(staging, target, checks=CHECKS)
     except HeadroomConfigError as error:
         print(f"synth failed, {target}/ left as it was: {error}", file=sys.stderr)
         return 1

@@ -124,7 +124,7 @@ def test_a_burst_workload_with_a_conflicting_node_selector_is_an_error(chart: An
 def test_a_burst_workload_cannot_choose_its_own_class(chart: Any) -> None:
     with pytest.raises(HeadroomConfigError) as raised:
         add_api(headroom(chart), priority_class_name="other")
-    assert raised.value.field == "priority_class_name"
+    assert raised.value.field == "burst_workloads[api].priority_class_name"
 
 
 def test_dedicated_pool_tolerates_the_pool_taint_on_reserver_and_bursts(
@@ -202,3 +202,42 @@ def test_an_unknown_class_reference_is_reported() -> None:
         validate_app(app)
     assert raised.value.field == "chart/r.priority_class_name"
     assert "'nowhere'" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("props", "field"),
+    [
+        ({"replicas": -1}, "burst_workloads[api].replicas"),
+        ({"name": "Api"}, "burst_workloads[Api].name"),
+        ({"replica": 3}, "burst_workloads[api].replica"),
+        ({"image": None}, "burst_workloads[api].image"),
+        ({"tolerations": None}, "burst_workloads[api].tolerations"),
+    ],
+)
+def test_a_burst_workloads_errors_name_the_workload(
+    chart: Any, props: dict[str, Any], field: str
+) -> None:
+    target = headroom(chart)
+    children = len(target.node.children)
+    with pytest.raises(HeadroomConfigError) as raised:
+        add_api(target, **props)
+    assert raised.value.field == field
+    assert len(target.node.children) == children
+
+
+def test_a_missing_burst_prop_or_a_repeated_id_is_a_config_error(chart: Any) -> None:
+    target = headroom(chart)
+    with pytest.raises(HeadroomConfigError) as raised:
+        target.add_burst_workload("api", image="nginx:1", cpu="100m")
+    assert raised.value.field == "burst_workloads[api].memory"
+    add_api(target)
+    with pytest.raises(HeadroomConfigError) as raised:
+        add_api(target)
+    assert raised.value.field == "burst_workloads[api].id"
+
+
+def test_the_default_reserver_name_must_fit_a_dns_label(chart: Any) -> None:
+    with pytest.raises(HeadroomConfigError) as raised:
+        NodeHeadroom(chart, "h", cpu="1", memory="1Gi", node_pool=NodePoolRef.karpenter("p" * 50))
+    assert raised.value.field == "reserver_name"
+    assert "pass reserver_name=" in str(raised.value)

@@ -38,3 +38,38 @@ def test_a_kind_without_a_schema_is_an_error_not_a_pass() -> None:
         [{"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass", "metadata": {"name": "x"}}]
     )
     assert result.errors and "no schema" in result.errors[0]
+
+
+def test_rejects_unknown_fields_at_every_level() -> None:
+    bad = pool(typo=1)
+    bad["spec"]["template"]["spec"]["nodeClassRef"] = {**NODE_CLASS_REF, "extra": True}
+    bad["metadata"]["bogus"] = "x"
+    (result,) = validate_karpenter([bad])
+    assert sorted(result.errors) == [
+        "/metadata must NOT have additional properties (bogus)",
+        "/spec must NOT have additional properties (typo)",
+        "/spec/template/spec/nodeClassRef must NOT have additional properties (extra)",
+    ]
+
+
+def test_free_form_maps_and_lists_still_accept_any_key() -> None:
+    good = pool(limits={"cpu": "100", "memory": "400Gi"})
+    good["metadata"]["labels"] = {"team": "platform"}
+    good["spec"]["template"]["metadata"] = {"labels": {"any/key": "v"}}
+    good["spec"]["template"]["spec"]["requirements"] = [
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}
+    ]
+    node_class = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {
+            "role": "KarpenterNodeRole",
+            "amiSelectorTerms": [{"alias": "al2023@latest"}],
+            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
+            "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "c"}}],
+            "tags": {"cost-center": "42"},
+            "kubelet": {"systemReserved": {"cpu": "100m"}},
+        },
+    }
+    assert [r.errors for r in validate_karpenter([good, node_class])] == [(), ()]

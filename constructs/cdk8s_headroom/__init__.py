@@ -17,6 +17,7 @@ from .karpenter import (
     NodePoolFlavour,
 )
 from .namespace import HeadroomNamespace
+from .podsecurity import PodSecurityControl
 from .priority import (
     HeadroomPriorityClasses,
     PreemptionPolicy,
@@ -35,7 +36,7 @@ from .targeting import (
     Toleration,
     TolerationOperator,
 )
-from .task import ReserverTask, TaskKind
+from .task import HostPathMount, ReserverTask, TaskKind
 
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
@@ -48,6 +49,7 @@ __all__ = [
     "HeadroomReserver",
     "HeadroomSummary",
     "HeadroomWarning",
+    "HostPathMount",
     "INodePool",
     "ImagePullPolicy",
     "KarpenterNodePool",
@@ -59,6 +61,7 @@ __all__ = [
     "NodeSelectorOperator",
     "NodeSelectorRequirement",
     "NodeSize",
+    "PodSecurityControl",
     "PreemptionPolicy",
     "PriorityClassSpec",
     "PriorityModel",

@@ -7,6 +7,7 @@ from constructs import Construct
 
 from .burst import BurstWorkload
 from .errors import HeadroomConfigError
+from .namespace import HeadroomNamespace
 from .priority import SYSTEM_PRIORITY_CLASSES, HeadroomPriorityClasses
 from .reserver import HeadroomReserver
 from .resource import RenderedApiObject
@@ -20,7 +21,10 @@ def validate_app(app: Construct) -> None:
     - no two objects share a kind, namespace and name;
     - at most one PriorityClass is ``globalDefault``;
     - every pod template references a PriorityClass the app emits, the cluster's
-      existing default class it declares, or a ``system-`` class.
+      existing default class it declares, or a ``system-`` class;
+    - no reserver that opts out of Pod Security controls runs in a
+      ``HeadroomNamespace``, whose admission enforces ``restricted`` and would reject
+      its pods.
 
     Raises:
         HeadroomConfigError: on the first problem found.
@@ -73,6 +77,21 @@ def validate_app(app: Construct) -> None:
                 f"{child.node.path}.priority_class_name",
                 child.priority_class_name,
                 f"a PriorityClass this app emits or declares: {sorted(known)}",
+            )
+    restricted = {c.name for c in app.node.find_all() if isinstance(c, HeadroomNamespace)}
+    for child in app.node.find_all():
+        if (
+            isinstance(child, HeadroomReserver)
+            and child.task.pod_security_exceptions
+            and child.namespace in restricted
+        ):
+            raise HeadroomConfigError(
+                f"{child.node.path}.namespace",
+                child.namespace,
+                "a namespace that does not enforce Pod Security 'restricted': this "
+                "reserver's task opts out of "
+                f"{sorted(c.value for c in child.task.pod_security_exceptions)}, and the "
+                "HeadroomNamespace of that name would reject its pods",
             )
 
 

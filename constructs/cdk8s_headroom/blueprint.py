@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
 from constructs import Construct
 
+from . import names
 from .burst import BurstWorkload
 from .errors import HeadroomConfigError, HeadroomWarning
 from .karpenter import KarpenterNodePool
@@ -24,6 +27,7 @@ from .targeting import (
     Taint,
     TaintEffect,
     Toleration,
+    check_tolerations,
 )
 from .task import ReserverTask
 
@@ -31,6 +35,12 @@ DEFAULT_DEDICATED_TAINT = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.N
 """The taint that keeps ordinary pods off a DEDICATED_POOL pool."""
 
 _TARGETING_PROPS = ("node_pool", "node_selector", "node_affinity")
+_BURST_PROPS = frozenset(
+    name
+    for name, parameter in inspect.signature(BurstWorkload.__init__).parameters.items()
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+)
+_REQUIRED_BURST_PROPS = ("image", "cpu", "memory")
 
 
 class NodeHeadroom(Construct):
@@ -106,19 +116,31 @@ class NodeHeadroom(Construct):
         if isinstance(node_pool, ISizedNodePool):
             self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
         self.dedicated_taint: Taint | None = None
-        extra_tolerations = list(tolerations)
+        extra_tolerations = check_tolerations(tolerations, field="tolerations")
         if self.model is PriorityModel.DEDICATED_POOL:
             self._require_dedicated_pool(node_pool, dedicated_taint)
             self.dedicated_taint = dedicated_taint
             extra_tolerations.append(dedicated_taint.toleration())
         self.node_pool = node_pool
-        self.prepull_burst_images = bool(prepull_burst_images)
+        if not isinstance(prepull_burst_images, bool):
+            raise HeadroomConfigError("prepull_burst_images", prepull_burst_images, "True or False")
+        self.prepull_burst_images = prepull_burst_images
         self._labels = labels
-        default_name = (
-            f"{DEFAULT_RESERVER_NAME}-{node_pool.pool_name}"
-            if isinstance(node_pool, INodePool)
-            else DEFAULT_RESERVER_NAME
-        )
+        if reserver_name is None:
+            # The default carries the pool's name, so it can outgrow a DNS label.
+            reserver_name = (
+                f"{DEFAULT_RESERVER_NAME}-{node_pool.pool_name}"
+                if isinstance(node_pool, INodePool)
+                else DEFAULT_RESERVER_NAME
+            )
+            if len(reserver_name) > names.DNS_LABEL_MAX:
+                raise HeadroomConfigError(
+                    "reserver_name",
+                    reserver_name,
+                    f"a name of at most {names.DNS_LABEL_MAX} characters: the default "
+                    "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
+                )
+        names.dns_label(reserver_name, field="reserver_name")
 
         super().__init__(scope, id)
         self.priority_classes = priority_classes or HeadroomPriorityClasses(
@@ -130,7 +152,7 @@ class NodeHeadroom(Construct):
             cpu=cpu,
             memory=memory,
             priority_class_name=self.priority_classes.headroom.name,
-            name=reserver_name or default_name,
+            name=reserver_name,
             namespace=namespace,
             task=task,
             node_pool=node_pool,
@@ -204,14 +226,31 @@ class NodeHeadroom(Construct):
         toleration); passing targeting that selects other nodes is an error. Its pod
         requests must fit in the slice: a larger pod evicts more than the headroom
         (an error, or a warning under SEED, which cannot keep that promise anyway).
+        Errors name the field as ``burst_workloads[<name>].<prop>``.
         """
-        for forbidden in ("priority_class_name",):
-            if forbidden in props:
+        name = props.get("name", id)
+        with _within_workload(name):
+            return self._add_burst_workload(id, props)
+
+    def _add_burst_workload(self, id: str, props: dict[str, Any]) -> BurstWorkload:
+        if not isinstance(id, str) or not id or self.node.try_find_child(id) is not None:
+            raise HeadroomConfigError(
+                "id", id, f"a construct id that no other child of {self.node.path} has"
+            )
+        for prop in props:
+            if prop not in _BURST_PROPS:
                 raise HeadroomConfigError(
-                    forbidden,
-                    props[forbidden],
-                    f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
+                    prop, props[prop], f"no such prop; BurstWorkload takes {sorted(_BURST_PROPS)}"
                 )
+        for prop in _REQUIRED_BURST_PROPS:
+            if prop not in props:
+                raise HeadroomConfigError(prop, None, "a value: every burst workload needs one")
+        if "priority_class_name" in props:
+            raise HeadroomConfigError(
+                "priority_class_name",
+                props["priority_class_name"],
+                f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
+            )
         placement = self.reserver.placement
         expected = {
             "node_pool": self.node_pool,
@@ -224,14 +263,13 @@ class NodeHeadroom(Construct):
         }
         for key in _TARGETING_PROPS:
             props.setdefault(key, expected[key])
-        tolerations = list(props.pop("tolerations", ()))
+        tolerations = check_tolerations(props.pop("tolerations", ()), field="tolerations")
         if self.dedicated_taint is not None:
             tolerations.append(self.dedicated_taint.toleration())
         props.setdefault("namespace", self.namespace)
         if self._labels:
             props.setdefault("labels", self._labels)
 
-        name = props.get("name", id)
         # Judge targeting and fit before the workload joins the tree, so a rejected
         # workload leaves nothing behind.
         wanted = Placement.of(
@@ -242,12 +280,12 @@ class NodeHeadroom(Construct):
         )
         if not wanted.same_target(placement):
             raise HeadroomConfigError(
-                f"burst_workloads[{name}].node_pool",
+                "node_pool",
                 _describe(wanted),
                 f"the headroom's targeting ({_describe(placement)}): a burst workload "
                 "only finds the slice on the nodes that hold it",
             )
-        self._check_fit(name, props.get("cpu"), props.get("memory"))
+        self._check_fit(props.get("name", id), props["cpu"], props["memory"])
 
         workload = BurstWorkload(
             self,
@@ -262,21 +300,21 @@ class NodeHeadroom(Construct):
         self.burst_workloads.append(workload)
         return workload
 
-    def _check_fit(self, name: str, cpu: QuantityLike | None, memory: QuantityLike | None) -> None:
+    def _check_fit(self, name: object, cpu: QuantityLike, memory: QuantityLike) -> None:
         cores, size = self.reserver.slice
         for field, given, limit in (("cpu", cpu, cores), ("memory", memory, size)):
-            if positive_quantity(given, field=f"burst_workloads[{name}].{field}")[1] <= limit:
+            if positive_quantity(given, field=field)[1] <= limit:
                 continue
             message = (
                 f"a request that fits in the headroom slice ({self.slice_description}); "
                 "a larger burst pod also evicts ordinary pods or other slices"
             )
             if self.model is not PriorityModel.SEED:
-                raise HeadroomConfigError(f"burst_workloads[{name}].{field}", given, message)
+                raise HeadroomConfigError(field, given, message)
             warnings.warn(
                 f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}",
                 HeadroomWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
 
     @staticmethod
@@ -330,3 +368,15 @@ def _describe(placement: Placement) -> str:
     if placement.node_affinity:
         parts.append(f"{len(placement.node_affinity)} affinity terms")
     return ", ".join(parts) or "every node"
+
+
+@contextmanager
+def _within_workload(name: object) -> Iterator[None]:
+    """Names a burst workload's errors ``burst_workloads[<name>].<field>``: a headroom may
+    have several, and a bare ``replicas`` would not say which."""
+    try:
+        yield
+    except HeadroomConfigError as error:
+        raise HeadroomConfigError(
+            f"burst_workloads[{name}].{error.field}", error.value, error.allowed
+        ) from None

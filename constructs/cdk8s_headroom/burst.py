@@ -36,7 +36,7 @@ def _strings(value: Sequence[str], *, field: str) -> list[str]:
         or not all(isinstance(item, str) for item in value)
     ):
         raise HeadroomConfigError(field, value, "a list of strings")
-    return list(value)
+    return [names.text(item, field=field) for item in value]
 
 
 class BurstWorkload(Construct):

@@ -12,13 +12,15 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 _LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 _LABEL_VALUE = _LABEL_NAME
 
+DNS_LABEL_MAX = 63
+
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 
 
 def dns_label(value: object, *, field: str) -> str:
     """A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters."""
-    if not isinstance(value, str) or len(value) > 63 or not _DNS_LABEL.match(value):
+    if not isinstance(value, str) or len(value) > DNS_LABEL_MAX or not _DNS_LABEL.fullmatch(value):
         raise HeadroomConfigError(
             field,
             value,
@@ -30,7 +32,7 @@ def dns_label(value: object, *, field: str) -> str:
 
 def dns_subdomain(value: object, *, field: str) -> str:
     """A DNS-1123 subdomain: dot-separated DNS labels, at most 253 characters."""
-    if not isinstance(value, str) or len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
+    if not isinstance(value, str) or len(value) > 253 or not _DNS_SUBDOMAIN.fullmatch(value):
         raise HeadroomConfigError(
             field,
             value,
@@ -48,17 +50,21 @@ def label_key(value: object, *, field: str) -> str:
     )
     if not isinstance(value, str) or value.count("/") > 1:
         raise HeadroomConfigError(field, value, allowed)
-    prefix, _, name = value.rpartition("/")
-    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+    prefix, slash, name = value.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
         raise HeadroomConfigError(field, value, allowed)
-    if not name or len(name) > 63 or not _LABEL_NAME.match(name):
+    if not name or len(name) > 63 or not _LABEL_NAME.fullmatch(name):
         raise HeadroomConfigError(field, value, allowed)
     return value
 
 
 def label_value(value: object, *, field: str) -> str:
     """A label value: empty, or at most 63 letters, digits, '-', '_' or '.'."""
-    if not isinstance(value, str) or len(value) > 63 or (value and not _LABEL_VALUE.match(value)):
+    if (
+        not isinstance(value, str)
+        or len(value) > 63
+        or (value and not _LABEL_VALUE.fullmatch(value))
+    ):
         raise HeadroomConfigError(
             field,
             value,
@@ -78,6 +84,42 @@ def labels(value: Mapping[str, str] | None, *, field: str) -> dict[str, str]:
         label_key(key, field=f"{field}[{key!r}]"): label_value(val, field=f"{field}[{key!r}]")
         for key, val in sorted(value.items(), key=lambda item: str(item[0]))
     }
+
+
+# What YAML 1.2 can carry unescaped (its c-printable set): cdk8s writes strings as they
+# are, and a control character makes the whole file unreadable to kubectl.
+_YAML_UNPRINTABLE = re.compile(
+    "[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+
+
+# Line breaks in YAML 1.1 (libyaml, PyYAML) but not in YAML 1.2 (cdk8s's writer), which
+# leaves them unquoted: a reader then splits or rejects the string.
+_YAML_11_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def text(value: object, *, field: str) -> str:
+    """A string that survives cdk8s's YAML and libyaml-based readers unchanged: no
+    control characters but tab and newline, and no tab in a one-line string (cdk8s
+    writes it unquoted, which libyaml rejects)."""
+    if not isinstance(value, str):
+        raise HeadroomConfigError(field, value, "a string")
+    bad = _YAML_UNPRINTABLE.search(value) or _YAML_11_BREAKS.search(value)
+    if bad:
+        raise HeadroomConfigError(
+            field,
+            value,
+            f"a string without control characters or unusual line breaks (found "
+            f"{bad.group()!r}); use \\n for a new line",
+        )
+    if "\t" in value and "\n" not in value:
+        raise HeadroomConfigError(
+            field,
+            value,
+            "a one-line string without tabs (cdk8s writes it unquoted and YAML readers "
+            "such as PyYAML reject it); use spaces",
+        )
+    return value
 
 
 def int32(value: object, *, field: str, minimum: int = INT32_MIN, maximum: int = INT32_MAX) -> int:

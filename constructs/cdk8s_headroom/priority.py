@@ -190,7 +190,10 @@ class HeadroomPriorityClasses(Construct):
         burst_base = _SEED_BURST if seed else _BURST
 
         self.headroom = PriorityClassSpec(
-            name=class_name(headroom_class_name or headroom_base.name, field="headroom_class_name"),
+            name=class_name(
+                headroom_base.name if headroom_class_name is None else headroom_class_name,
+                field="headroom_class_name",
+            ),
             value=class_value(
                 headroom_base.value if headroom_value is None else headroom_value,
                 field="headroom_value",
@@ -200,7 +203,10 @@ class HeadroomPriorityClasses(Construct):
             description=headroom_base.description,
         )
         self.burst = PriorityClassSpec(
-            name=class_name(burst_class_name or burst_base.name, field="burst_class_name"),
+            name=class_name(
+                burst_base.name if burst_class_name is None else burst_class_name,
+                field="burst_class_name",
+            ),
             value=class_value(
                 burst_base.value if burst_value is None else burst_value, field="burst_value"
             ),
@@ -214,6 +220,10 @@ class HeadroomPriorityClasses(Construct):
         """Whether this construct emits ``default`` (False: it exists in the cluster)."""
 
         guarded = self.model is PriorityModel.GUARDED
+        if create_default_class is not None and not isinstance(create_default_class, bool):
+            raise HeadroomConfigError(
+                "create_default_class", create_default_class, "True, False or None"
+            )
         if create_default_class and not guarded:
             raise HeadroomConfigError(
                 "create_default_class",
@@ -228,11 +238,12 @@ class HeadroomPriorityClasses(Construct):
             )
         if guarded:
             self.default_class_emitted = (
-                True if create_default_class is None else bool(create_default_class)
+                True if create_default_class is None else create_default_class
             )
             self.default = PriorityClassSpec(
                 name=class_name(
-                    default_class_name or _GUARDED_DEFAULT.name, field="default_class_name"
+                    _GUARDED_DEFAULT.name if default_class_name is None else default_class_name,
+                    field="default_class_name",
                 ),
                 value=class_value(
                     _GUARDED_DEFAULT.value if default_value is None else default_value,

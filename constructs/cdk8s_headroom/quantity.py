@@ -34,9 +34,11 @@ _DECIMAL = {
     "P": Fraction(10**15),
     "E": Fraction(10**18),
 }
+# ASCII digits only: Python's \d, and Fraction, also take "١٢" (Arabic-Indic 12),
+# which the API server rejects.
 _QUANTITY = re.compile(
-    r"^(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?\d+)?$"
+    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?"
 )
 _ALLOWED = (
     "a Kubernetes quantity: a number with an optional suffix m, k, M, G, T, P, E, "
@@ -60,7 +62,7 @@ def quantity_text(value: QuantityLike | None, *, field: str) -> str:
 def parse_quantity(value: QuantityLike | None, *, field: str) -> Fraction:
     """Parses a quantity into an exact number (cores for CPU, bytes for memory)."""
     text = quantity_text(value, field=field)
-    match = _QUANTITY.match(text)
+    match = _QUANTITY.fullmatch(text)
     if match is None:
         raise HeadroomConfigError(field, value, _ALLOWED)
     number = Fraction(match["number"])

@@ -13,6 +13,7 @@ from constructs import Construct
 from . import names, security
 from .errors import HeadroomConfigError
 from .labels import workload_labels
+from .podsecurity import EXCEPTIONS_ANNOTATION
 from .priority import class_name
 from .quantity import QuantityLike, positive_quantity
 from .resource import RenderedApiObject
@@ -124,6 +125,11 @@ class HeadroomReserver(Construct):
     def _render(self) -> Any:
         task = self.task
         volumes, mounts = security.scratch_volumes(task.scratch_paths)
+        host_volumes, host_mounts = security.host_path_volumes(
+            [(m.host_path, m.mount_path, m.read_only) for m in task.host_paths]
+        )
+        volumes += host_volumes
+        mounts += host_mounts
         init_containers = [
             k8s.Container(
                 name=f"prepull-{index}",
@@ -144,7 +150,12 @@ class HeadroomReserver(Construct):
             command=list(task.command) or None,
             args=list(task.args) or None,
             resources=self._resources(),
-            security_context=security.container_security_context(task.run_as_user),
+            security_context=security.container_security_context(
+                task.run_as_user,
+                read_only_root_filesystem=task.read_only_root_filesystem,
+                add_capabilities=task.add_capabilities,
+                privileged=task.privileged,
+            ),
             volume_mounts=mounts or None,
         )
         pod: dict[str, Any] = {
@@ -159,11 +170,18 @@ class HeadroomReserver(Construct):
         }
         self.placement.apply(pod)
         selector = {"app": self.name}
+        # The opt-outs a custom task asked for, visible in review and honoured by
+        # the Pod Security check of `make synth` and `make validate`.
+        annotations = (
+            {EXCEPTIONS_ANNOTATION: ",".join(sorted(c.value for c in task.pod_security_exceptions))}
+            if task.pod_security_exceptions
+            else None
+        )
         spec = k8s.DaemonSetSpec(
             selector=k8s.LabelSelector(match_labels=selector),
             update_strategy=k8s.DaemonSetUpdateStrategy(type="RollingUpdate"),
             template=k8s.PodTemplateSpec(
-                metadata=k8s.ObjectMeta(labels=self.labels),
+                metadata=k8s.ObjectMeta(labels=self.labels, annotations=annotations),
                 spec=k8s.PodSpec(**pod),
             ),
         )

@@ -1,4 +1,8 @@
-"""Pod Security "restricted" defaults shared by every pod template the library emits."""
+"""Pod Security "restricted" defaults shared by every pod template the library emits.
+
+The keyword arguments loosen one setting each; only a custom reserver task that opts out
+of the matching ``PodSecurityControl`` passes them (see ``ReserverTask.custom``).
+"""
 
 from __future__ import annotations
 
@@ -12,11 +16,13 @@ NOBODY_UID = 65534
 PAUSE_UID = 65535
 """The user the pause image is built to run as."""
 
+ROOT_UID = 0
+
 
 def pod_security_context(run_as_user: int) -> k8s.PodSecurityContext:
     """Restricted at pod level: non-root, a fixed non-zero user, seccomp RuntimeDefault."""
     return k8s.PodSecurityContext(
-        run_as_non_root=True,
+        run_as_non_root=run_as_user != ROOT_UID,
         run_as_user=run_as_user,
         run_as_group=run_as_user,
         fs_group=run_as_user,
@@ -24,14 +30,21 @@ def pod_security_context(run_as_user: int) -> k8s.PodSecurityContext:
     )
 
 
-def container_security_context(run_as_user: int) -> k8s.SecurityContext:
+def container_security_context(
+    run_as_user: int,
+    *,
+    read_only_root_filesystem: bool = True,
+    add_capabilities: Sequence[str] = (),
+    privileged: bool = False,
+) -> k8s.SecurityContext:
     """Restricted at container level, with a read-only root filesystem."""
     return k8s.SecurityContext(
-        allow_privilege_escalation=False,
-        capabilities=k8s.Capabilities(drop=["ALL"]),
-        privileged=False,
-        read_only_root_filesystem=True,
-        run_as_non_root=True,
+        # The API server rejects privileged containers that forbid privilege escalation.
+        allow_privilege_escalation=privileged,
+        capabilities=k8s.Capabilities(drop=["ALL"], add=list(add_capabilities) or None),
+        privileged=privileged,
+        read_only_root_filesystem=read_only_root_filesystem,
+        run_as_non_root=run_as_user != ROOT_UID,
         run_as_user=run_as_user,
         run_as_group=run_as_user,
     )
@@ -46,3 +59,16 @@ def scratch_volumes(paths: Sequence[str]) -> tuple[list[k8s.Volume], list[k8s.Vo
         volumes.append(k8s.Volume(name=name, empty_dir=k8s.EmptyDirVolumeSource()))
         mounts.append(k8s.VolumeMount(name=name, mount_path=path))
     return volumes, mounts
+
+
+def host_path_volumes(
+    mounts: Sequence[tuple[str, str, bool]],
+) -> tuple[list[k8s.Volume], list[k8s.VolumeMount]]:
+    """A hostPath volume per ``(host_path, mount_path, read_only)``."""
+    volumes = []
+    volume_mounts = []
+    for index, (host_path, mount_path, read_only) in enumerate(mounts):
+        name = f"host-{index}"
+        volumes.append(k8s.Volume(name=name, host_path=k8s.HostPathVolumeSource(path=host_path)))
+        volume_mounts.append(k8s.VolumeMount(name=name, mount_path=mount_path, read_only=read_only))
+    return volumes, volume_mounts

@@ -39,6 +39,13 @@ class NodeSelectorOperator(Enum):
     LT = "Lt"
 
 
+def _sequence(value: object, *, field: str, allowed: str) -> tuple[object, ...]:
+    """A list or tuple as a tuple; a string, which is a sequence of characters, is not."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise HeadroomConfigError(field, value, allowed)
+    return tuple(value)
+
+
 def _enum(value: object, enum: type[Enum], *, field: str) -> Enum:
     if isinstance(value, enum):
         return value
@@ -101,6 +108,10 @@ class Toleration:
         _enum(self.operator, TolerationOperator, field="toleration.operator")
         if self.effect is not None:
             _enum(self.effect, TaintEffect, field="toleration.effect")
+        if not isinstance(self.key, str):
+            raise HeadroomConfigError(
+                "toleration.key", self.key, "a label key, or '' with EXISTS to match every key"
+            )
         if self.key:
             names.label_key(self.key, field="toleration.key")
         elif self.operator is not TolerationOperator.EXISTS:
@@ -157,7 +168,15 @@ class NodeSelectorRequirement:
     def __post_init__(self) -> None:
         names.label_key(self.key, field="node_affinity.key")
         op = _enum(self.operator, NodeSelectorOperator, field="node_affinity.operator")
-        object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(
+            self,
+            "values",
+            _sequence(
+                self.values,
+                field=f"node_affinity[{self.key}].values",
+                allowed="a list of label values",
+            ),
+        )
         for value in self.values:
             names.label_value(value, field=f"node_affinity[{self.key}].values")
         if op in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN) and not self.values:
@@ -229,7 +248,11 @@ class NodePoolRef:
     def __post_init__(self) -> None:
         names.dns_label(self.pool_name, field="node_pool.pool_name")
         names.label_key(self.label_key, field="node_pool.label_key")
-        object.__setattr__(self, "taints", tuple(self.taints))
+        object.__setattr__(
+            self,
+            "taints",
+            _sequence(self.taints, field="node_pool.taints", allowed="a list of Taint objects"),
+        )
         for taint in self.taints:
             if not isinstance(taint, Taint):
                 raise HeadroomConfigError("node_pool.taints", taint, "Taint objects")
@@ -237,7 +260,8 @@ class NodePoolRef:
     @staticmethod
     def karpenter(pool_name: str, *, taints: Sequence[Taint] = ()) -> NodePoolRef:
         """An existing Karpenter NodePool, selected by ``karpenter.sh/nodepool``."""
-        return NodePoolRef(pool_name, taints=tuple(taints))
+        # A sequence, not yet a tuple: __post_init__ validates and converts it.
+        return NodePoolRef(pool_name, taints=taints)  # type: ignore[arg-type]
 
     @property
     def node_selector(self) -> Mapping[str, str]:

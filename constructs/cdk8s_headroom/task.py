@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import posixpath
+import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from . import names
 from .errors import HeadroomConfigError
-from .security import NOBODY_UID, PAUSE_UID
+from .podsecurity import RESTRICTED_CAPABILITIES, PodSecurityControl
+from .security import NOBODY_UID, PAUSE_UID, ROOT_UID
 
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 SEED_IMAGE = "public.ecr.aws/amazonlinux/amazonlinux:2"
@@ -37,21 +40,85 @@ class TaskKind(Enum):
     CUSTOM = "custom"
 
 
+# The image reference grammar of distribution/reference (what the kubelet parses): a
+# pod with any other image is accepted by the API server, then never starts.
+_PATH_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*|\[[a-fA-F0-9:]+\])(?::[0-9]+)?"
+_IMAGE = re.compile(
+    rf"(?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*"
+    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"
+    r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"
+)
+_IMAGE_NAME_MAX = 255
+_RESERVED_CONTAINER_PREFIX = "prepull-"
+
+
 def check_image(value: object, *, field: str) -> str:
-    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+    """A container image reference: ``[registry[:port]/]name[:tag][@digest]``."""
+    if (
+        not isinstance(value, str)
+        or not _IMAGE.fullmatch(value)
+        or len(value.split("@")[0].rsplit(":", 1)[0]) > _IMAGE_NAME_MAX
+    ):
         raise HeadroomConfigError(
-            field, value, "a container image reference without spaces, e.g. 'nginx:1.27'"
+            field,
+            value,
+            "a container image reference [registry[:port]/]name[:tag][@digest] with a "
+            "lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'",
         )
     return value
+
+
+def check_mount_path(value: object, *, field: str) -> str:
+    """An absolute, normalized path other than ``/``, e.g. ``/var/cache``."""
+    if (
+        not isinstance(value, str)
+        or not value.startswith("/")
+        or value == "/"
+        or posixpath.normpath(value) != value
+        or ".." in value.split("/")
+        or any(not c.isprintable() for c in value)
+    ):
+        raise HeadroomConfigError(
+            field, value, "an absolute, normalized path other than '/', e.g. '/var/cache'"
+        )
+    return value
+
+
+def _flag(value: object, *, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise HeadroomConfigError(field, value, "True or False")
+    return value
+
+
+@dataclass(frozen=True)
+class HostPathMount:
+    """A folder of the node mounted into a custom reserver task.
+
+    It breaks Pod Security (``HOST_PATH_VOLUMES`` and ``VOLUME_TYPES``), so the task
+    must opt out of both.
+
+    Args:
+        host_path: the node's folder, an absolute path.
+        mount_path: where the container sees it, an absolute path.
+        read_only: default: ``True``.
+    """
+
+    host_path: str
+    mount_path: str
+    read_only: bool = True
+
+    def __post_init__(self) -> None:
+        check_mount_path(self.host_path, field="task.host_paths.host_path")
+        check_mount_path(self.mount_path, field="task.host_paths.mount_path")
+        _flag(self.read_only, field="task.host_paths.read_only")
 
 
 def _strings(value: Sequence[str], *, field: str) -> tuple[str, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise HeadroomConfigError(field, value, "a list of strings")
-    for item in value:
-        if not isinstance(item, str):
-            raise HeadroomConfigError(field, item, "a string")
-    return tuple(value)
+    return tuple(names.text(item, field=field) for item in value)
 
 
 @dataclass(frozen=True)
@@ -60,7 +127,8 @@ class ReserverTask:
     ``pause()``, ``maintenance()``, ``prepull(images)`` or ``custom(...)``.
 
     Whatever the task, the reserver sets the container's requests and limits to the
-    slice, and runs it under the restricted Pod Security profile.
+    slice, and runs it under the restricted Pod Security profile, unless a custom task
+    opts out of named controls (``pod_security_exceptions``).
     """
 
     kind: TaskKind
@@ -72,6 +140,11 @@ class ReserverTask:
     scratch_paths: tuple[str, ...]
     prepull_images: tuple[str, ...] = ()
     prepull_command: tuple[str, ...] = DEFAULT_PREPULL_COMMAND
+    read_only_root_filesystem: bool = True
+    add_capabilities: tuple[str, ...] = ()
+    privileged: bool = False
+    host_paths: tuple[HostPathMount, ...] = ()
+    pod_security_exceptions: frozenset[PodSecurityControl] = frozenset()
 
     @staticmethod
     def pause(*, image: str = PAUSE_IMAGE) -> ReserverTask:
@@ -156,30 +229,193 @@ class ReserverTask:
         container_name: str = "background-job",
         run_as_user: int = NOBODY_UID,
         scratch_paths: Sequence[str] = ("/tmp",),
+        read_only_root_filesystem: bool = True,
+        add_capabilities: Sequence[str] = (),
+        privileged: bool = False,
+        host_paths: Sequence[HostPathMount] = (),
+        pod_security_exceptions: Collection[PodSecurityControl] = (),
     ) -> ReserverTask:
         """Your own background work (log shipping, cache warming, ...).
 
-        It runs under the restricted profile like every other task: it must work as
-        a non-root user with a read-only root filesystem.
+        It runs under the restricted profile like every other task: as a non-root user
+        with a read-only root filesystem. A task that needs more must ask for it, and
+        name each Pod Security control it breaks in ``pod_security_exceptions``;
+        anything else is an error. The reserver then writes the exceptions into the
+        pod template's ``headroom.cdk8s.io/pod-security-exceptions`` annotation. Such a
+        reserver cannot run in a namespace that enforces ``restricted``, such as a
+        ``HeadroomNamespace``.
 
         Args:
             image: the container image.
             command: the entrypoint. Default: the image's.
             args: the arguments. Default: the image's.
-            container_name: default: ``background-job``.
-            run_as_user: a non-zero user id. Default: 65534 (``nobody``).
+            container_name: a DNS-1123 label that does not start with ``prepull-``
+                (the pre-pull init containers' prefix). Default: ``background-job``.
+            run_as_user: the user id. Default: 65534 (``nobody``). 0 (root) needs
+                ``RUN_AS_NON_ROOT`` and ``RUN_AS_USER``.
             scratch_paths: writable emptyDir mounts. Default: ``["/tmp"]``.
+            read_only_root_filesystem: default: ``True``. ``False`` needs
+                ``READ_ONLY_ROOT_FILESYSTEM``.
+            add_capabilities: Linux capabilities to add, without the ``CAP_`` prefix,
+                e.g. ``["NET_ADMIN"]``. Default: none. Any but ``NET_BIND_SERVICE``
+                needs ``CAPABILITIES``.
+            privileged: run the container privileged. Default: ``False``. ``True``
+                needs ``PRIVILEGED`` and ``PRIVILEGE_ESCALATION``.
+            host_paths: node folders to mount (``HostPathMount``). Default: none.
+                Any needs ``HOST_PATH_VOLUMES`` and ``VOLUME_TYPES``.
+            pod_security_exceptions: the ``PodSecurityControl`` s this task breaks,
+                exactly. Default: none.
         """
+        name = names.dns_label(container_name, field="task.container_name")
+        if name.startswith(_RESERVED_CONTAINER_PREFIX):
+            raise HeadroomConfigError(
+                "task.container_name",
+                container_name,
+                f"a name that does not start with {_RESERVED_CONTAINER_PREFIX!r}, the "
+                "prefix of the reserver's pre-pull init containers",
+            )
         paths = _strings(scratch_paths, field="task.scratch_paths")
         for path in paths:
-            if not path.startswith("/"):
-                raise HeadroomConfigError("task.scratch_paths", path, "an absolute path")
-        return ReserverTask(
+            check_mount_path(path, field="task.scratch_paths")
+        mounts = _host_paths(host_paths)
+        _unique_mount_paths([*paths, *(m.mount_path for m in mounts)])
+        capabilities = _capabilities(add_capabilities)
+        task = ReserverTask(
             kind=TaskKind.CUSTOM,
-            container_name=names.dns_label(container_name, field="task.container_name"),
+            container_name=name,
             image=check_image(image, field="task.image"),
             command=_strings(command, field="task.command"),
             args=_strings(args, field="task.args"),
-            run_as_user=names.int32(run_as_user, field="task.run_as_user", minimum=1),
+            run_as_user=names.int32(run_as_user, field="task.run_as_user", minimum=ROOT_UID),
             scratch_paths=paths,
+            read_only_root_filesystem=_flag(
+                read_only_root_filesystem, field="task.read_only_root_filesystem"
+            ),
+            add_capabilities=capabilities,
+            privileged=_flag(privileged, field="task.privileged"),
+            host_paths=mounts,
+            pod_security_exceptions=_controls(pod_security_exceptions),
         )
+        task._check_exceptions()
+        return task
+
+    def _requested_exceptions(self) -> list[tuple[str, object, frozenset[PodSecurityControl]]]:
+        """Each setting that breaks the profile: (field, value, the controls it breaks)."""
+        control = PodSecurityControl
+        requests: list[tuple[str, object, frozenset[PodSecurityControl]]] = []
+        if self.run_as_user == ROOT_UID:
+            requests.append(
+                (
+                    "task.run_as_user",
+                    self.run_as_user,
+                    frozenset({control.RUN_AS_NON_ROOT, control.RUN_AS_USER}),
+                )
+            )
+        if not self.read_only_root_filesystem:
+            requests.append(
+                (
+                    "task.read_only_root_filesystem",
+                    False,
+                    frozenset({control.READ_ONLY_ROOT_FILESYSTEM}),
+                )
+            )
+        if set(self.add_capabilities) - RESTRICTED_CAPABILITIES:
+            requests.append(
+                (
+                    "task.add_capabilities",
+                    list(self.add_capabilities),
+                    frozenset({control.CAPABILITIES}),
+                )
+            )
+        if self.privileged:
+            requests.append(
+                (
+                    "task.privileged",
+                    True,
+                    frozenset({control.PRIVILEGED, control.PRIVILEGE_ESCALATION}),
+                )
+            )
+        if self.host_paths:
+            requests.append(
+                (
+                    "task.host_paths",
+                    [m.host_path for m in self.host_paths],
+                    frozenset({control.HOST_PATH_VOLUMES, control.VOLUME_TYPES}),
+                )
+            )
+        return requests
+
+    def _check_exceptions(self) -> None:
+        given = self.pod_security_exceptions
+        needed: set[PodSecurityControl] = set()
+        for field, value, controls in self._requested_exceptions():
+            missing = controls - given
+            if missing:
+                listed = ", ".join(f"PodSecurityControl.{c.name}" for c in _ordered(controls))
+                raise HeadroomConfigError(
+                    field,
+                    value,
+                    "a value the restricted Pod Security profile allows, or an explicit "
+                    f"opt-out: pod_security_exceptions=[{listed}]",
+                )
+            needed |= controls
+        unneeded = given - needed
+        if unneeded:
+            raise HeadroomConfigError(
+                "task.pod_security_exceptions",
+                [f"PodSecurityControl.{c.name}" for c in _ordered(unneeded)],
+                "only the controls this task's settings break: "
+                + str([f"PodSecurityControl.{c.name}" for c in _ordered(needed)]),
+            )
+
+
+def _ordered(controls: Collection[PodSecurityControl]) -> list[PodSecurityControl]:
+    return [c for c in PodSecurityControl if c in controls]
+
+
+_CAPABILITY = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _capabilities(value: Sequence[str]) -> tuple[str, ...]:
+    names_ = _strings(value, field="task.add_capabilities")
+    for name in names_:
+        if not _CAPABILITY.fullmatch(name) or name.startswith("CAP_"):
+            raise HeadroomConfigError(
+                "task.add_capabilities",
+                name,
+                "a Linux capability name in capitals without the CAP_ prefix, e.g. 'NET_ADMIN'",
+            )
+    return tuple(dict.fromkeys(names_))
+
+
+def _host_paths(value: Sequence[HostPathMount]) -> tuple[HostPathMount, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise HeadroomConfigError("task.host_paths", value, "a list of HostPathMount objects")
+    for item in value:
+        if not isinstance(item, HostPathMount):
+            raise HeadroomConfigError("task.host_paths", item, "a HostPathMount object")
+    return tuple(value)
+
+
+def _unique_mount_paths(paths: Sequence[str]) -> None:
+    repeated = sorted({p for p in paths if paths.count(p) > 1})
+    if repeated:
+        raise HeadroomConfigError(
+            "task.scratch_paths",
+            repeated,
+            "each mount path once, across scratch_paths and host_paths (the API server "
+            "rejects two volumes at one path)",
+        )
+
+
+def _controls(value: Collection[PodSecurityControl]) -> frozenset[PodSecurityControl]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
+        raise HeadroomConfigError(
+            "task.pod_security_exceptions", value, "a list of PodSecurityControl members"
+        )
+    for item in value:
+        if not isinstance(item, PodSecurityControl):
+            raise HeadroomConfigError(
+                "task.pod_security_exceptions", item, "PodSecurityControl members"
+            )
+    return frozenset(value)

@@ -1,0 +1,90 @@
+"""checkov's Kubernetes policies: dist/ passes, every skip is needed and explained, and
+the Pod Security checker covers what checkov lets through."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cdk8s_headroom import PodSecurityControl
+from cdk8s_headroom.podsecurity import check_object
+from scripts.validation import CHECKOV_CONFIG, load_folder, run_checkov
+from tests.conftest import ROOT
+from tests.test_podsecurity import main, pod_context, restricted_pod
+
+SKIPS = yaml.safe_load(CHECKOV_CONFIG.read_text())["skip-check"]
+
+
+def test_dist_passes_checkov_with_the_listed_skips() -> None:
+    assert run_checkov(ROOT / "dist") == []
+
+
+def test_the_skip_list_names_exactly_the_checks_dist_fails_without_it() -> None:
+    failing = {f.check_id for f in run_checkov(ROOT / "dist", config=None)}
+    assert failing == set(SKIPS)
+
+
+def test_every_skipped_check_states_why_it_does_not_apply() -> None:
+    lines = CHECKOV_CONFIG.read_text().splitlines()
+    for check in SKIPS:
+        (line,) = [line for line in lines if re.match(rf"\s*-\s*{check}\b", line)]
+        reason = line.partition("#")[2].strip()
+        assert len(reason.split()) >= 8, f"{check} has no reason: {line!r}"
+
+
+def deployment(name: str, template: dict[str, Any]) -> dict[str, Any]:
+    template["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": "100m", "memory": "64Mi"},
+        "limits": {"cpu": "100m", "memory": "64Mi"},
+    }
+    template["spec"]["containers"][0]["image"] = "nginx@sha256:" + "a" * 64
+    template["spec"]["automountServiceAccountToken"] = False
+    template["metadata"]["labels"] = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "apps"},
+        "spec": {"selector": {"matchLabels": {"app": name}}, "template": template},
+    }
+
+
+def blind_spots() -> dict[str, tuple[dict[str, Any], set[PodSecurityControl]]]:
+    """Pod templates that break one control each, in ways checkov does not flag."""
+    host_path = restricted_pod()
+    host_path["spec"]["volumes"].append({"name": "h", "hostPath": {"path": "/var/run"}})
+    nfs = restricted_pod()
+    nfs["spec"]["volumes"].append({"name": "n", "nfs": {"server": "fs", "path": "/"}})
+    unmasked = restricted_pod()
+    main(unmasked)["procMount"] = "Unmasked"
+    sysctl = restricted_pod()
+    pod_context(sysctl)["sysctls"] = [{"name": "kernel.msgmax", "value": "65536"}]
+    apparmor = restricted_pod()
+    pod_context(apparmor)["appArmorProfile"] = {"type": "Unconfined"}
+    control = PodSecurityControl
+    return {
+        "host-path": (host_path, {control.HOST_PATH_VOLUMES, control.VOLUME_TYPES}),
+        "nfs": (nfs, {control.VOLUME_TYPES}),
+        "proc-mount": (unmasked, {control.PROC_MOUNT}),
+        "sysctl": (sysctl, {control.SYSCTLS}),
+        "apparmor": (apparmor, {control.APPARMOR}),
+    }
+
+
+def test_the_pod_security_check_catches_what_checkov_lets_through(tmp_path: Path) -> None:
+    spots = blind_spots()
+    documents = {"baseline": deployment("baseline", restricted_pod())}
+    documents |= {name: deployment(name, template) for name, (template, _) in spots.items()}
+    (tmp_path / "apps.yaml").write_text(yaml.safe_dump_all(list(documents.values())))
+    objects = {o.name: o for o in load_folder(tmp_path)}
+    failures = run_checkov(tmp_path)
+
+    def checkov_ids(name: str) -> set[str]:
+        item = objects[name]
+        return {f.check_id for f in failures if item.first_line <= f.first_line <= item.last_line}
+
+    for name, (_, controls) in spots.items():
+        assert checkov_ids(name) == checkov_ids("baseline"), name
+        assert {v.control for v in check_object(documents[name]).violations} == controls
