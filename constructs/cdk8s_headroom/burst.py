@@ -8,7 +8,6 @@ from fractions import Fraction
 from typing import Any
 
 import cdk8s
-from cdk8s_plus_27 import k8s
 from constructs import Construct
 
 from . import names, security
@@ -157,33 +156,17 @@ class BurstWorkload(Construct):
             metadata=metadata,
             render=self._render,
         )
-        self.autoscaler: k8s.KubeHorizontalPodAutoscalerV2 | None = None
+        self.autoscaler: RenderedApiObject | None = None
         if self.max_replicas is not None:
-            self.autoscaler = k8s.KubeHorizontalPodAutoscalerV2(
+            self.autoscaler = RenderedApiObject(
                 self,
                 "Autoscaler",
-                metadata=k8s.ObjectMeta(
+                api_version="autoscaling/v2",
+                kind="HorizontalPodAutoscaler",
+                metadata=cdk8s.ApiObjectMetadata(
                     name=self.name, namespace=self.namespace, labels=self.labels
                 ),
-                spec=k8s.HorizontalPodAutoscalerSpecV2(
-                    scale_target_ref=k8s.CrossVersionObjectReferenceV2(
-                        api_version="apps/v1", kind="Deployment", name=self.name
-                    ),
-                    min_replicas=self.replicas,
-                    max_replicas=self.max_replicas,
-                    metrics=[
-                        k8s.MetricSpecV2(
-                            type="Resource",
-                            resource=k8s.ResourceMetricSourceV2(
-                                name="cpu",
-                                target=k8s.MetricTargetV2(
-                                    type="Utilization",
-                                    average_utilization=self.target_cpu_utilization,
-                                ),
-                            ),
-                        )
-                    ],
-                ),
+                render=self._render_autoscaler,
             )
 
     @staticmethod
@@ -218,41 +201,59 @@ class BurstWorkload(Construct):
 
     def _render(self) -> Any:
         volumes, mounts = security.scratch_volumes(["/tmp"])
-        container = k8s.Container(
-            name=self.container_name,
-            image=self.image,
-            image_pull_policy=self.image_pull_policy.value,
-            command=self.command or None,
-            args=self.args or None,
-            resources=k8s.ResourceRequirements(
-                requests={
-                    "cpu": k8s.Quantity.from_string(self.cpu),
-                    "memory": k8s.Quantity.from_string(self.memory),
-                },
-                limits={
-                    "cpu": k8s.Quantity.from_string(self.cpu_limit),
-                    "memory": k8s.Quantity.from_string(self.memory_limit),
-                },
-            ),
-            security_context=security.container_security_context(self.run_as_user),
-            volume_mounts=mounts,
-        )
+        container = {
+            "name": self.container_name,
+            "image": self.image,
+            "imagePullPolicy": self.image_pull_policy.value,
+            "command": self.command or None,
+            "args": self.args or None,
+            "resources": {
+                "requests": {"cpu": self.cpu, "memory": self.memory},
+                "limits": {"cpu": self.cpu_limit, "memory": self.memory_limit},
+            },
+            "securityContext": security.container_security_context(self.run_as_user),
+            "volumeMounts": mounts,
+        }
         pod: dict[str, Any] = {
-            "priority_class_name": self.priority_class_name,
-            "automount_service_account_token": False,
-            "enable_service_links": False,
-            "security_context": security.pod_security_context(self.run_as_user),
+            "priorityClassName": self.priority_class_name,
+            "automountServiceAccountToken": False,
+            "enableServiceLinks": False,
+            "securityContext": security.pod_security_context(self.run_as_user),
             "containers": [container],
             "volumes": volumes,
         }
         self.placement.apply(pod)
-        spec = k8s.DeploymentSpec(
-            # With an HPA, the HPA owns the replica count; leaving it out of the
-            # manifest keeps GitOps from fighting the autoscaler.
-            replicas=None if self.max_replicas is not None else self.replicas,
-            selector=k8s.LabelSelector(match_labels={"app": self.name}),
-            template=k8s.PodTemplateSpec(
-                metadata=k8s.ObjectMeta(labels=self.labels), spec=k8s.PodSpec(**pod)
-            ),
-        )
-        return k8s.KubeDeployment.manifest(spec=spec)
+        return {
+            "spec": {
+                # With an HPA, the HPA owns the replica count; leaving it out of the
+                # manifest keeps GitOps from fighting the autoscaler.
+                "replicas": None if self.max_replicas is not None else self.replicas,
+                "selector": {"matchLabels": {"app": self.name}},
+                "template": {"metadata": {"labels": self.labels}, "spec": pod},
+            }
+        }
+
+    def _render_autoscaler(self) -> Any:
+        return {
+            "spec": {
+                "scaleTargetRef": {
+                    "apiVersion": "apps/v1",
+                    "kind": "Deployment",
+                    "name": self.name,
+                },
+                "minReplicas": self.replicas,
+                "maxReplicas": self.max_replicas,
+                "metrics": [
+                    {
+                        "type": "Resource",
+                        "resource": {
+                            "name": "cpu",
+                            "target": {
+                                "type": "Utilization",
+                                "averageUtilization": self.target_cpu_utilization,
+                            },
+                        },
+                    }
+                ],
+            }
+        }

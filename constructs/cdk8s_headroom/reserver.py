@@ -7,7 +7,6 @@ from fractions import Fraction
 from typing import Any
 
 import cdk8s
-from cdk8s_plus_27 import k8s
 from constructs import Construct
 
 from . import names, security
@@ -114,13 +113,12 @@ class HeadroomReserver(Construct):
         """Lets the reserver onto nodes with a matching taint."""
         self.placement = self.placement.with_tolerations([toleration])
 
-    def _resources(self) -> k8s.ResourceRequirements:
-        amounts = {
-            "cpu": k8s.Quantity.from_string(self.cpu),
-            "memory": k8s.Quantity.from_string(self.memory),
-        }
+    def _resources(self) -> dict[str, Any]:
         # requests == limits for every container: Guaranteed QoS.
-        return k8s.ResourceRequirements(requests=amounts, limits=dict(amounts))
+        return {
+            "requests": {"cpu": self.cpu, "memory": self.memory},
+            "limits": {"cpu": self.cpu, "memory": self.memory},
+        }
 
     def _render(self) -> Any:
         task = self.task
@@ -131,45 +129,44 @@ class HeadroomReserver(Construct):
         volumes += host_volumes
         mounts += host_mounts
         init_containers = [
-            k8s.Container(
-                name=f"prepull-{index}",
-                image=image,
-                image_pull_policy="IfNotPresent",
-                command=list(task.prepull_command),
+            {
+                "name": f"prepull-{index}",
+                "image": image,
+                "imagePullPolicy": "IfNotPresent",
+                "command": list(task.prepull_command),
                 # The slice, like the main container, so the pod's effective request
                 # stays the slice and its QoS class Guaranteed.
-                resources=self._resources(),
-                security_context=security.container_security_context(security.NOBODY_UID),
-            )
+                "resources": self._resources(),
+                "securityContext": security.container_security_context(security.NOBODY_UID),
+            }
             for index, image in enumerate(self._prepull)
         ]
-        container = k8s.Container(
-            name=task.container_name,
-            image=task.image,
-            image_pull_policy="IfNotPresent",
-            command=list(task.command) or None,
-            args=list(task.args) or None,
-            resources=self._resources(),
-            security_context=security.container_security_context(
+        container = {
+            "name": task.container_name,
+            "image": task.image,
+            "imagePullPolicy": "IfNotPresent",
+            "command": list(task.command) or None,
+            "args": list(task.args) or None,
+            "resources": self._resources(),
+            "securityContext": security.container_security_context(
                 task.run_as_user,
                 read_only_root_filesystem=task.read_only_root_filesystem,
                 add_capabilities=task.add_capabilities,
                 privileged=task.privileged,
             ),
-            volume_mounts=mounts or None,
-        )
+            "volumeMounts": mounts or None,
+        }
         pod: dict[str, Any] = {
-            "priority_class_name": self.priority_class_name,
-            "termination_grace_period_seconds": 0,
-            "automount_service_account_token": False,
-            "enable_service_links": False,
-            "security_context": security.pod_security_context(task.run_as_user),
-            "init_containers": init_containers or None,
+            "priorityClassName": self.priority_class_name,
+            "terminationGracePeriodSeconds": 0,
+            "automountServiceAccountToken": False,
+            "enableServiceLinks": False,
+            "securityContext": security.pod_security_context(task.run_as_user),
+            "initContainers": init_containers or None,
             "containers": [container],
             "volumes": volumes or None,
         }
         self.placement.apply(pod)
-        selector = {"app": self.name}
         # The opt-outs a custom task asked for, visible in review and honoured by
         # the Pod Security check of `make synth` and `make validate`.
         annotations = (
@@ -177,15 +174,16 @@ class HeadroomReserver(Construct):
             if task.pod_security_exceptions
             else None
         )
-        spec = k8s.DaemonSetSpec(
-            selector=k8s.LabelSelector(match_labels=selector),
-            update_strategy=k8s.DaemonSetUpdateStrategy(type="RollingUpdate"),
-            template=k8s.PodTemplateSpec(
-                metadata=k8s.ObjectMeta(labels=self.labels, annotations=annotations),
-                spec=k8s.PodSpec(**pod),
-            ),
-        )
-        return k8s.KubeDaemonSet.manifest(spec=spec)
+        return {
+            "spec": {
+                "selector": {"matchLabels": {"app": self.name}},
+                "updateStrategy": {"type": "RollingUpdate"},
+                "template": {
+                    "metadata": {"labels": self.labels, "annotations": annotations},
+                    "spec": pod,
+                },
+            }
+        }
 
     @property
     def slice(self) -> tuple[Fraction, Fraction]:

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol, runtime_checkable
-
-from cdk8s_plus_27 import k8s
+from typing import Any, Protocol, runtime_checkable
 
 from . import names
 from .errors import HeadroomConfigError
@@ -140,14 +138,15 @@ class Toleration:
             return not self.key or self.key == taint.key
         return self.key == taint.key and self.value == taint.value
 
-    def to_kube(self) -> k8s.Toleration:
-        return k8s.Toleration(
-            key=self.key or None,
-            operator=self.operator.value,
-            value=self.value or None,
-            effect=self.effect.value if self.effect else None,
-            toleration_seconds=self.toleration_seconds,
-        )
+    def to_manifest(self) -> dict[str, Any]:
+        """The toleration as it appears in a PodSpec."""
+        return {
+            "key": self.key or None,
+            "operator": self.operator.value,
+            "value": self.value or None,
+            "effect": self.effect.value if self.effect else None,
+            "tolerationSeconds": self.toleration_seconds,
+        }
 
 
 @dataclass(frozen=True)
@@ -200,10 +199,13 @@ class NodeSelectorRequirement:
                 f"exactly one integer for operator {op.value}",
             )
 
-    def to_kube(self) -> k8s.NodeSelectorRequirement:
-        return k8s.NodeSelectorRequirement(
-            key=self.key, operator=self.operator.value, values=list(self.values) or None
-        )
+    def to_manifest(self) -> dict[str, Any]:
+        """The requirement as it appears in a node selector term."""
+        return {
+            "key": self.key,
+            "operator": self.operator.value,
+            "values": list(self.values) or None,
+        }
 
 
 @runtime_checkable
@@ -292,19 +294,16 @@ def check_requirements(
     return list(value)
 
 
-def node_affinity(requirements: Sequence[NodeSelectorRequirement]) -> k8s.Affinity | None:
+def node_affinity(requirements: Sequence[NodeSelectorRequirement]) -> dict[str, Any] | None:
     """Required node affinity: all requirements must hold (one term, ANDed)."""
     if not requirements:
         return None
-    return k8s.Affinity(
-        node_affinity=k8s.NodeAffinity(
-            required_during_scheduling_ignored_during_execution=k8s.NodeSelector(
-                node_selector_terms=[
-                    k8s.NodeSelectorTerm(match_expressions=[r.to_kube() for r in requirements])
-                ]
-            )
-        )
-    )
+    term = {"matchExpressions": [r.to_manifest() for r in requirements]}
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
 
 
 @dataclass(frozen=True)
@@ -367,12 +366,12 @@ class Placement:
             and self.node_affinity == other.node_affinity
         )
 
-    def apply(self, spec: dict[str, object]) -> None:
-        """Sets nodeSelector, affinity and tolerations on a PodSpec's keyword arguments."""
+    def apply(self, spec: dict[str, Any]) -> None:
+        """Sets nodeSelector, affinity and tolerations on a PodSpec manifest."""
         # The pool's taints are read again here: a pool this app emits may be tainted
         # after the pod template was targeted at it (DEDICATED_POOL taints it last).
         pool_tolerations = tolerations_for(self.pool.taints) if self.pool else []
         tolerations = dict.fromkeys((*pool_tolerations, *self.tolerations))
-        spec["node_selector"] = self.node_selector or None
+        spec["nodeSelector"] = self.node_selector or None
         spec["affinity"] = node_affinity(self.node_affinity)
-        spec["tolerations"] = [t.to_kube() for t in tolerations] or None
+        spec["tolerations"] = [t.to_manifest() for t in tolerations] or None
