@@ -58,20 +58,19 @@ def check_manifest_folder(folder: Path) -> None:
         )
 
 
-def promote(staging: Path, target: Path, *, checks: tuple[Check, ...] = ()) -> None:
-    """Replaces ``target`` with ``staging`` once every check passes.
+def swap_in(staging: Path, target: Path, prepare: Check) -> None:
+    """Replaces ``target`` with ``staging`` once ``prepare(staging)`` returns.
 
-    On failure ``target`` is untouched and ``staging`` is removed. The swap is two
-    renames on one filesystem; a crash between them leaves ``<target>.previous``, which
-    the next call restores before anything else.
+    ``prepare`` fills or checks the staging folder; if it raises, ``target`` is untouched
+    and ``staging`` is removed. The swap is two renames on one filesystem; a crash
+    between them leaves ``<target>.previous``, which the next call restores before
+    anything else.
     """
     previous = target.with_name(target.name + ".previous")
     if previous.exists() and not target.exists():
         previous.rename(target)
     try:
-        check_manifest_folder(staging)
-        for check in checks:
-            check(staging)
+        prepare(staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -81,3 +80,15 @@ def promote(staging: Path, target: Path, *, checks: tuple[Check, ...] = ()) -> N
         target.rename(previous)
     staging.rename(target)
     shutil.rmtree(previous, ignore_errors=True)
+
+
+def promote(staging: Path, target: Path, *, checks: tuple[Check, ...] = ()) -> None:
+    """Replaces ``target`` with the manifests in ``staging`` once every check passes
+    (``check_manifest_folder`` first); see ``swap_in``."""
+
+    def check_all(folder: Path) -> None:
+        check_manifest_folder(folder)
+        for check in checks:
+            check(folder)
+
+    swap_in(staging, target, check_all)

@@ -17,6 +17,7 @@ import yaml
 from .. import __doc__ as library_doc
 from .. import __version__
 from ..errors import HeadroomConfigError
+from ..output import swap_in
 from .templates import (
     AUTOSCALERS_YAML,
     DAEMONSET_YAML,
@@ -130,31 +131,21 @@ def write_chart(target: Path, chart_defaults: Mapping[str, Any]) -> None:
     """Writes the chart into ``target`` whole, or leaves it as it was.
 
     As ``output.promote`` does for dist/: the chart is written to a staging folder
-    beside ``target``, checked, then swapped in by two renames; a crash between them
-    leaves ``<target>.previous``, which the next call restores first.
+    beside ``target``, checked, then swapped in (``output.swap_in``).
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.staging")
-    previous = target.with_name(f".{target.name}.previous")
-    if previous.exists() and not target.exists():
-        previous.rename(target)
     shutil.rmtree(staging, ignore_errors=True)
-    try:
+
+    def write_and_check(folder: Path) -> None:
         for relative, text in chart_files(chart_defaults).items():
-            path = staging / relative
+            path = folder / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
-        _check_staged(staging, chart_defaults)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if previous.exists():
-        shutil.rmtree(previous)
-    if target.exists():
-        target.rename(previous)
-    staging.rename(target)
-    shutil.rmtree(previous, ignore_errors=True)
+        _check_staged(folder, chart_defaults)
+
+    swap_in(staging, target, write_and_check)
 
 
 def package_chart(chart: Path, destination: Path) -> Path:
