@@ -7,7 +7,7 @@ ordinary pods therefore decides which promises hold (see ``PriorityModel``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import pairwise
 
@@ -148,6 +148,18 @@ def class_value(value: object, *, field: str) -> int:
     return names.int32(value, field=field, maximum=MAX_USER_PRIORITY)
 
 
+def _customized(
+    base: PriorityClassSpec, *, name: str | None, value: int | None, prop: str
+) -> PriorityClassSpec:
+    """``base`` with the user's name and value, validated as ``<prop>_class_name`` and
+    ``<prop>_value``; policy, default flag and description stay the model's."""
+    return replace(
+        base,
+        name=class_name(base.name if name is None else name, field=f"{prop}_class_name"),
+        value=class_value(base.value if value is None else value, field=f"{prop}_value"),
+    )
+
+
 class HeadroomPriorityClasses(Construct):
     """The PriorityClasses of a priority model.
 
@@ -189,31 +201,10 @@ class HeadroomPriorityClasses(Construct):
         headroom_base = _SEED_HEADROOM if seed else _GUARDED_HEADROOM
         burst_base = _SEED_BURST if seed else _BURST
 
-        self.headroom = PriorityClassSpec(
-            name=class_name(
-                headroom_base.name if headroom_class_name is None else headroom_class_name,
-                field="headroom_class_name",
-            ),
-            value=class_value(
-                headroom_base.value if headroom_value is None else headroom_value,
-                field="headroom_value",
-            ),
-            preemption_policy=headroom_base.preemption_policy,
-            global_default=False,
-            description=headroom_base.description,
+        self.headroom = _customized(
+            headroom_base, name=headroom_class_name, value=headroom_value, prop="headroom"
         )
-        self.burst = PriorityClassSpec(
-            name=class_name(
-                burst_base.name if burst_class_name is None else burst_class_name,
-                field="burst_class_name",
-            ),
-            value=class_value(
-                burst_base.value if burst_value is None else burst_value, field="burst_value"
-            ),
-            preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
-            global_default=False,
-            description=burst_base.description,
-        )
+        self.burst = _customized(burst_base, name=burst_class_name, value=burst_value, prop="burst")
         self.default: PriorityClassSpec | None = None
         """The class of pods without a priorityClassName, when the model has one."""
         self.default_class_emitted = False
@@ -240,18 +231,8 @@ class HeadroomPriorityClasses(Construct):
             self.default_class_emitted = (
                 True if create_default_class is None else create_default_class
             )
-            self.default = PriorityClassSpec(
-                name=class_name(
-                    _GUARDED_DEFAULT.name if default_class_name is None else default_class_name,
-                    field="default_class_name",
-                ),
-                value=class_value(
-                    _GUARDED_DEFAULT.value if default_value is None else default_value,
-                    field="default_value",
-                ),
-                preemption_policy=PreemptionPolicy.NEVER,
-                global_default=True,
-                description=_GUARDED_DEFAULT.description,
+            self.default = _customized(
+                _GUARDED_DEFAULT, name=default_class_name, value=default_value, prop="default"
             )
         self._check_order()
         self._check_unique_names()
