@@ -11,7 +11,6 @@ NODE_BIN := $(CURDIR)/node_modules/.bin
 # The npm package `node@22` provides a Node that jsii supports; putting it first on
 # PATH keeps jsii from printing its end-of-life banner under the machine's Node 20.
 export PATH := $(NODE_BIN):$(CURDIR)/$(VENV)/bin:$(PATH)
-export PYTHONDONTWRITEBYTECODE := 1
 # cdk8s-cli asks the npm registry for a newer version on every run; builds stay offline.
 export CDK8S_CHECK_UPGRADE := false
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from cdk8s_plus_27 import k8s
+import cdk8s
 from constructs import Construct
 
 from . import names
 from .labels import PART_OF
+from .resource import RenderedApiObject
 
 
 class HeadroomNamespace(Construct):
@@ -23,10 +24,13 @@ class HeadroomNamespace(Construct):
         self.name = names.dns_label(name, field="namespace")
         super().__init__(scope, id)
         profile = "restricted"
-        self.resource = k8s.KubeNamespace(
+        self.resource = RenderedApiObject(
             self,
             "Resource",
-            metadata=k8s.ObjectMeta(
+            api_version="v1",
+            kind="Namespace",
+            render=dict,
+            metadata=cdk8s.ApiObjectMetadata(
                 name=self.name,
                 labels={
                     "app.kubernetes.io/part-of": PART_OF,

@@ -7,15 +7,19 @@ ordinary pods therefore decides which promises hold (see ``PriorityModel``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import pairwise
+from typing import Any
 
-from cdk8s_plus_27 import k8s
+import cdk8s
 from constructs import Construct
 
 from . import names
 from .errors import HeadroomConfigError
+from .labels import PART_OF
+from .resource import RenderedApiObject
 
 MAX_USER_PRIORITY = 1_000_000_000
 """The highest value a user-defined PriorityClass may have (system classes are above)."""
@@ -148,6 +152,18 @@ def class_value(value: object, *, field: str) -> int:
     return names.int32(value, field=field, maximum=MAX_USER_PRIORITY)
 
 
+def _class_body(spec: PriorityClassSpec) -> Callable[[], dict[str, Any]]:
+    def render() -> dict[str, Any]:
+        return {
+            "value": spec.value,
+            "preemptionPolicy": spec.preemption_policy.value,
+            "globalDefault": spec.global_default,
+            "description": spec.description,
+        }
+
+    return render
+
+
 def _customized(
     base: PriorityClassSpec, *, name: str | None, value: int | None, prop: str
 ) -> PriorityClassSpec:
@@ -239,17 +255,15 @@ class HeadroomPriorityClasses(Construct):
 
         super().__init__(scope, id)
         for child_id, spec in self.emitted_items():
-            k8s.KubePriorityClass(
+            RenderedApiObject(
                 self,
                 child_id,
-                metadata=k8s.ObjectMeta(
-                    name=spec.name,
-                    labels={"app.kubernetes.io/part-of": "node-headroom"},
+                api_version="scheduling.k8s.io/v1",
+                kind="PriorityClass",
+                metadata=cdk8s.ApiObjectMetadata(
+                    name=spec.name, labels={"app.kubernetes.io/part-of": PART_OF}
                 ),
-                value=spec.value,
-                preemption_policy=spec.preemption_policy.value,
-                global_default=spec.global_default,
-                description=spec.description,
+                render=_class_body(spec),
             )
 
     def emitted_items(self) -> list[tuple[str, PriorityClassSpec]]:
