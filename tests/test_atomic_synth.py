@@ -65,11 +65,22 @@ def repo(tmp_path: Path) -> Path:
 
 
 def tree_state(repo: Path) -> tuple[str, dict[str, bytes]]:
-    """git's view of the tree (ignored files included) and every file's bytes."""
-    status = git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all")
+    """git's view of the tree (ignored files included) and every file's bytes.
+
+    Python's bytecode caches are left out: whether running main.py writes them depends on
+    PYTHONDONTWRITEBYTECODE in the environment, not on what synthesis does.
+    """
+    status = "".join(
+        line + "\n"
+        for line in git(
+            repo, "status", "--porcelain", "--ignored", "--untracked-files=all"
+        ).splitlines()
+        if "__pycache__/" not in line
+    )
     files = {}
     for folder, subfolders, names in os.walk(repo):
-        subfolders[:] = [d for d in subfolders if d != ".git"]  # symlinks are not walked
+        # symlinks are not walked
+        subfolders[:] = [d for d in subfolders if d not in (".git", "__pycache__")]
         for name in names:
             path = Path(folder) / name
             files[str(path.relative_to(repo))] = path.read_bytes()
