@@ -50,7 +50,9 @@ class PriorityModel(Enum):
     ``burst-critical`` 1000000000, both ``PreemptLowerPriority``. Headroom pods
     outrank ordinary pods, so a burst pod on a shared node evicts the ordinary pods and
     keeps the headroom (breaks P2), and a recreated headroom pod evicts ordinary pods
-    to get its slice back (breaks P3). Kept for parity and migration only.
+    to get its slice back (breaks P3). Kept for parity and migration only: with
+    ``task=ReserverTask.maintenance()`` and the seed's names and sizes, NodeHeadroom
+    reproduces the blueprint's manifests object for object.
 
     In every model a pod of another class with ``PreemptLowerPriority`` and a priority
     above the headroom class can still take the slice.
