@@ -41,7 +41,13 @@ $(NODE_STAMP): package.json package-lock.json
 
 $(CHECKOV_STAMP): requirements-checkov.txt
 	test -x $(CHECKOV_VENV)/bin/python || $(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
+	# The frozen set was resolved on Python 3.11; an older Python resolves checkov's own
+	# dependencies (several of the frozen versions need 3.11).
+	if $(CHECKOV_VENV)/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then \
+	  $(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-checkov.txt; \
+	else \
+	  $(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "$$(grep '^checkov==' requirements-checkov.txt)"; \
+	fi
 	touch $@
 
 install: $(VENV_STAMP) $(NODE_STAMP) ## create the virtualenv and install the pinned Python and npm packages
