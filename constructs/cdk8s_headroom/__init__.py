@@ -9,7 +9,11 @@ from .blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
 from .burst import BurstWorkload, ImagePullPolicy
 from .errors import HeadroomConfigError, HeadroomWarning
 from .karpenter import (
+    BudgetNodes,
+    BudgetSchedule,
     ConsolidationPolicy,
+    DisruptionBudget,
+    DisruptionReason,
     Ec2NodeClass,
     KarpenterNodePool,
     KarpenterNodePoolRef,
@@ -40,8 +44,12 @@ from .task import HostPathMount, ReserverTask, TaskKind
 
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
+    "BudgetNodes",
+    "BudgetSchedule",
     "BurstWorkload",
     "ConsolidationPolicy",
+    "DisruptionBudget",
+    "DisruptionReason",
     "Ec2NodeClass",
     "HeadroomConfigError",
     "HeadroomNamespace",
