@@ -87,18 +87,23 @@ def test_values_render_what_the_library_synthesizes_with_the_same_props(
 
 
 def test_the_value_sets_exercise_what_they_claim(chart: helm.Chart) -> None:
-    # GIVEN the prepull case WHEN rendered THEN the reserver pulls its images and the
-    # bursts' once each, in order, and both bursts with their HPA and replicas exist.
+    # GIVEN the prepull case WHEN rendered THEN the reserver pulls its task's images once
+    # each, the pre-puller the bursts' images (never the reserver), and both bursts with
+    # their HPA and replicas exist.
     cases = {case_id: overrides for case_id, _, overrides in PARITY_CASES}
     overrides = cases["prepull-with-burst-images-and-mirror"]
     documents = list(helm_objects(chart, overrides).values())
-    reserver = pod_spec(find(documents, "DaemonSet"))
+    reserver = pod_spec(find(documents, "DaemonSet", "headroom-reserver"))
     assert [c["image"] for c in reserver["initContainers"]] == [
         "busybox:1.36",
         "ghcr.io/acme/api:1.2",
-        "ghcr.io/acme/worker:3",
     ]
     assert reserver["containers"][0]["image"] == "mirror.example.com/pause:3.10"
+    prepuller = pod_spec(find(documents, "DaemonSet", "headroom-reserver-prepull"))
+    assert [c["image"] for c in prepuller["initContainers"][1:]] == [
+        "ghcr.io/acme/api:1.2",
+        "ghcr.io/acme/worker:3",
+    ]
     assert find(documents, "HorizontalPodAutoscaler", "api")["spec"]["maxReplicas"] == 6
     assert "replicas" not in find(documents, "Deployment", "api")["spec"]
     assert find(documents, "Deployment", "worker")["spec"]["replicas"] == 0

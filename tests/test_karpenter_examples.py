@@ -51,7 +51,11 @@ def test_the_dedicated_pool_example_taints_its_pool_for_headroom_pods_only(
         {"effect": "NoSchedule", "key": "headroom.cdk8s.io/burst", "value": "true"}
     ]
     assert find(objects, "EC2NodeClass", "burst")
-    for workload in (find(objects, "DaemonSet"), find(objects, "Deployment", "checkout")):
+    for workload in (
+        find(objects, "DaemonSet", "headroom-reserver-burst"),
+        find(objects, "DaemonSet", "headroom-reserver-burst-prepull"),
+        find(objects, "Deployment", "checkout"),
+    ):
         spec = pod_spec(workload)
         assert spec["nodeSelector"] == {"karpenter.sh/nodepool": "burst"}
         assert [t["key"] for t in spec["tolerations"]] == ["headroom.cdk8s.io/burst"]

@@ -22,6 +22,7 @@ from .karpenter import (
 )
 from .namespace import HeadroomNamespace
 from .podsecurity import PodSecurityControl
+from .prepull import ImagePrepuller
 from .priority import (
     HeadroomPriorityClasses,
     PreemptionPolicy,
@@ -59,6 +60,7 @@ __all__ = [
     "HeadroomWarning",
     "HostPathMount",
     "INodePool",
+    "ImagePrepuller",
     "ImagePullPolicy",
     "KarpenterNodePool",
     "KarpenterNodePoolRef",

@@ -15,6 +15,7 @@ from . import names
 from .burst import BurstWorkload
 from .errors import HeadroomConfigError, HeadroomWarning
 from .karpenter import KarpenterNodePool
+from .prepull import PREPULL_SUFFIX, ImagePrepuller
 from .priority import HeadroomPriorityClasses, PriorityModel, check_model
 from .quantity import QuantityLike, format_cpu, format_memory, positive_quantity
 from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
@@ -65,8 +66,11 @@ class NodeHeadroom(Construct):
             are cluster-scoped; share one instance per cluster). Its model must be
             ``model``. Default: a new ``HeadroomPriorityClasses`` for ``model``.
         task: what the reserver does. Default: ``ReserverTask.pause()``.
-        prepull_burst_images: pull every burst workload's image onto the pool's nodes
-            from the reserver, so bursts start without a pull. Default: ``False``.
+        prepull_burst_images: pull every burst workload's image onto the pool's nodes,
+            so bursts start without a pull, from an ``ImagePrepuller`` DaemonSet
+            (``prepuller``, named ``<reserver name>-prepull``) on the reserver's nodes:
+            any image, with or without a shell, and an image release never changes the
+            reserver. Default: ``False``.
         reserver_name: default: ``headroom-reserver``, or ``headroom-reserver-<pool>``
             with a ``node_pool``.
         node_selector: extra node labels for the reserver and bursts. Default: none.
@@ -141,6 +145,16 @@ class NodeHeadroom(Construct):
                     "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
                 )
         names.dns_label(reserver_name, field="reserver_name")
+        if prepull_burst_images and len(reserver_name + PREPULL_SUFFIX) > names.DNS_LABEL_MAX:
+            raise HeadroomConfigError(
+                "reserver_name",
+                reserver_name,
+                f"a name of at most {names.DNS_LABEL_MAX - len(PREPULL_SUFFIX)} characters "
+                f"with prepull_burst_images=True: the pre-puller is <reserver>{PREPULL_SUFFIX}",
+            )
+        self._node_selector = node_selector
+        self._tolerations = extra_tolerations
+        self._node_affinity = node_affinity
 
         super().__init__(scope, id)
         self.priority_classes = priority_classes or HeadroomPriorityClasses(
@@ -164,6 +178,9 @@ class NodeHeadroom(Construct):
         self.reserver.node.add_dependency(self.priority_classes)
         self.burst_workloads: list[BurstWorkload] = []
         """The burst workloads added so far."""
+        self.prepuller: ImagePrepuller | None = None
+        """The DaemonSet that pulls the burst images (``prepull_burst_images``), once a
+        burst workload is added."""
         if isinstance(node_pool, KarpenterNodePool):
             # Last, once nothing above can fail, so a rejected headroom leaves the
             # pool as it was. The pod templates read the pool's taints at synthesis.
@@ -296,9 +313,28 @@ class NodeHeadroom(Construct):
         )
         workload.node.add_dependency(self.priority_classes)
         if self.prepull_burst_images:
-            self.reserver.add_prepull_image(workload.image)
+            self._image_prepuller().add_image(workload.image)
         self.burst_workloads.append(workload)
         return workload
+
+    def _image_prepuller(self) -> ImagePrepuller:
+        if self.prepuller is None:
+            # Same nodes, tolerations and class as the reserver: it lands where the
+            # slices are, and never preempts anyone for its own few millicores.
+            self.prepuller = ImagePrepuller(
+                self,
+                "Prepull",
+                name=self.reserver.name + PREPULL_SUFFIX,
+                priority_class_name=self.reserver.priority_class_name,
+                namespace=self.namespace,
+                labels=self._labels,
+                node_pool=self.node_pool,
+                node_selector=self._node_selector,
+                tolerations=self._tolerations,
+                node_affinity=self._node_affinity,
+            )
+            self.prepuller.node.add_dependency(self.priority_classes)
+        return self.prepuller
 
     def _check_fit(self, name: object, cpu: QuantityLike, memory: QuantityLike) -> None:
         cores, size = self.reserver.slice

@@ -73,7 +73,9 @@ def summarize(app: Construct) -> list[HeadroomReport]:
             for burst in headroom.burst_workloads
         )
         promises = dict(PROMISES[headroom.model])
-        prepull = bool(headroom.reserver.prepull_images)
+        prepull = bool(
+            headroom.reserver.prepull_images or (headroom.prepuller and headroom.prepuller.images)
+        )
         promises["P4"] = "grace 0s, " + ("burst images pre-pulled" if prepull else "no pre-pull")
         found.append(
             HeadroomReport(

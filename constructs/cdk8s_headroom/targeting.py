@@ -40,8 +40,9 @@ class NodeSelectorOperator(Enum):
     GT = "Gt"
     LT = "Lt"
     GTE = "Gte"
-    """Karpenter NodePool requirements only (Karpenter v1.9 and later): Kubernetes node
-    affinity has no ``Gte``, so a pod's requirement refuses it."""
+    """Karpenter NodePool requirements only (Karpenter v1.9 and later), with one integer
+    of zero or more: Kubernetes node affinity has no ``Gte``, so a pod's requirement
+    refuses it."""
     LTE = "Lte"
     """Karpenter NodePool requirements only, like ``GTE``."""
 
@@ -180,8 +181,7 @@ class NodeSelectorRequirement:
         key: a node label key.
         operator: a ``NodeSelectorOperator``.
         values: the values; non-empty for ``IN``/``NOT_IN``, empty for ``EXISTS`` and
-            ``DOES_NOT_EXIST``, a single integer for ``GT``/``LT``/``GTE``/``LTE`` (zero
-            or more for ``GTE``/``LTE``, as Karpenter requires). Default: empty.
+            ``DOES_NOT_EXIST``, a single integer for ``GT``/``LT``. Default: empty.
         min_values: Karpenter NodePools only (``minValues``): the fewest distinct values
             of the key among the instance types a node claim may launch, 1-50, and no
             more than the values of an ``IN``; not with ``DOES_NOT_EXIST``. A pod's node

@@ -272,6 +272,7 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 
 {{- /* NodeHeadroom.add_burst_workload, for each item */ -}}
 {{- $bursts := list -}}
+{{- $burstImages := list -}}
 {{- $names := dict -}}
 {{- range $index, $w := $v.burstWorkloads -}}
 {{- $name := $w.name -}}
@@ -341,7 +342,7 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $_ := set $burst "autoscaler" (dict "minReplicas" $replicas "maxReplicas" $maxReplicas "targetCPUUtilization" $target) -}}
 {{- end -}}
 {{- $bursts = append $bursts $burst -}}
-{{- if $v.prepullBurstImages }}{{ $prepull = append $prepull $w.image | uniq }}{{ end -}}
+{{- if $v.prepullBurstImages }}{{ $burstImages = append $burstImages $w.image | uniq }}{{ end -}}
 {{- end -}}
 {{- $_ := set $c "bursts" $bursts -}}
 
@@ -374,6 +375,21 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $labels := dict -}}
 {{- include "node-headroom.workloadLabels" (dict "lib" $lib "labels" $v.labels "name" $reserverName "component" "headroom-reserver" "into" $labels) -}}
 {{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $labels.labels "pod" $pod "spec" (deepCopy $lib.reserverSpec)) -}}
+
+{{- /* ImagePrepuller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
+{{- if $burstImages -}}
+{{- $prepullerName := printf "%s%s" $reserverName $lib.prepullerSuffix -}}
+{{- include "node-headroom.dnsLabel" (dict "lib" $lib "field" "reserverName" "name" $prepullerName) -}}
+{{- $pulls := list (deepCopy $lib.prepullerNoop) -}}
+{{- range $i, $pulled := $burstImages -}}
+{{- $pulls = append $pulls (merge (dict "name" (printf "pull-%d" $i) "image" $pulled) (deepCopy $lib.prepullerPull)) -}}
+{{- end -}}
+{{- $prepullerPod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $prepullerPod "tolerations" $tolerations.list }}{{ end -}}
+{{- $prepullerLabels := dict -}}
+{{- include "node-headroom.workloadLabels" (dict "lib" $lib "labels" $v.labels "name" $prepullerName "component" "image-prepuller" "into" $prepullerLabels) -}}
+{{- $_ := set $c "prepuller" (dict "name" $prepullerName "labels" $prepullerLabels.labels "pod" $prepullerPod "spec" (deepCopy $lib.prepullerSpec)) -}}
+{{- end -}}
 {{- $_ := set $c "model" $m -}}
 {{- $_ := set $c "classLabels" $lib.classLabels -}}
 {{- $_ := set $c "warnings" $warnings -}}

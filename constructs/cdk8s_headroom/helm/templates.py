@@ -25,6 +25,7 @@ from ..burst import BurstWorkload
 from ..errors import HeadroomConfigError
 from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
+from ..prepull import PREPULL_SUFFIX
 from ..priority import HeadroomPriorityClasses, PriorityModel
 from ..reserver import DEFAULT_RESERVER_NAME
 from ..security import NOBODY_UID
@@ -181,9 +182,14 @@ def library_data() -> dict[str, Any]:
 
     chart = _chart()
     HeadroomNamespace(chart, "namespace", name="reference")
-    headroom = NodeHeadroom(chart, "headroom", cpu="1", memory="1Gi")
+    headroom = NodeHeadroom(chart, "headroom", cpu="1", memory="1Gi", prepull_burst_images=True)
     headroom.add_burst_workload("burst", image="x", cpu="1", memory="1Gi")
-    objects = {document["kind"]: document for document in chart.to_json()}
+    documents = chart.to_json()
+    objects = {document["kind"]: document for document in documents}
+    daemonsets = {d["metadata"]["name"]: d for d in documents if d["kind"] == "DaemonSet"}
+    objects["DaemonSet"] = daemonsets[DEFAULT_RESERVER_NAME]
+    prepuller = daemonsets[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["spec"]
+    prepuller_pod = prepuller["template"]["spec"]
     reserver = objects["DaemonSet"]["spec"]
     reserver_pod = reserver["template"]["spec"]
     burst = objects["Deployment"]["spec"]
@@ -228,6 +234,20 @@ def library_data() -> dict[str, Any]:
             "affinity",
             "tolerations",
         ),
+        # ImagePrepuller (prepullBurstImages): its pod but the placement and the
+        # pulls, the container that copies the no-op, and a pull without name and image.
+        "prepullerSuffix": PREPULL_SUFFIX,
+        "prepullerSpec": _without(prepuller, "selector", "template"),
+        "prepullerPod": _without(
+            prepuller_pod,
+            "initContainers",
+            "priorityClassName",
+            "nodeSelector",
+            "affinity",
+            "tolerations",
+        ),
+        "prepullerNoop": prepuller_pod["initContainers"][0],
+        "prepullerPull": _without(prepuller_pod["initContainers"][1], "name", "image"),
         "burstSpec": _without(burst, "replicas", "selector", "template"),
         "burstPod": _without(
             burst_pod,
@@ -571,6 +591,7 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 
 {{- /* NodeHeadroom.add_burst_workload, for each item */ -}}
 {{- $bursts := list -}}
+{{- $burstImages := list -}}
 {{- $names := dict -}}
 {{- range $index, $w := $v.burstWorkloads -}}
 {{- $name := $w.name -}}
@@ -640,7 +661,7 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $_ := set $burst "autoscaler" (dict "minReplicas" $replicas "maxReplicas" $maxReplicas "targetCPUUtilization" $target) -}}
 {{- end -}}
 {{- $bursts = append $bursts $burst -}}
-{{- if $v.prepullBurstImages }}{{ $prepull = append $prepull $w.image | uniq }}{{ end -}}
+{{- if $v.prepullBurstImages }}{{ $burstImages = append $burstImages $w.image | uniq }}{{ end -}}
 {{- end -}}
 {{- $_ := set $c "bursts" $bursts -}}
 
@@ -673,6 +694,21 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $labels := dict -}}
 {{- include "node-headroom.workloadLabels" (dict "lib" $lib "labels" $v.labels "name" $reserverName "component" "headroom-reserver" "into" $labels) -}}
 {{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $labels.labels "pod" $pod "spec" (deepCopy $lib.reserverSpec)) -}}
+
+{{- /* ImagePrepuller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
+{{- if $burstImages -}}
+{{- $prepullerName := printf "%s%s" $reserverName $lib.prepullerSuffix -}}
+{{- include "node-headroom.dnsLabel" (dict "lib" $lib "field" "reserverName" "name" $prepullerName) -}}
+{{- $pulls := list (deepCopy $lib.prepullerNoop) -}}
+{{- range $i, $pulled := $burstImages -}}
+{{- $pulls = append $pulls (merge (dict "name" (printf "pull-%d" $i) "image" $pulled) (deepCopy $lib.prepullerPull)) -}}
+{{- end -}}
+{{- $prepullerPod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $prepullerPod "tolerations" $tolerations.list }}{{ end -}}
+{{- $prepullerLabels := dict -}}
+{{- include "node-headroom.workloadLabels" (dict "lib" $lib "labels" $v.labels "name" $prepullerName "component" "image-prepuller" "into" $prepullerLabels) -}}
+{{- $_ := set $c "prepuller" (dict "name" $prepullerName "labels" $prepullerLabels.labels "pod" $prepullerPod "spec" (deepCopy $lib.prepullerSpec)) -}}
+{{- end -}}
 {{- $_ := set $c "model" $m -}}
 {{- $_ := set $c "classLabels" $lib.classLabels -}}
 {{- $_ := set $c "warnings" $warnings -}}
@@ -739,6 +775,28 @@ spec:
     metadata:
       labels: {{- toYaml $r.labels | nindent 8 }}
     spec: {{- toYaml $r.pod | nindent 6 }}
+{{- with $c.prepuller }}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {{ .name }}
+  namespace: {{ $c.namespace.name }}
+  labels: """
+    + _META_LABELS % ".labels"
+    + """
+spec:
+  {{- with .spec }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+  selector:
+    matchLabels:
+      app: {{ .name }}
+  template:
+    metadata:
+      labels: {{- toYaml .labels | nindent 8 }}
+    spec: {{- toYaml .pod | nindent 6 }}
+{{- end }}
 """
 )
 

@@ -21,6 +21,7 @@ from ..names import INT32_MAX, INT32_MIN
 from ..namespace import HeadroomNamespace
 from ..priority import MAX_USER_PRIORITY, HeadroomPriorityClasses, PriorityModel
 from ..targeting import (
+    KARPENTER_ONLY_OPERATORS,
     NodePoolRef,
     NodeSelectorOperator,
     NodeSelectorRequirement,
@@ -313,7 +314,15 @@ def _affinity() -> ListOf:
             ),
             value(
                 "operator",
-                enum_schema(NodeSelectorOperator),
+                # Pods' node affinity: Karpenter's Gte and Lte are for NodePools only.
+                {
+                    "type": "string",
+                    "enum": [
+                        op.value
+                        for op in NodeSelectorOperator
+                        if op not in KARPENTER_ONLY_OPERATORS
+                    ],
+                },
                 "enum",
                 prop(NodeSelectorRequirement, "operator"),
             ),
@@ -604,7 +613,7 @@ def _describe_values() -> Group:
                         strings_schema(min_items=1),
                         "list of strings",
                         prop(ReserverTask.prepull, "command"),
-                        note="Kind `prepull`, and the burst images of `prepullBurstImages`.",
+                        note="Kind `prepull`.",
                     ),
                     value(
                         "image",
