@@ -45,14 +45,9 @@ from .errors import HeadroomConfigError
 from .labels import PART_OF
 from .quantity import QuantityLike, parse_quantity, quantity_text
 from .resource import RenderedApiObject
+from .scheduling import NodeSelectorOperator, NodeSelectorRequirement, Taint
 from .sizing import INSTANCE_LABEL_PREFIXES, NodeSize, smallest_node
-from .targeting import (
-    KARPENTER_NODEPOOL_LABEL,
-    NodePoolRef,
-    NodeSelectorOperator,
-    NodeSelectorRequirement,
-    Taint,
-)
+from .targeting import KARPENTER_NODEPOOL_LABEL, NodePoolRef
 
 DurationLike = str | cdk8s.Duration
 """A Karpenter duration: a string such as ``"1m"``, ``"720h"``, ``"1h30m"`` or ``"Never"``,
@@ -905,7 +900,7 @@ class KarpenterNodePool(Construct):
             "requirements": [_requirement_json(r) for r in self._requirements],
         }
         if self._taints:
-            template_spec["taints"] = [_taint_json(t) for t in self._taints]
+            template_spec["taints"] = [t.to_manifest() for t in self._taints]
         if self.termination_grace_period is not None:
             template_spec["terminationGracePeriod"] = self.termination_grace_period
         template: dict[str, Any] = {"spec": template_spec}
@@ -956,13 +951,6 @@ def _requirement_json(requirement: NodeSelectorRequirement) -> dict[str, Any]:
         body["values"] = list(requirement.values)
     if requirement.min_values is not None:
         body["minValues"] = requirement.min_values
-    return body
-
-
-def _taint_json(taint: Taint) -> dict[str, str]:
-    body = {"effect": taint.effect.value, "key": taint.key}
-    if taint.value:
-        body["value"] = taint.value
     return body
 
 

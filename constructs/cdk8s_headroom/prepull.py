@@ -28,12 +28,14 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from . import names, security
+from . import names
+from . import securitycontext as security
 from .errors import HeadroomConfigError
 from .labels import workload_labels
 from .priority import class_name
 from .resource import RenderedApiObject
-from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
+from .scheduling import NodeSelectorRequirement, Toleration
+from .targeting import INodePool, Placement
 from .task import PAUSE_IMAGE, check_image
 
 PREPULL_TOOLS_IMAGE = "busybox:1.37.0-musl"
