@@ -86,6 +86,7 @@ def _full(chart: cdk8s.Chart) -> None:
         memory="1Gi",
         model=PriorityModel.DEDICATED_POOL,
         node_pool=pool,
+        drift_on_change=True,
     )
 
 
@@ -94,7 +95,7 @@ POOLS: dict[str, Callable[[cdk8s.Chart], object]] = {
     "auto mode": lambda c: KarpenterNodePool(
         c, "burst", node_class=NodeClassRef.eks_auto_mode(), limits={}
     ),
-    "budgets, minValues, Gte/Lte, grace period, dedicated taint": _full,
+    "budgets, minValues, Gte/Lte, grace period, dedicated taint, drift": _full,
 }
 
 

@@ -73,6 +73,13 @@ class NodeHeadroom(Construct):
             added; a referenced pool must already carry and declare it.
             Default: ``headroom.cdk8s.io/burst=true:NoSchedule``.
         labels: extra labels on the reserver and the burst workloads. Default: none.
+        drift_on_change: on an emitted ``KarpenterNodePool`` only: write the room this
+            headroom needs on each node (the slice, and the pre-puller's requests) into
+            the pool template's annotation ``headroom.cdk8s.io/node-room``. Karpenter's
+            drift then replaces the pool's nodes when that room changes, at the pace of
+            the pool's ``DRIFTED`` budget, and new nodes are sized with it: slices that
+            were never established or were eroded come back. Replacing nodes evicts
+            their pods; see the README for what it does not fix. Default: ``False``.
     """
 
     def __init__(
@@ -94,6 +101,7 @@ class NodeHeadroom(Construct):
         node_affinity: Sequence[NodeSelectorRequirement] = (),
         dedicated_taint: Taint = DEFAULT_DEDICATED_TAINT,
         labels: Mapping[str, str] | None = None,
+        drift_on_change: bool = False,
     ) -> None:
         self.model = check_model(model)
         if priority_classes is not None:
@@ -118,6 +126,16 @@ class NodeHeadroom(Construct):
             self.dedicated_taint = dedicated_taint
             extra_tolerations.append(dedicated_taint.toleration())
         self.node_pool = node_pool
+        if not isinstance(drift_on_change, bool):
+            raise HeadroomConfigError("drift_on_change", drift_on_change, "True or False")
+        if drift_on_change and not isinstance(node_pool, KarpenterNodePool):
+            raise HeadroomConfigError(
+                "drift_on_change",
+                True,
+                "False unless node_pool is a KarpenterNodePool this app emits: the room is "
+                "written into the pool's template, which only an emitted pool has",
+            )
+        self.drift_on_change = drift_on_change
         if not isinstance(prepull_burst_images, bool):
             raise HeadroomConfigError("prepull_burst_images", prepull_burst_images, "True or False")
         self.prepull_burst_images = prepull_burst_images
@@ -182,6 +200,10 @@ class NodeHeadroom(Construct):
             node_pool.watch_slice(
                 lambda node: self._check_slice_on_pool(pool.pool_name, node, cpu, memory)
             )
+            if drift_on_change:
+                node_pool.add_node_room(
+                    f"{self.reserver.namespace}/{self.reserver.name}", self.node_room
+                )
         broken = check_promises(
             self.model,
             cpu=self.reserver.cpu,
@@ -195,6 +217,14 @@ class NodeHeadroom(Construct):
     @property
     def namespace(self) -> str:
         return self.reserver.namespace
+
+    def node_room(self) -> dict[str, str]:
+        """What this headroom's DaemonSets request on each node: the slice, and the
+        pre-puller's requests once it exists (``prepull.cpu``, ``prepull.memory``)."""
+        room = {"cpu": self.reserver.cpu, "memory": self.reserver.memory}
+        if self.prepuller is not None:
+            room.update({f"prepull.{k}": v for k, v in self.prepuller.requests.items()})
+        return room
 
     @property
     def slice_description(self) -> str:

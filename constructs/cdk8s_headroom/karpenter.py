@@ -30,6 +30,7 @@ Default pool, with the source of each value:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -74,6 +75,10 @@ also states a hard maximum node lifetime of 21 days (504h). Staying within the d
 is a choice of this project (its issue 4), not an Auto Mode limit: nodes, and the
 slices they hold, are then replaced at least as often as on Auto Mode's own pools.
 """
+
+NODE_ROOM_ANNOTATION = "headroom.cdk8s.io/node-room"
+"""The pool template's annotation that records the room each headroom needs on a node
+(``NodeHeadroom(drift_on_change=True)``): a JSON object by ``<namespace>/<reserver>``."""
 
 AUTO_MODE_BUILTIN_POOLS = ("general-purpose", "system")
 """The NodePools EKS Auto Mode creates and manages; reference them, never emit them."""
@@ -622,6 +627,7 @@ class KarpenterNodePool(Construct):
                 termination_grace_period, field="termination_grace_period"
             )
         self._slice_checks: list[Callable[[NodeSize], None]] = []
+        self._node_room: dict[str, Callable[[], Mapping[str, str]]] = {}
 
         super().__init__(scope, id)
         self.resource = RenderedApiObject(
@@ -794,6 +800,17 @@ class KarpenterNodePool(Construct):
         check(self.smallest_node)
         self._slice_checks.append(check)
 
+    def add_node_room(self, owner: str, room: Callable[[], Mapping[str, str]]) -> None:
+        """Writes what ``owner`` needs on every node (``room()``, read at synthesis) into
+        the template's annotation ``headroom.cdk8s.io/node-room``.
+
+        Karpenter's drift hash covers the template, annotations included, so a change
+        of that room marks the pool's nodes drifted, and Karpenter replaces them at the
+        pace of the pool's budgets (``DisruptionReason.DRIFTED``). ``NodeHeadroom``
+        calls it with ``drift_on_change=True``.
+        """
+        self._node_room[owner] = room
+
     def _check_taint(self, taint: object) -> None:
         if not isinstance(taint, Taint):
             raise HeadroomConfigError("taints", taint, "Taint objects, e.g. Taint('key', 'value')")
@@ -904,8 +921,16 @@ class KarpenterNodePool(Construct):
         if self.termination_grace_period is not None:
             template_spec["terminationGracePeriod"] = self.termination_grace_period
         template: dict[str, Any] = {"spec": template_spec}
+        metadata: dict[str, Any] = {}
         if self._labels:
-            template["metadata"] = {"labels": dict(self._labels)}
+            metadata["labels"] = dict(self._labels)
+        if self._node_room:
+            rooms = {owner: dict(room()) for owner, room in self._node_room.items()}
+            metadata["annotations"] = {
+                NODE_ROOM_ANNOTATION: json.dumps(rooms, sort_keys=True, separators=(",", ":"))
+            }
+        if metadata:
+            template["metadata"] = metadata
         disruption: dict[str, Any] = {
             "consolidateAfter": self.consolidate_after,
             "consolidationPolicy": self.consolidation_policy.value,
