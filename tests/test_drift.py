@@ -55,14 +55,9 @@ def test_the_slice_is_written_into_the_pool_template() -> None:
     }
 
 
-def test_the_prepullers_requests_are_part_of_the_room() -> None:
+def test_the_prepuller_adds_no_room_since_it_requests_nothing() -> None:
     assert room(pool_template(drift_on_change=True, prepull_burst_images=True)) == {
-        "burst/headroom-reserver-burst": {
-            "cpu": "1",
-            "memory": "2Gi",
-            "prepull.cpu": "10m",
-            "prepull.memory": "16Mi",
-        }
+        "burst/headroom-reserver-burst": {"cpu": "1", "memory": "2Gi"}
     }
 
 

@@ -73,12 +73,14 @@ def test_each_burst_image_runs_the_copied_static_noop_so_no_shell_is_needed() ->
     assert spec["volumes"] == [{"name": "noop", "emptyDir": {"sizeLimit": "4Mi"}}]
 
 
-def test_the_prepuller_keeps_running_on_pause_with_minimal_guaranteed_requests() -> None:
+def test_the_prepuller_keeps_running_on_pause_and_requests_nothing_a_slice_could_lose() -> None:
     spec = pod_spec(find(synthesized("nginx:1.27"), "DaemonSet", "headroom-reserver-prepull"))
     assert [c["image"] for c in spec["containers"]] == [PAUSE]
-    minimal = {"cpu": "10m", "memory": "16Mi"}
     for container in iter_containers(spec):
-        assert container["resources"] == {"requests": minimal, "limits": minimal}
+        assert container["resources"] == {
+            "requests": {"cpu": "0", "memory": "0"},
+            "limits": {"cpu": "10m", "memory": "16Mi"},
+        }
     assert spec["terminationGracePeriodSeconds"] == 0
 
 
@@ -147,3 +149,11 @@ def test_bad_prepuller_props_raise_naming_the_field(
     with pytest.raises(HeadroomConfigError) as raised:
         ImagePrepuller(chart, "p", priority_class_name="headroom-reserve", **props)
     assert raised.value.field == field
+
+
+def test_the_simulator_leaves_the_prepuller_out() -> None:
+    from cdk8s_headroom.simulate.manifests import manifests_from_objects
+
+    manifests = manifests_from_objects([("headroom.yaml", synthesized("nginx:1.27"))])
+    assert [w.name for w in manifests.daemonsets] == ["headroom-reserver"]
+    assert any("headroom-reserver-prepull" in n for n in manifests.not_simulated)

@@ -74,7 +74,7 @@ class NodeHeadroom(Construct):
             Default: ``headroom.cdk8s.io/burst=true:NoSchedule``.
         labels: extra labels on the reserver and the burst workloads. Default: none.
         drift_on_change: on an emitted ``KarpenterNodePool`` only: write the room this
-            headroom needs on each node (the slice, and the pre-puller's requests) into
+            headroom needs on each node (its slice; the pre-puller requests nothing) into
             the pool template's annotation ``headroom.cdk8s.io/node-room``. Karpenter's
             drift then replaces the pool's nodes when that room changes, at the pace of
             the pool's ``DRIFTED`` budget, and new nodes are sized with it: slices that
@@ -219,12 +219,9 @@ class NodeHeadroom(Construct):
         return self.reserver.namespace
 
     def node_room(self) -> dict[str, str]:
-        """What this headroom's DaemonSets request on each node: the slice, and the
-        pre-puller's requests once it exists (``prepull.cpu``, ``prepull.memory``)."""
-        room = {"cpu": self.reserver.cpu, "memory": self.reserver.memory}
-        if self.prepuller is not None:
-            room.update({f"prepull.{k}": v for k, v in self.prepuller.requests.items()})
-        return room
+        """What this headroom's DaemonSets request on each node: the slice (the
+        pre-puller requests nothing)."""
+        return {"cpu": self.reserver.cpu, "memory": self.reserver.memory}
 
     @property
     def slice_description(self) -> str:

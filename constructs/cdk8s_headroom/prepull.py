@@ -31,7 +31,7 @@ from constructs import Construct
 from . import names
 from . import securitycontext as security
 from .errors import HeadroomConfigError
-from .labels import workload_labels
+from .labels import PREPULLER_COMPONENT, workload_labels
 from .priority import class_name
 from .resource import RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
@@ -46,11 +46,16 @@ NOOP_DIR = "/headroom-prepull"
 NOOP = f"{NOOP_DIR}/true"
 """Where each pulled image finds the no-op: busybox, named ``true``."""
 
-PREPULL_CPU = "10m"
-PREPULL_MEMORY = "16Mi"
-"""What each pre-puller container requests (and is limited to): enough to copy a 1 MB
-file and to run ``true`` or ``pause``. Pulling is the container runtime's work, not the
-container's, so it is not counted here. These are the requests a node pays."""
+PREPULL_REQUESTS = {"cpu": "0", "memory": "0"}
+"""What each pre-puller container requests: nothing. A pod that requested room could
+take it from a slice: while a burst pod holds a slice it leaves some of it free, a
+pending pre-puller would land there, and the recreated reserver would no longer fit
+when the burst leaves. With no requests it fits anywhere and takes nothing the
+scheduler counts. Pulling is the container runtime's work, not the container's."""
+
+PREPULL_LIMITS = {"cpu": "10m", "memory": "16Mi"}
+"""What each pre-puller container may use at most: enough to copy a 1 MB file and to
+run ``true`` or ``pause``."""
 
 PREPULL_SUFFIX = "-prepull"
 
@@ -58,10 +63,11 @@ PREPULL_SUFFIX = "-prepull"
 class ImagePrepuller(Construct):
     """A DaemonSet that pulls ``images`` onto every node it runs on, then idles.
 
-    Each pod holds ``10m`` CPU and ``16Mi`` memory (requests equal limits), runs under
-    the restricted Pod Security profile with no service-account token, and has a grace
-    period of 0 s. Give it the reserver's placement and priority class, so it runs
-    on the same nodes and, like the reserver, never preempts anyone.
+    Its containers request no CPU or memory (so it never takes room from a slice) and
+    are limited to ``10m`` CPU and ``16Mi`` memory; it runs under the restricted Pod
+    Security profile with no service-account token, and has a grace period of 0 s.
+    Give it the reserver's placement and priority class, so it runs on the same nodes
+    and, like the reserver, never preempts anyone.
 
     Args:
         name: the DaemonSet's name, a DNS-1123 label.
@@ -115,7 +121,7 @@ class ImagePrepuller(Construct):
         )
         self.labels = {
             **names.labels(labels, field="labels"),
-            **workload_labels(self.name, "image-prepuller"),
+            **workload_labels(self.name, PREPULLER_COMPONENT),
         }
 
         super().__init__(scope, id)
@@ -135,11 +141,6 @@ class ImagePrepuller(Construct):
         """The images pulled onto each node, in order."""
         return list(self._images)
 
-    @property
-    def requests(self) -> dict[str, str]:
-        """What each pre-puller pod requests on its node."""
-        return {"cpu": PREPULL_CPU, "memory": PREPULL_MEMORY}
-
     def add_image(self, image: str) -> None:
         """Pulls ``image`` onto every node as well (once, however often it is added)."""
         self._add(image)
@@ -155,9 +156,7 @@ class ImagePrepuller(Construct):
             "image": image,
             "imagePullPolicy": "IfNotPresent",
             **fields,
-            # requests == limits: the pod's QoS class is Guaranteed, and what the node
-            # pays for it is fixed.
-            "resources": {"requests": self.requests, "limits": self.requests},
+            "resources": {"requests": dict(PREPULL_REQUESTS), "limits": dict(PREPULL_LIMITS)},
             "securityContext": security.container_security_context(uid),
         }
 

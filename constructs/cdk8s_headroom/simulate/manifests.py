@@ -8,12 +8,14 @@ that bind storage, host ports, extended resources...) make the input unsupported
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..documents import read_objects
 from ..kube import CLUSTER_SCOPED_KINDS
+from ..labels import COMPONENT_LABEL, PREPULLER_COMPONENT
 from ..priority import PriorityClassSpec
 from .model import Placement, Resources
 from .reading import (
@@ -233,6 +235,12 @@ def _workload(value: Value, kind: str, name: str, namespace: str) -> Workload:
     return Workload(kind, name, namespace, replicas, pod_template(spec["template"], namespace))
 
 
+def _labels(document: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = document.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
+    return labels if isinstance(labels, Mapping) else {}
+
+
 def _read_document(manifests: Manifests, document: object, reader: Reader, index: int) -> None:
     root = Value(reader, document, f"[{index}]")
     header = root.mapping()
@@ -244,6 +252,10 @@ def _read_document(manifests: Manifests, document: object, reader: Reader, index
     value = Value(reader, document, label)
     if kind == "PriorityClass":
         manifests.classes.append((_priority_class(value, name), f"{reader.source}: {value.path}"))
+    elif kind == "DaemonSet" and _labels(header).get(COMPONENT_LABEL) == PREPULLER_COMPONENT:
+        manifests.not_simulated.append(
+            f"{value.path}: pulls images and requests no CPU or memory, no effect on scheduling"
+        )
     elif kind in ("DaemonSet", "Deployment"):
         workload = _workload(value, kind, name, namespace)
         (manifests.daemonsets if kind == "DaemonSet" else manifests.deployments).append(workload)
