@@ -7,6 +7,8 @@ pool; burst-critical pods preempt them and take the slice at once.
 from .app import synth, validate_app
 from .blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
 from .burst import BurstWorkload, ImagePullPolicy
+from .capacitybuffer import CapacityBuffer, CapacityBufferForm
+from .capacitybufferapi import CapacityBufferVersion
 from .errors import HeadroomConfigError, HeadroomWarning
 from .karpenter import (
     ConsolidationPolicy,
@@ -25,7 +27,7 @@ from .priority import (
     PriorityModel,
 )
 from .reserver import HeadroomReserver
-from .sizing import HeadroomSummary, NodeSize
+from .sizing import BufferHold, HeadroomSummary, NodeSize
 from .targeting import (
     INodePool,
     NodePoolRef,
@@ -40,7 +42,11 @@ from .task import HostPathMount, ReserverTask, TaskKind
 
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
+    "BufferHold",
     "BurstWorkload",
+    "CapacityBuffer",
+    "CapacityBufferForm",
+    "CapacityBufferVersion",
     "ConsolidationPolicy",
     "Ec2NodeClass",
     "HeadroomConfigError",

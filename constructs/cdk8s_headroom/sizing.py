@@ -258,8 +258,10 @@ def check_slice_fits(
     memory_field: str,
     cpu_value: object,
     memory_value: object,
+    what: str = "a slice",
 ) -> None:
-    """Raises when a slice cannot fit on the smallest node the pool may launch.
+    """Raises when a slice (or ``what`` else a node must hold whole, such as a buffer
+    pod) cannot fit on the smallest node the pool may launch.
 
     The slice is compared to the node's estimated allocatable (see
     ``NodeSize.allocatable``), not its capacity: a reserver larger than that stays
@@ -275,10 +277,10 @@ def check_slice_fits(
         raise HeadroomConfigError(
             field,
             value,
-            f"a slice that fits on the smallest node of pool {pool_name!r}: its "
+            f"{what} that fits on the smallest node of pool {pool_name!r}: its "
             f"{fmt(capacity)} leave about {fmt(max(room, Fraction(0)))} allocatable after "
-            "kube-reserved and eviction; lower the slice or require larger instances "
-            "(instance-cpu, instance-memory or instance-size requirements)",
+            f"kube-reserved and eviction; lower {what.replace('a ', 'the ', 1)} or require "
+            "larger instances (instance-cpu, instance-memory or instance-size requirements)",
         )
 
 
@@ -315,27 +317,56 @@ def _limits_text(limits: Mapping[str, Fraction]) -> str:
 
 
 @dataclass(frozen=True)
+class BufferHold:
+    """What a buffer holds back: ``units`` chunks of ``unit`` each.
+
+    ``units`` is what the autoscaler computes at the workload's declared replicas
+    (``percentage`` follows the replicas as they change; ``limits`` cap the count).
+    """
+
+    name: str
+    units: int
+    unit: NodeSize
+
+    @property
+    def total(self) -> NodeSize:
+        return NodeSize(
+            cpu=None if self.unit.cpu is None else self.unit.cpu * self.units,
+            memory=None if self.unit.memory is None else self.unit.memory * self.units,
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"buffer {self.name}: {self.units} x ({self.unit}) = {self.total} held back, "
+            "whatever the node count"
+        )
+
+
+@dataclass(frozen=True)
 class HeadroomSummary:
     """What one headroom costs: the share of each node, and the worst case over the pool.
 
     Attributes:
-        name: the reserver DaemonSet's name.
+        name: the reserver DaemonSet's name (the headroom's id without slices).
         model: the priority model's name, e.g. ``GUARDED``.
         pool_name: the targeted pool, or ``None`` for every node.
-        slice: the slice each node holds.
+        slice: the slice each node holds, or ``None`` for a headroom kept by capacity
+            buffers alone.
         smallest_node: the smallest node the pool may launch (fields ``None`` when the
             pool does not say), or ``None`` without a sized pool.
         limits: the pool's limits (``cpu`` in cores, ``memory`` in bytes); empty when
             the pool has none (or there is no pool), ``None`` when a referenced pool
             does not declare them.
+        buffers: what each capacity buffer of the headroom holds back. Default: none.
     """
 
     name: str
     model: str
     pool_name: str | None
-    slice: NodeSize
+    slice: NodeSize | None
     smallest_node: NodeSize | None
     limits: Mapping[str, Fraction] | None
+    buffers: tuple[BufferHold, ...] = ()
 
     @property
     def allocatable(self) -> NodeSize | None:
@@ -346,19 +377,17 @@ class HeadroomSummary:
     def cpu_share(self) -> Fraction | None:
         """The slice's share of the smallest node's allocatable CPU."""
         allocatable = self.allocatable
-        return (
-            None if allocatable is None else _share(self.slice.cpu or Fraction(0), allocatable.cpu)
-        )
+        if allocatable is None or self.slice is None:
+            return None
+        return _share(self.slice.cpu or Fraction(0), allocatable.cpu)
 
     @property
     def memory_share(self) -> Fraction | None:
         """The slice's share of the smallest node's allocatable memory."""
         allocatable = self.allocatable
-        return (
-            None
-            if allocatable is None
-            else _share(self.slice.memory or Fraction(0), allocatable.memory)
-        )
+        if allocatable is None or self.slice is None:
+            return None
+        return _share(self.slice.memory or Fraction(0), allocatable.memory)
 
     @property
     def max_nodes(self) -> int | None:
@@ -371,7 +400,7 @@ class HeadroomSummary:
     def worst_case(self) -> NodeSize | None:
         """The slice times ``max_nodes``: the most the headroom can hold in the pool."""
         count = self.max_nodes
-        if count is None:
+        if count is None or self.slice is None:
             return None
         return NodeSize(
             cpu=None if self.slice.cpu is None else self.slice.cpu * count,
@@ -379,6 +408,14 @@ class HeadroomSummary:
         )
 
     def __str__(self) -> str:
+        lines = [] if self.slice is None else [self._slice_line()]
+        if self.slice is None:
+            where = f"pool {self.pool_name}" if self.pool_name else "every node"
+            lines.append(f"{self.name} ({self.model}) on {where}: no slices")
+        lines += [str(buffer) for buffer in self.buffers]
+        return "\n".join(lines)
+
+    def _slice_line(self) -> str:
         where = f"pool {self.pool_name}" if self.pool_name else "every node"
         line = f"{self.name} ({self.model}) on {where}: {self.slice} per node"
         cpu_share, memory_share = self.cpu_share, self.memory_share

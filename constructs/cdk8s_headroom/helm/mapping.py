@@ -25,7 +25,7 @@ from ..errors import HeadroomConfigError
 from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
 from ..priority import HeadroomPriorityClasses, PriorityModel
-from ..reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
+from ..reserver import DEFAULT_RESERVER_NAME
 from ..targeting import (
     NodePoolRef,
     NodeSelectorOperator,
@@ -485,7 +485,9 @@ def values_from_app(app: Construct) -> Values:
 
     values["namespace"]["create"] = bool(namespaces)
     values["namespace"]["name"] = None if headroom.namespace == CHART_NAME else headroom.namespace
-    reserver: HeadroomReserver = headroom.reserver
+    reserver = headroom.reserver
+    if reserver is None:
+        raise _unsupported("a headroom with slices (cpu and memory)", headroom.node.path)
     values["reservation"] = {"cpu": reserver.cpu, "memory": reserver.memory}
     pool = headroom.node_pool
     if pool is not None and not isinstance(pool, NodePoolRef):
