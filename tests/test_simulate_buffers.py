@@ -23,7 +23,7 @@ from cdk8s_headroom import (
     PriorityModel,
 )
 from cdk8s_headroom.cli import main
-from cdk8s_headroom.simulate import Role, load_cluster, load_manifests, run_whatif
+from cdk8s_headroom.simulate import Role, load_cluster, manifests_from_objects, run_whatif
 from cdk8s_headroom.simulate.manifests import Manifests
 
 POOL = "burst"
@@ -72,7 +72,7 @@ def cluster(*, nodes: int = 2, tainted: bool, busy_cpu: str = "3") -> Any:
 
 
 def read(objects: list[dict[str, Any]]) -> Manifests:
-    return load_manifests([("app", objects)])
+    return manifests_from_objects([("app", objects)])
 
 
 def test_a_pod_template_buffer_is_read_with_the_templates_shape_and_count() -> None:

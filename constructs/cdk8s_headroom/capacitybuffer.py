@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from . import names, security
+from . import names, securitycontext
 from .burst import BurstWorkload
 from .capacitybufferapi import ACTIVE_CAPACITY, CapacityBufferVersion
 from .errors import HeadroomConfigError, HeadroomWarning
@@ -29,8 +30,9 @@ from .karpenter import AUTO_MODE_BUILTIN_POOLS, KarpenterNodePool
 from .labels import workload_labels
 from .quantity import QuantityLike, parse_quantity, quantity_text
 from .resource import RenderedApiObject
-from .sizing import BufferHold, ISizedNodePool, NodeSize, check_slice_fits
-from .targeting import INodePool, TaintEffect
+from .scheduling import TaintEffect
+from .sizing import ISizedNodePool, NodeSize, check_slice_fits
+from .targeting import INodePool
 from .task import PAUSE_IMAGE
 
 
@@ -85,6 +87,32 @@ def keeps_ordinary_pods_off(pool: INodePool | None) -> bool:
     return pool is not None and any(
         taint.effect in (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE) for taint in pool.taints
     )
+
+
+@dataclass(frozen=True)
+class BufferHold:
+    """What a buffer holds back: ``units`` chunks of ``unit`` each.
+
+    ``units`` is what the autoscaler computes at the workload's declared replicas
+    (``percentage`` follows the replicas as they change; ``limits`` cap the count).
+    """
+
+    name: str
+    units: int
+    unit: NodeSize
+
+    @property
+    def total(self) -> NodeSize:
+        return NodeSize(
+            cpu=None if self.unit.cpu is None else self.unit.cpu * self.units,
+            memory=None if self.unit.memory is None else self.unit.memory * self.units,
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"buffer {self.name}: {self.units} x ({self.unit}) = {self.total} held back, "
+            "whatever the node count"
+        )
 
 
 class CapacityBuffer(Construct):
@@ -277,7 +305,7 @@ class CapacityBuffer(Construct):
         pod: dict[str, Any] = {
             "automountServiceAccountToken": False,
             "enableServiceLinks": False,
-            "securityContext": security.pod_security_context(security.PAUSE_UID),
+            "securityContext": securitycontext.pod_security_context(securitycontext.PAUSE_UID),
             "containers": [
                 {
                     "name": "pause",
@@ -287,7 +315,9 @@ class CapacityBuffer(Construct):
                         "requests": {"cpu": workload.cpu, "memory": workload.memory},
                         "limits": {"cpu": workload.cpu_limit, "memory": workload.memory_limit},
                     },
-                    "securityContext": security.container_security_context(security.PAUSE_UID),
+                    "securityContext": securitycontext.container_security_context(
+                        securitycontext.PAUSE_UID
+                    ),
                 }
             ],
         }

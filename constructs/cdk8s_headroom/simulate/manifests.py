@@ -17,11 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from ..capacitybufferapi import API_GROUP, rule_errors, version_of
-from ..errors import HeadroomConfigError
-from ..output import MANIFEST_SUFFIX
+from ..documents import read_objects
+from ..kube import CLUSTER_SCOPED_KINDS
+from ..priority import PriorityClassSpec
 from .model import Placement, Resources
 from .reading import (
     Reader,
@@ -31,7 +30,7 @@ from .reading import (
     preemption_policy,
     tolerations,
 )
-from .workloads import Buffer, PodTemplate, PriorityClassInfo, Workload
+from .workloads import Buffer, PodTemplate, Workload
 
 MODELS = (
     "The simulator reads PriorityClasses, DaemonSets, Deployments, CapacityBuffers and "
@@ -53,8 +52,6 @@ NO_SCHEDULING_EFFECT = {
     "ServiceAccount": "no effect on scheduling",
 }
 """Kinds that may appear in the manifests and are reported as not simulated."""
-
-CLUSTER_SCOPED = frozenset({"PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"})
 
 _IGNORED_POD_FIELDS = (
     "activeDeadlineSeconds",
@@ -111,7 +108,7 @@ _LOCAL_VOLUMES = ("name", "emptyDir", "configMap", "secret", "projected", "downw
 class Manifests:
     """What a folder of manifests holds for the simulator."""
 
-    classes: list[tuple[PriorityClassInfo, str]] = field(default_factory=list)
+    classes: list[tuple[PriorityClassSpec, str]] = field(default_factory=list)
     daemonsets: list[Workload] = field(default_factory=list)
     deployments: list[Workload] = field(default_factory=list)
     buffers: list[Buffer] = field(default_factory=list)
@@ -213,13 +210,13 @@ def pod_template(template: Value, namespace: str) -> PodTemplate:
     )
 
 
-def _priority_class(value: Value, name: str) -> PriorityClassInfo:
+def _priority_class(value: Value, name: str) -> PriorityClassSpec:
     fields = value.fields(
         ("value", "preemptionPolicy", "globalDefault"),
         required=("value",),
         ignored=("apiVersion", "kind", "metadata", "description"),
     )
-    return PriorityClassInfo(
+    return PriorityClassSpec(
         name=name,
         value=fields["value"].integer(minimum=-(2**31), maximum=1_000_000_000),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
@@ -367,7 +364,7 @@ def _read_document(
     metadata = root.child("metadata")
     name = metadata.child("name").text(allow_empty=False)
     namespace = metadata.child("namespace").text_or("default")
-    label = f"{kind} {name}" if kind in CLUSTER_SCOPED else f"{kind} {namespace}/{name}"
+    label = f"{kind} {name}" if kind in CLUSTER_SCOPED_KINDS else f"{kind} {namespace}/{name}"
     value = Value(reader, document, label)
     if kind == "PriorityClass":
         manifests.classes.append((_priority_class(value, name), f"{reader.source}: {value.path}"))
@@ -385,32 +382,15 @@ def _read_document(
         reader.unsupported.append(f"{value.path}: a kind the simulator does not place or read")
 
 
-def read_manifests(folder: Path) -> Manifests:
-    """Reads every ``*.k8s.yaml`` file under ``folder``, in name order."""
-    if not folder.is_dir():
-        raise HeadroomConfigError(
-            "--manifests", str(folder), f"a folder of synthesized {MANIFEST_SUFFIX} files"
-        )
-    files = sorted(folder.rglob(f"*{MANIFEST_SUFFIX}"))
-    if not files:
-        raise HeadroomConfigError(
-            "--manifests",
-            str(folder),
-            f"a folder that holds {MANIFEST_SUFFIX} files (run cdk8s synth)",
-        )
-    sources = []
-    for path in files:
-        try:
-            documents = list(yaml.safe_load_all(path.read_text()))
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark
-            where = f"{path}: line {mark.line + 1}" if mark else str(path)
-            raise HeadroomConfigError(where, error.problem, "valid YAML") from None
-        sources.append((str(path), documents))
-    return load_manifests(sources, source=str(folder))
+def read_manifests(path: Path) -> Manifests:
+    """Reads every manifest file of a folder (recursively, in name order), or one file."""
+    by_file: dict[str, list[object]] = {}
+    for item in read_objects(path):
+        by_file.setdefault(item.file, []).append(item.obj)
+    return manifests_from_objects(by_file.items(), source=str(path))
 
 
-def load_manifests(
+def manifests_from_objects(
     sources: Iterable[tuple[str, Iterable[object]]], *, source: str = "manifests"
 ) -> Manifests:
     """Reads manifest objects, given as (file name, objects) pairs; every unsupported
