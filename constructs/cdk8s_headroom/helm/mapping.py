@@ -487,6 +487,10 @@ def values_from_app(app: Construct) -> Values:
     reserver = headroom.reserver
     if reserver is None:
         raise _unsupported("a headroom with slices (cpu and memory)", headroom.node.path)
+    if headroom.capacity_buffers:
+        raise _unsupported(
+            "a headroom without capacity buffers", [b.name for b in headroom.capacity_buffers]
+        )
     values["reservation"] = {"cpu": reserver.cpu, "memory": reserver.memory}
     pool = headroom.node_pool
     if pool is not None and not isinstance(pool, NodePoolRef):
