@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .app import synth, validate_app
     from .burst import BurstWorkload, ImagePullPolicy
+    from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
+    from .capacitybufferapi import CapacityBufferVersion
     from .errors import HeadroomConfigError, HeadroomWarning
     from .headroom import HeadroomSummary, NodeHeadroom
     from .karpenter import (
@@ -53,7 +55,11 @@ _EXPORTS = {
     "DEFAULT_DEDICATED_TAINT": "scheduling",
     "BudgetNodes": "karpenter",
     "BudgetSchedule": "karpenter",
+    "BufferHold": "capacitybuffer",
     "BurstWorkload": "burst",
+    "CapacityBuffer": "capacitybuffer",
+    "CapacityBufferForm": "capacitybuffer",
+    "CapacityBufferVersion": "capacitybufferapi",
     "ConsolidationPolicy": "karpenter",
     "DisruptionBudget": "karpenter",
     "DisruptionReason": "karpenter",
@@ -110,7 +116,11 @@ __all__ = [
     "DEFAULT_DEDICATED_TAINT",
     "BudgetNodes",
     "BudgetSchedule",
+    "BufferHold",
     "BurstWorkload",
+    "CapacityBuffer",
+    "CapacityBufferForm",
+    "CapacityBufferVersion",
     "ConsolidationPolicy",
     "DisruptionBudget",
     "DisruptionReason",
