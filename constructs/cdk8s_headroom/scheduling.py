@@ -308,6 +308,50 @@ class NodeSelectorTerm:
     expressions: tuple[NodeSelectorRequirement, ...] = ()
     fields: tuple[NodeSelectorRequirement, ...] = ()
 
+    def to_manifest(self) -> dict[str, Any]:
+        """The term as it appears in ``nodeSelectorTerms``."""
+        term: dict[str, Any] = {"matchExpressions": [r.to_manifest() for r in self.expressions]}
+        if self.fields:
+            term["matchFields"] = [r.to_manifest() for r in self.fields]
+        return term
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a pod may go: its node selector, required node affinity and tolerations,
+    and for a DaemonSet pod the node it is bound to. The constructs render it into pod
+    templates (``to_manifest``); the simulator reads it back from manifests and filters
+    nodes with it (the filters that give UnschedulableAndUnresolvable).
+
+    Hashable, so that the simulator computes the nodes that pass these filters once per
+    distinct placement rather than once per pod.
+    """
+
+    node_selector: tuple[tuple[str, str], ...] = ()
+    affinity: tuple[NodeSelectorTerm, ...] | None = None
+    """Required node affinity terms, ORed; ``None`` when the pod has none."""
+    tolerations: tuple[Toleration, ...] = ()
+    pinned_node: str | None = None
+    """The node a DaemonSet pod is bound to (the controller's ``matchFields`` term)."""
+
+    def to_manifest(self) -> dict[str, Any]:
+        """``nodeSelector``, ``affinity`` and ``tolerations`` as a PodSpec holds them
+        (``None`` when empty). A pinned node is not rendered: the DaemonSet controller
+        pins each pod itself."""
+        affinity = None
+        if self.affinity:
+            terms = [term.to_manifest() for term in self.affinity]
+            affinity = {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+                }
+            }
+        return {
+            "nodeSelector": dict(self.node_selector) or None,
+            "affinity": affinity,
+            "tolerations": [t.to_manifest() for t in self.tolerations] or None,
+        }
+
 
 DEFAULT_DEDICATED_TAINT = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)
 """The taint that keeps ordinary pods off a DEDICATED_POOL pool."""

@@ -18,7 +18,8 @@ from ..errors import HeadroomConfigError
 from ..kube import CLUSTER_SCOPED_KINDS
 from ..output import MANIFEST_SUFFIX
 from ..priority import PriorityClassSpec
-from .model import Placement, Resources
+from ..scheduling import Placement
+from .model import Resources
 from .reading import (
     Reader,
     UnsupportedInputError,

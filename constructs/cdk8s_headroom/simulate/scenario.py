@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import DisruptionBudget, Node, Placement, Pod, Resources
+from ..scheduling import Placement
+from .model import DisruptionBudget, Node, Pod, Resources
 from .reading import (
     Reader,
     Value,

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from ..priority import PriorityClassSpec
-from ..scheduling import TaintEffect, Toleration, TolerationOperator
-from .model import Placement, Pod, Resources, Role
+from ..scheduling import Placement, TaintEffect, Toleration, TolerationOperator
+from .model import Pod, Resources, Role
 from .scheduler import ClusterState, Decision, apply, placement_problem, schedule
 from .workloads import ClassRegistry, Workload
 
