@@ -1,9 +1,12 @@
-"""Validation of Kubernetes names, label keys and label values."""
+"""Validation of Kubernetes names, label keys and label values, and of the plain values
+props are made of: integers, strings, sequences and enum members."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from enum import Enum
+from typing import TypeVar
 
 from .errors import HeadroomConfigError
 
@@ -130,3 +133,21 @@ def int32(value: object, *, field: str, minimum: int = INT32_MIN, maximum: int =
     if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
         raise HeadroomConfigError(field, value, f"an integer from {minimum} to {maximum}")
     return value
+
+
+_E = TypeVar("_E", bound=Enum)
+
+
+def member(value: object, enum: type[_E], *, field: str) -> _E:
+    """``value`` when it is a member of ``enum``; the error lists the members."""
+    if isinstance(value, enum):
+        return value
+    allowed = ", ".join(f"{enum.__name__}.{item.name}" for item in enum)
+    raise HeadroomConfigError(field, value, f"one of {allowed}")
+
+
+def sequence(value: object, *, field: str, allowed: str) -> tuple[object, ...]:
+    """A list or tuple as a tuple; a string, which is a sequence of characters, is not."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise HeadroomConfigError(field, value, allowed)
+    return tuple(value)

@@ -15,7 +15,6 @@ from .scheduling import (
     Placement,
     Taint,
     Toleration,
-    sequence,
 )
 
 
@@ -64,7 +63,9 @@ class NodePoolRef:
         object.__setattr__(
             self,
             "taints",
-            sequence(self.taints, field="node_pool.taints", allowed="a list of Taint objects"),
+            names.sequence(
+                self.taints, field="node_pool.taints", allowed="a list of Taint objects"
+            ),
         )
         for taint in self.taints:
             if not isinstance(taint, Taint):

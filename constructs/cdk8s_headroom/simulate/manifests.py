@@ -16,8 +16,9 @@ import yaml
 
 from ..errors import HeadroomConfigError
 from ..kube import CLUSTER_SCOPED_KINDS
+from ..names import INT32_MIN
 from ..output import MANIFEST_SUFFIX
-from ..priority import PriorityClassSpec
+from ..priority import MAX_USER_PRIORITY, PriorityClassSpec
 from ..scheduling import Placement
 from .model import Resources
 from .reading import (
@@ -214,7 +215,7 @@ def _priority_class(value: Value, name: str) -> PriorityClassSpec:
     )
     return PriorityClassSpec(
         name=name,
-        value=fields["value"].integer(minimum=-(2**31), maximum=1_000_000_000),
+        value=fields["value"].integer(minimum=INT32_MIN, maximum=MAX_USER_PRIORITY),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
         global_default=fields["globalDefault"].boolean_or(False),
     )
