@@ -12,12 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from ..errors import HeadroomConfigError
+from ..documents import read_objects
 from ..kube import CLUSTER_SCOPED_KINDS
 from ..names import INT32_MIN
-from ..output import MANIFEST_SUFFIX
 from ..priority import MAX_USER_PRIORITY, PriorityClassSpec
 from ..scheduling import Placement
 from .model import Resources
@@ -258,29 +255,12 @@ def _read_document(manifests: Manifests, document: object, reader: Reader, index
         reader.unsupported.append(f"{value.path}: a kind the simulator does not place or read")
 
 
-def read_manifests(folder: Path) -> Manifests:
-    """Reads every ``*.k8s.yaml`` file under ``folder``, in name order."""
-    if not folder.is_dir():
-        raise HeadroomConfigError(
-            "--manifests", str(folder), f"a folder of synthesized {MANIFEST_SUFFIX} files"
-        )
-    files = sorted(folder.rglob(f"*{MANIFEST_SUFFIX}"))
-    if not files:
-        raise HeadroomConfigError(
-            "--manifests",
-            str(folder),
-            f"a folder that holds {MANIFEST_SUFFIX} files (run cdk8s synth)",
-        )
-    sources = []
-    for path in files:
-        try:
-            documents = list(yaml.safe_load_all(path.read_text()))
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark
-            where = f"{path}: line {mark.line + 1}" if mark else str(path)
-            raise HeadroomConfigError(where, error.problem, "valid YAML") from None
-        sources.append((str(path), documents))
-    return manifests_from_objects(sources, source=str(folder))
+def read_manifests(path: Path) -> Manifests:
+    """Reads every manifest file of a folder (recursively, in name order), or one file."""
+    by_file: dict[str, list[object]] = {}
+    for item in read_objects(path):
+        by_file.setdefault(item.file, []).append(item.obj)
+    return manifests_from_objects(by_file.items(), source=str(path))
 
 
 def manifests_from_objects(

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..documents import read_document
 from ..names import INT32_MAX, INT32_MIN
 from ..scheduling import Placement
 from .model import DisruptionBudget, Node, Pod, Resources
@@ -18,7 +19,6 @@ from .reading import (
     Reader,
     Value,
     label_selector,
-    load_document,
     node_selector_terms,
     preemption_policy,
     resources,
@@ -209,7 +209,7 @@ def load_scenario(data: object, *, source: str = "scenario") -> Scenario:
 
 def read_scenario(path: Path) -> Scenario:
     """Loads a scenario file (JSON or YAML)."""
-    return load_scenario(load_document(path), source=str(path))
+    return load_scenario(read_document(path), source=str(path))
 
 
 def decide(scenario: Scenario) -> Decision:
