@@ -35,7 +35,7 @@ from .labels import PREPULLER_COMPONENT, workload_labels
 from .priority import class_name
 from .resource import RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
-from .targeting import INodePool, Placement
+from .targeting import INodePool, Targeting
 from .task import PAUSE_IMAGE, check_image
 
 PREPULL_TOOLS_IMAGE = "busybox:1.37.0-musl"
@@ -113,7 +113,7 @@ class ImagePrepuller(Construct):
             self._add(image)
         self.tools_image = check_image(tools_image, field="prepull.tools_image")
         self.pause_image = check_image(pause_image, field="prepull.pause_image")
-        self.placement = Placement.of(
+        self.targeting = Targeting.of(
             node_pool=node_pool,
             node_selector=node_selector,
             tolerations=tolerations,
@@ -191,7 +191,7 @@ class ImagePrepuller(Construct):
             "containers": [self._container("pause", self.pause_image, security.PAUSE_UID)],
             "volumes": [{"name": "noop", "emptyDir": {"sizeLimit": "4Mi"}}],
         }
-        self.placement.apply(pod)
+        self.targeting.apply(pod)
         return {
             "spec": {
                 "selector": {"matchLabels": {"app": self.name}},
