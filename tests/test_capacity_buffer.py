@@ -149,8 +149,12 @@ def test_a_headroom_kept_by_a_buffer_alone_has_no_reserver_and_no_slice_check(
 def test_a_headroom_with_neither_slices_nor_a_buffer_fails_synthesis() -> None:
     app = cdk8s.App()
     dedicated(cdk8s.Chart(app, "c"))
-    with pytest.raises(Exception, match="slices \\(cpu and memory\\) or a capacity buffer"):
+    with pytest.raises(HeadroomConfigError) as raised:
         synth(app)
+    assert raised.value.field == "c/headroom.cpu"
+    assert "slices (cpu and memory) or a capacity buffer" in str(raised.value)
+    with pytest.raises(Exception, match="this headroom keeps no room at all"):
+        app.synth()  # the construct's own validation, for apps that skip validate_app
 
 
 @pytest.mark.parametrize(
