@@ -40,6 +40,7 @@ from typing import Any, BinaryIO
 import yaml
 
 from .errors import HeadroomConfigError
+from .errors import InputFileError as InputFileError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 """The files a folder is read for, as ``kubectl apply -f DIR`` reads them."""
@@ -56,31 +57,6 @@ deep; the bound keeps every consumer's recursion far from Python's limit."""
 
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _UTF8_BOM = b"\xef\xbb\xbf"
-
-
-class InputFileError(HeadroomConfigError):
-    """A file that cannot be read as input: the message is one line that names the file,
-    the line and column when known, and what is wrong.
-
-    Attributes:
-        file: the file (or folder) as given, ``<stdin>`` for standard input.
-        problem: what is wrong, e.g. ``invalid YAML: ...``.
-        line: the 1-based line, when the parser knows it.
-        column: the 1-based column, when the parser knows it.
-    """
-
-    def __init__(
-        self, file: str, problem: str, *, line: int | None = None, column: int | None = None
-    ) -> None:
-        where = file
-        if line is not None:
-            where += f": line {line}" + (f", column {column}" if column is not None else "")
-        super().__init__(where, file, problem)
-        self.file = file
-        self.problem = problem
-        self.line = line
-        self.column = column
-        self.args = (f"{where}: {' '.join(problem.split())}",)
 
 
 @dataclass(frozen=True)
