@@ -18,6 +18,7 @@ from .karpenter import KarpenterNodePool
 from .priority import HeadroomPriorityClasses, PriorityModel, check_model
 from .quantity import QuantityLike, format_cpu, format_memory, positive_quantity
 from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
+from .resource import HeadroomConstruct
 from .simulate.promises import check_promises, describe_broken
 from .sizing import HeadroomSummary, ISizedNodePool, NodeSize, check_slice_fits
 from .targeting import (
@@ -43,7 +44,7 @@ _BURST_PROPS = frozenset(
 _REQUIRED_BURST_PROPS = ("image", "cpu", "memory")
 
 
-class NodeHeadroom(Construct):
+class NodeHeadroom(HeadroomConstruct):
     """The node reserved headroom pattern for one pool: classes, reserver, bursts.
 
     A ``HeadroomReserver`` DaemonSet holds ``cpu`` and ``memory`` on every node of the

@@ -15,7 +15,7 @@ from .errors import HeadroomConfigError
 from .labels import workload_labels
 from .priority import class_name
 from .quantity import QuantityLike, parse_quantity, positive_quantity
-from .resource import RenderedApiObject
+from .resource import HeadroomConstruct, RenderedApiObject
 from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
 from .task import check_image
 
@@ -38,7 +38,7 @@ def _strings(value: Sequence[str], *, field: str) -> list[str]:
     return [names.text(item, field=field) for item in value]
 
 
-class BurstWorkload(Construct):
+class BurstWorkload(HeadroomConstruct):
     """A burst-critical Deployment, optionally with a HorizontalPodAutoscaler.
 
     Its pods carry the burst PriorityClass, so the scheduler preempts headroom pods to

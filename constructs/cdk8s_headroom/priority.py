@@ -19,7 +19,7 @@ from constructs import Construct
 from . import names
 from .errors import HeadroomConfigError
 from .labels import PART_OF
-from .resource import RenderedApiObject
+from .resource import HeadroomConstruct, RenderedApiObject
 
 MAX_USER_PRIORITY = 1_000_000_000
 """The highest value a user-defined PriorityClass may have (system classes are above)."""
@@ -178,7 +178,7 @@ def _customized(
     )
 
 
-class HeadroomPriorityClasses(Construct):
+class HeadroomPriorityClasses(HeadroomConstruct):
     """The PriorityClasses of a priority model.
 
     Emits ``headroom`` and ``burst``, and, for ``GUARDED``, the global ``default``

@@ -15,14 +15,14 @@ from .labels import workload_labels
 from .podsecurity import EXCEPTIONS_ANNOTATION
 from .priority import class_name
 from .quantity import QuantityLike, positive_quantity
-from .resource import RenderedApiObject
+from .resource import HeadroomConstruct, RenderedApiObject
 from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
 from .task import ReserverTask, check_image
 
 DEFAULT_RESERVER_NAME = "headroom-reserver"
 
 
-class HeadroomReserver(Construct):
+class HeadroomReserver(HeadroomConstruct):
     """A DaemonSet of low-priority pods that reserve ``cpu`` and ``memory`` on each node.
 
     Requests equal limits (Guaranteed QoS, so the kubelet never throttles or evicts the
