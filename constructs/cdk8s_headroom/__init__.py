@@ -6,7 +6,7 @@ pool; burst-critical pods preempt them and take the slice at once.
 
 from .app import synth, validate_app
 from .blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
-from .burst import BurstWorkload, ImagePullPolicy
+from .burst import BurstWorkload, BurstWorkloadProps, ImagePullPolicy
 from .errors import HeadroomConfigError, HeadroomWarning
 from .karpenter import (
     ConsolidationPolicy,
@@ -41,6 +41,7 @@ from .task import HostPathMount, ReserverTask, TaskKind
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
     "BurstWorkload",
+    "BurstWorkloadProps",
     "ConsolidationPolicy",
     "Ec2NodeClass",
     "HeadroomConfigError",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -12,7 +13,7 @@ from typing import Any
 from constructs import Construct
 
 from . import names
-from .burst import BurstWorkload
+from .burst import BurstWorkload, BurstWorkloadProps
 from .errors import HeadroomConfigError, HeadroomWarning
 from .karpenter import KarpenterNodePool
 from .priority import HeadroomPriorityClasses, PriorityModel, check_model
@@ -31,6 +32,11 @@ from .targeting import (
     check_tolerations,
 )
 from .task import ReserverTask
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # the quickstart promises Python 3.10
+    from typing_extensions import Unpack
 
 DEFAULT_DEDICATED_TAINT = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)
 """The taint that keeps ordinary pods off a DEDICATED_POOL pool."""
@@ -219,19 +225,20 @@ class NodeHeadroom(HeadroomConstruct):
             limits=limits,
         )
 
-    def add_burst_workload(self, id: str, **props: Any) -> BurstWorkload:
+    def add_burst_workload(self, id: str, **props: Unpack[BurstWorkloadProps]) -> BurstWorkload:
         """Adds a burst-critical Deployment that preempts this headroom.
 
-        Takes the props of ``BurstWorkload``. The workload gets this headroom's burst
-        class and targeting (pool, node selector, affinity, the dedicated taint's
-        toleration); passing targeting that selects other nodes is an error. Its pod
+        Takes the props of ``BurstWorkload`` (``BurstWorkloadProps``). The workload gets
+        this headroom's burst class and targeting (pool, node selector, affinity, the
+        dedicated taint's toleration); passing targeting that selects other nodes is an
+        error. Its pod
         requests must fit in the slice: a larger pod evicts more than the headroom
         (an error, or a warning under SEED, which cannot keep that promise anyway).
         Errors name the field as ``burst_workloads[<name>].<prop>``.
         """
-        name = props.get("name", id)
+        name = props.get("name") or id
         with _within_workload(name):
-            return self._add_burst_workload(id, props)
+            return self._add_burst_workload(id, dict(props))
 
     def _add_burst_workload(self, id: str, props: dict[str, Any]) -> BurstWorkload:
         if not isinstance(id, str) or not id or self.node.try_find_child(id) is not None:

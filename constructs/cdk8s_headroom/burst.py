@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from fractions import Fraction
@@ -18,6 +19,11 @@ from .quantity import QuantityLike, parse_quantity, positive_quantity
 from .resource import HeadroomConstruct, RenderedApiObject
 from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
 from .task import check_image
+
+if sys.version_info >= (3, 11):
+    from typing import Required, TypedDict
+else:  # the quickstart promises Python 3.10
+    from typing_extensions import Required, TypedDict
 
 
 class ImagePullPolicy(Enum):
@@ -36,6 +42,36 @@ def _strings(value: Sequence[str], *, field: str) -> list[str]:
     ):
         raise HeadroomConfigError(field, value, "a list of strings")
     return [names.text(item, field=field) for item in value]
+
+
+class BurstWorkloadProps(TypedDict, total=False):
+    """The props of ``NodeHeadroom.add_burst_workload``: those of ``BurstWorkload`` (see
+    its Args for each one's meaning and default) but ``priority_class_name``, which the
+    headroom sets. ``image``, ``cpu`` and ``memory`` are required.
+
+    Typed for ``Unpack``, so ``mypy`` and editors check and complete a consumer's calls.
+    """
+
+    image: Required[str]
+    cpu: Required[QuantityLike]
+    memory: Required[QuantityLike]
+    replicas: int
+    cpu_limit: QuantityLike | None
+    memory_limit: QuantityLike | None
+    command: Sequence[str]
+    args: Sequence[str]
+    name: str | None
+    container_name: str | None
+    namespace: str
+    image_pull_policy: ImagePullPolicy
+    run_as_user: int
+    node_pool: INodePool | None
+    node_selector: Mapping[str, str] | None
+    tolerations: Sequence[Toleration]
+    node_affinity: Sequence[NodeSelectorRequirement]
+    max_replicas: int | None
+    target_cpu_utilization: int
+    labels: Mapping[str, str] | None
 
 
 class BurstWorkload(HeadroomConstruct):
