@@ -29,9 +29,12 @@ def two_default_classes(app: cdk8s.App) -> None:
     chart = cdk8s.Chart(app, "chart")
     HeadroomPriorityClasses(chart, "a")
     HeadroomPriorityClasses(
-        chart, "b", headroom_class_name="b-reserve", burst_class_name="b-burst",
+        chart,
+        "b",
+        headroom_class_name="b-reserve",
+        burst_class_name="b-burst",
         default_class_name="b-default",
-    )  # fmt: skip
+    )
 
 
 def two_reservers_of_one_name(app: cdk8s.App) -> None:
@@ -46,9 +49,13 @@ def two_bursts_of_one_name(app: cdk8s.App) -> None:
     classes = HeadroomPriorityClasses(chart, "classes")
     for pool in ("a", "b"):
         headroom = NodeHeadroom(
-            chart, pool, cpu="1", memory="1Gi", priority_classes=classes,
+            chart,
+            pool,
+            cpu="1",
+            memory="1Gi",
+            priority_classes=classes,
             node_pool=NodePoolRef.karpenter(pool),
-        )  # fmt: skip
+        )
         headroom.add_burst_workload("api", image="nginx:1", cpu="1", memory="1Gi")
 
 

@@ -77,9 +77,13 @@ def test_a_patched_name_takes_part_in_the_whole_app_checks() -> None:
     chart = cdk8s.Chart(app, "chart")
     first = NodeHeadroom(chart, "a", cpu="1", memory="1Gi", reserver_name="first")
     NodeHeadroom(
-        chart, "b", cpu="1", memory="1Gi", reserver_name="second",
+        chart,
+        "b",
+        cpu="1",
+        memory="1Gi",
+        reserver_name="second",
         priority_classes=first.priority_classes,
-    )  # fmt: skip
+    )
     assert [str(m) for m in app.node.validate()] == []
     first.reserver.resource.add_json_patch(JsonPatch.replace("/metadata/name", "second"))
     messages: list[Any] = app.node.validate()

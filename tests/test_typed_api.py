@@ -73,13 +73,20 @@ def test_mypy_strict_rejects_a_wrong_type_an_unknown_prop_and_a_missing_one(
     # WHEN mypy --strict checks it
     result = subprocess.run(
         [
-            sys.executable, "-m", "mypy", "--config-file", str(tmp_path / "mypy.ini"),
-            "--cache-dir", str(tmp_path / "cache"), "--no-error-summary", str(app),
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(tmp_path / "mypy.ini"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-error-summary",
+            str(app),
         ],
         env={"MYPYPATH": str(ROOT / "constructs"), "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,
-    )  # fmt: skip
+    )
 
     # THEN it names each bad call, and only those
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]

@@ -41,6 +41,16 @@ else:  # the quickstart promises Python 3.10
 DEFAULT_DEDICATED_TAINT = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)
 """The taint that keeps ordinary pods off a DEDICATED_POOL pool."""
 
+_CLASSES_FOR = {
+    PriorityModel.GUARDED: (PriorityModel.GUARDED,),
+    PriorityModel.DEDICATED_POOL: (PriorityModel.DEDICATED_POOL, PriorityModel.GUARDED),
+    PriorityModel.SEED: (PriorityModel.SEED,),
+}
+"""The models whose classes a headroom of each model may use. A DEDICATED_POOL headroom
+uses the headroom and burst classes, which GUARDED has too; its tainted pool keeps
+ordinary pods away whatever the cluster's default class. A GUARDED headroom needs the
+default class that only GUARDED classes have."""
+
 _TARGETING_PROPS = ("node_pool", "node_selector", "node_affinity")
 _BURST_PROPS = frozenset(
     name
@@ -69,8 +79,10 @@ class NodeHeadroom(HeadroomConstruct):
         namespace: of the reserver and, by default, of the burst workloads.
             Default: ``default``.
         priority_classes: classes shared with other ``NodeHeadroom`` s (PriorityClasses
-            are cluster-scoped; share one instance per cluster). Its model must be
-            ``model``. Default: a new ``HeadroomPriorityClasses`` for ``model``.
+            are cluster-scoped; share one instance per cluster). Their model must be
+            ``model``, or GUARDED for a DEDICATED_POOL headroom, so that a cluster with
+            GUARDED and DEDICATED_POOL pools has one set of classes.
+            Default: a new ``HeadroomPriorityClasses`` for ``model``.
         task: what the reserver does. Default: ``ReserverTask.pause()``.
         prepull_burst_images: pull every burst workload's image onto the pool's nodes
             from the reserver, so bursts start without a pull. Default: ``False``.
@@ -112,11 +124,14 @@ class NodeHeadroom(HeadroomConstruct):
                 raise HeadroomConfigError(
                     "priority_classes", priority_classes, "a HeadroomPriorityClasses or None"
                 )
-            if priority_classes.model is not self.model:
+            if priority_classes.model not in _CLASSES_FOR[self.model]:
+                allowed = " or ".join(f"PriorityModel.{m.name}" for m in _CLASSES_FOR[self.model])
                 raise HeadroomConfigError(
                     "priority_classes",
                     priority_classes.model,
-                    f"classes of the same model as this headroom ({self.model})",
+                    f"classes of a model that serves this headroom's ({self.model}): "
+                    f"{allowed}; GUARDED classes serve GUARDED and DEDICATED_POOL "
+                    "headrooms, so one set of classes serves a cluster that mixes them",
                 )
         if not isinstance(dedicated_taint, Taint):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
