@@ -21,12 +21,13 @@ from constructs import Construct, IConstruct, IValidation
 
 from .burst import BurstWorkload
 from .errors import HeadroomConfigError
+from .headroom import NodeHeadroom
+from .kube import CLUSTER_SCOPED_KINDS
 from .namespace import HeadroomNamespace
-from .priority import SYSTEM_PRIORITY_CLASSES, HeadroomPriorityClasses
+from .priority import SYSTEM_PRIORITY_CLASSES
+from .priorityclasses import HeadroomPriorityClasses
 from .reserver import HeadroomReserver
 from .resource import RenderedApiObject
-
-_CLUSTER_SCOPED = {"PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"}
 
 _RENAME_HINTS = {
     "PriorityClass": (
@@ -52,6 +53,7 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
     - no reserver that opts out of Pod Security controls runs in a
       ``HeadroomNamespace``, whose admission enforces ``restricted`` and would reject
       its pods;
+    - every ``NodeHeadroom`` keeps room: slices, or at least one capacity buffer;
     - every JSON patch on a library object applies to the rendered object.
     """
     constructs = app.node.find_all()
@@ -67,7 +69,7 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
             kind, namespace, name = child.kind, child.metadata.namespace or "", child.name
         else:
             continue
-        if kind in _CLUSTER_SCOPED:
+        if kind in CLUSTER_SCOPED_KINDS:
             namespace = ""
         key = (kind, namespace, name)
         if key in seen:
@@ -98,7 +100,7 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
         )
     known = {spec.name for c in class_sets for spec in c.emitted}
     known |= {c.default.name for c in class_sets if c.default is not None}
-    known |= set(SYSTEM_PRIORITY_CLASSES)
+    known |= {spec.name for spec in SYSTEM_PRIORITY_CLASSES}
     for child in constructs:
         if isinstance(child, (HeadroomReserver, BurstWorkload)):
             referenced = _referenced_class(child)
@@ -108,6 +110,19 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
                     referenced,
                     f"a PriorityClass this app emits or declares: {sorted(known)}",
                 )
+    for child in constructs:
+        # Judged here, not at construction: add_capacity_buffer comes after the headroom.
+        if (
+            isinstance(child, NodeHeadroom)
+            and child.reserver is None
+            and not child.capacity_buffers
+        ):
+            yield HeadroomConfigError(
+                f"{child.node.path}.cpu",
+                None,
+                "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): "
+                "this headroom keeps no room at all",
+            )
     restricted = {c.name for c in constructs if isinstance(c, HeadroomNamespace)}
     for child in constructs:
         if (

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..priority import PreemptionPolicy
-from ..targeting import TaintEffect
+from ..scheduling import TaintEffect
 from .model import DisruptionBudget, Node, Placement, Pod, Resources
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
@@ -149,6 +149,14 @@ def _fits(request: Resources, node: Node, cpu: int, memory: int, count: int) -> 
     if request.cpu > 0 and request.cpu > node.allocatable.cpu - cpu:
         return False
     return not (request.memory > 0 and request.memory > node.allocatable.memory - memory)
+
+
+def fits_beside(request: Resources, state: NodeState, held: Sequence[Pod]) -> bool:
+    """Whether ``request`` fits on the node beside its pods and the ``held`` pods, which
+    count against it without being bound (a CapacityBuffer's placeholders)."""
+    cpu = state.cpu + sum(pod.requests.cpu for pod in held)
+    memory = state.memory + sum(pod.requests.memory for pod in held)
+    return _fits(request, state.node, cpu, memory, len(state.pods) + len(held))
 
 
 def resource_status(request: Resources, state: NodeState) -> tuple[Code, list[str]]:
