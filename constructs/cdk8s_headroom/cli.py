@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import HeadroomConfigError
-from .simulate.cluster import read_cluster
-from .simulate.manifests import read_manifests
-from .simulate.plot import plot_report
-from .simulate.report import parse_bursts, run_whatif
-from .simulate.scenario import decide, read_scenario
+
+# Each command imports what it runs, inside its function: `--help` and one-pod
+# scenarios start in about the time of `import yaml` (bench/bench_startup.py), and
+# nothing here loads jsii, cdk8s or constructs.
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -28,6 +27,8 @@ def _simulate(args: argparse.Namespace) -> int:
             raise HeadroomConfigError(
                 "--scenario", str(args.scenario), "no --manifests, --cluster, --burst or --plot"
             )
+        from .simulate.scenario import decide, read_scenario
+
         decision = decide(read_scenario(args.scenario))
         if args.json:
             print(json.dumps(decision.to_json(), indent=2))
@@ -41,9 +42,15 @@ def _simulate(args: argparse.Namespace) -> int:
         raise HeadroomConfigError(
             "simulate", "", "--scenario FILE, or --manifests DIR with --cluster FILE"
         )
+    from .simulate.cluster import read_cluster
+    from .simulate.manifests import read_manifests
+    from .simulate.report import parse_bursts, run_whatif
+
     manifests = read_manifests(args.manifests)
     report = run_whatif(manifests, read_cluster(args.cluster), parse_bursts(args.burst, manifests))
     if args.plot is not None:
+        from .simulate.plot import plot_report
+
         plot_report(report, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return 0
