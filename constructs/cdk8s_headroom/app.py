@@ -46,6 +46,7 @@ _RENAME_HINTS = {
 def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
     """Every problem that can only be judged once the tree is complete, in tree order.
 
+    - every ``NodeHeadroom`` keeps room, with slices or a capacity buffer;
     - no two objects share a kind, namespace and name;
     - at most one PriorityClass is ``globalDefault``;
     - every pod template references a PriorityClass the app emits, the cluster's
@@ -53,10 +54,12 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
     - no reserver that opts out of Pod Security controls runs in a
       ``HeadroomNamespace``, whose admission enforces ``restricted`` and would reject
       its pods;
-    - every ``NodeHeadroom`` keeps room: slices, or at least one capacity buffer;
     - every JSON patch on a library object applies to the rendered object.
     """
     constructs = app.node.find_all()
+    for child in constructs:
+        if isinstance(child, NodeHeadroom) and (problem := child.missing_room()) is not None:
+            yield problem
     seen: dict[tuple[str, str, str], str] = {}
     for child in constructs:
         if isinstance(child, RenderedApiObject):
@@ -110,19 +113,6 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
                     referenced,
                     f"a PriorityClass this app emits or declares: {sorted(known)}",
                 )
-    for child in constructs:
-        # Judged here, not at construction: add_capacity_buffer comes after the headroom.
-        if (
-            isinstance(child, NodeHeadroom)
-            and child.reserver is None
-            and not child.capacity_buffers
-        ):
-            yield HeadroomConfigError(
-                f"{child.node.path}.cpu",
-                None,
-                "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): "
-                "this headroom keeps no room at all",
-            )
     restricted = {c.name for c in constructs if isinstance(c, HeadroomNamespace)}
     for child in constructs:
         if (
