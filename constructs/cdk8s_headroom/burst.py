@@ -15,7 +15,7 @@ from . import names, securitycontext
 from .errors import HeadroomConfigError
 from .labels import workload_labels
 from .priority import class_name
-from .quantity import QuantityLike, parse_quantity, positive_quantity
+from .quantity import QuantityLike, memory_quantity, parse_quantity, positive_quantity
 from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
 from .targeting import INodePool, Targeting, check_tolerations
@@ -140,7 +140,7 @@ class BurstWorkload(HeadroomConstruct):
         )
         self.image = check_image(image, field="image")
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
-        self.memory, self.memory_bytes = positive_quantity(memory, field="memory")
+        self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
         self.cpu_limit = self._limit(cpu_limit, self.cpu, self.cpu_cores, field="cpu_limit")
         self.memory_limit = self._limit(
             memory_limit, self.memory, self.memory_bytes, field="memory_limit"

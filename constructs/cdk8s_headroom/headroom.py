@@ -20,7 +20,13 @@ from .errors import HeadroomConfigError, warn
 from .karpenter import KarpenterNodePool
 from .priority import PriorityModel, check_model
 from .priorityclasses import HeadroomPriorityClasses
-from .quantity import QuantityLike, format_cpu, format_memory, positive_quantity
+from .quantity import (
+    QuantityLike,
+    format_cpu,
+    format_memory,
+    memory_quantity,
+    positive_quantity,
+)
 from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
 from .resource import HeadroomConstruct
 from .scheduling import DEFAULT_DEDICATED_TAINT, NodeSelectorRequirement, Taint, Toleration
@@ -151,8 +157,13 @@ class NodeHeadroom(HeadroomConstruct):
                         "no value without slices: the reserver runs it, and a headroom "
                         "without cpu and memory has no reserver",
                     )
-        if cpu is not None and memory is not None and isinstance(node_pool, ISizedNodePool):
-            self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
+        if cpu is not None and memory is not None:
+            # Judged before the headroom joins the tree, so a refused slice leaves nothing;
+            # the reserver judges them again.
+            positive_quantity(cpu, field="cpu")
+            memory_quantity(memory, field="memory")
+            if isinstance(node_pool, ISizedNodePool):
+                self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
         self.dedicated_taint: Taint | None = None
         extra_tolerations = check_tolerations(tolerations, field="tolerations")
         if self.model is PriorityModel.DEDICATED_POOL:
@@ -187,11 +198,12 @@ class NodeHeadroom(HeadroomConstruct):
         )
         """Where the headroom's pods go: the pool, selector, affinity and tolerations."""
 
+        self._namespace = names.dns_label(namespace, field="namespace")
+
         super().__init__(scope, id)
         self.priority_classes = priority_classes or HeadroomPriorityClasses(
             self, "PriorityClasses", model=self.model
         )
-        self._namespace = names.dns_label(namespace, field="namespace")
         self.reserver: HeadroomReserver | None = None
         """The slices' DaemonSet; ``None`` for a headroom kept by buffers alone."""
         if cpu is not None and memory is not None:

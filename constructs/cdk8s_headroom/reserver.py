@@ -14,9 +14,15 @@ from .errors import HeadroomConfigError
 from .labels import workload_labels
 from .podsecurity import EXCEPTIONS_ANNOTATION
 from .priority import class_name
-from .quantity import QuantityLike, positive_quantity
+from .quantity import (
+    QuantityLike,
+    memory_quantity,
+    positive_quantity,
+    warn_if_cores_look_like_millicores,
+)
 from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
+from .sizing import ISizedNodePool
 from .targeting import INodePool, Targeting, check_tolerations
 from .task import ReserverTask, check_image
 
@@ -64,7 +70,7 @@ class HeadroomReserver(HeadroomConstruct):
         labels: Mapping[str, str] | None = None,
     ) -> None:
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
-        self.memory, self.memory_bytes = positive_quantity(memory, field="memory")
+        self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
         self.name = names.dns_label(name, field="name")
         self.namespace = names.dns_label(namespace, field="namespace")
         self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
@@ -86,6 +92,8 @@ class HeadroomReserver(HeadroomConstruct):
             **workload_labels(self.name, "headroom-reserver"),
         }
         self._prepull: list[str] = list(task.prepull_images)
+        if not (isinstance(node_pool, ISizedNodePool) and node_pool.smallest_node.cpu is not None):
+            warn_if_cores_look_like_millicores(cpu, field="cpu")
 
         super().__init__(scope, id)
         self.resource = RenderedApiObject(
