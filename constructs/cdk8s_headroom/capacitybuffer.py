@@ -223,17 +223,7 @@ class CapacityBuffer(Construct):
                 "there, or put the buffer on a Karpenter or Cluster Autoscaler pool",
             )
         if isinstance(pool, ISizedNodePool):
-            check_slice_fits(
-                pool.smallest_node,
-                cpu=workload.cpu_cores,
-                memory=workload.memory_bytes,
-                pool_name=pool.pool_name,
-                cpu_field="workload.cpu",
-                memory_field="workload.memory",
-                cpu_value=workload.cpu,
-                memory_value=workload.memory,
-                what="a buffer pod",
-            )
+            self._check_fits(pool.pool_name, pool.smallest_node)
         self.labels = {
             **names.labels(labels, field="labels"),
             **workload_labels(self.name, "capacity-buffer"),
@@ -261,6 +251,11 @@ class CapacityBuffer(Construct):
         self.resource.node.add_dependency(workload)
         if self.pod_template is not None:
             self.resource.node.add_dependency(self.pod_template)
+        if isinstance(pool, KarpenterNodePool):
+            # Once in the tree: a requirement added later that shrinks the pool's
+            # nodes below the buffer pod is refused where it is added.
+            emitted = pool
+            pool.watch_slice(lambda node: self._check_fits(emitted.pool_name, node))
         if not keeps_ordinary_pods_off(pool):
             where = f"pool {pool.pool_name!r}" if pool is not None else "every node"
             warn(
@@ -273,6 +268,20 @@ class CapacityBuffer(Construct):
     @property
     def namespace(self) -> str:
         return self.workload.namespace
+
+    def _check_fits(self, pool_name: str, node: NodeSize) -> None:
+        workload = self.workload
+        check_slice_fits(
+            node,
+            cpu=workload.cpu_cores,
+            memory=workload.memory_bytes,
+            pool_name=pool_name,
+            cpu_field="workload.cpu",
+            memory_field="workload.memory",
+            cpu_value=workload.cpu,
+            memory_value=workload.memory,
+            what="a buffer pod",
+        )
 
     def _metadata(self) -> cdk8s.ApiObjectMetadata:
         return cdk8s.ApiObjectMetadata(name=self.name, namespace=self.namespace, labels=self.labels)

@@ -224,6 +224,18 @@ class NodeHeadroom(Construct):
     def namespace(self) -> str:
         return self._namespace
 
+    def missing_room(self) -> HeadroomConfigError | None:
+        """The error of a headroom that keeps no room (no slices and no buffer), else
+        ``None``; judged once the tree is complete (``validate_app``, synthesis)."""
+        if self.reserver is not None or self.capacity_buffers:
+            return None
+        return HeadroomConfigError(
+            f"{self.node.path}.cpu",
+            None,
+            "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): this "
+            "headroom keeps no room at all",
+        )
+
     @property
     def slice_description(self) -> str:
         """The slice per node, e.g. ``500m CPU, 512Mi memory``; ``no slices`` without."""
@@ -593,18 +605,8 @@ class _HasBuffer:
         self.headroom = headroom
 
     def validate(self) -> list[str]:
-        if self.headroom.capacity_buffers:
-            return []
-        return [
-            str(
-                HeadroomConfigError(
-                    f"{self.headroom.node.path}.cpu",
-                    None,
-                    "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): "
-                    "this headroom keeps no room at all",
-                )
-            )
-        ]
+        problem = self.headroom.missing_room()
+        return [] if problem is None else [str(problem)]
 
 
 @contextmanager
