@@ -12,6 +12,7 @@ from .cluster import ClusterFile
 from .manifests import Manifests
 from .model import Resources, Role
 from .scheduler import ClusterState
+from .versions import NEWEST_VALIDATED, KubernetesVersion
 from .whatif import Event, Simulation, Step, Verdict, judge_p1, judge_p2, judge_p3, usage_by_role
 from .workloads import ClassRegistry, PriorityClassInfo
 
@@ -129,16 +130,30 @@ def _ordinary_classes(state: ClusterState, classes: ClassRegistry) -> list[Prior
 
 
 def run_whatif(
-    manifests: Manifests, cluster: ClusterFile, bursts: Mapping[str, int] | None = None
+    manifests: Manifests,
+    cluster: ClusterFile,
+    bursts: Mapping[str, int] | None = None,
+    *,
+    version: KubernetesVersion = NEWEST_VALIDATED,
 ) -> WhatIfReport:
-    """Establishes the reservers, lets the bursts arrive one by one, recreates the
-    preempted pods, and judges P1-P3."""
+    """The what-if of ``manifests`` on a cluster file (see ``whatif``)."""
     classes = ClassRegistry()
     classes.update(manifests.classes)
     classes.update(cluster.classes)
-    state = ClusterState(cluster.nodes, cluster.pdbs)
+    state = ClusterState(cluster.nodes, cluster.pdbs, version=version)
     for existing in cluster.pods:
         state.bind(existing.to_pod(classes), existing.node)
+    return whatif(state, classes, manifests, bursts)
+
+
+def whatif(
+    state: ClusterState,
+    classes: ClassRegistry,
+    manifests: Manifests,
+    bursts: Mapping[str, int] | None = None,
+) -> WhatIfReport:
+    """Establishes the reservers on ``state``, lets the bursts arrive one by one,
+    recreates the preempted pods, and judges P1-P3. ``state`` is changed."""
     simulation = Simulation(state, classes)
     establishment = [
         event
