@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -39,7 +39,7 @@ class WhatIfReport:
         def usage(snapshot: Usage) -> dict[str, object]:
             return {
                 node: {
-                    role.value: {"cpu": _cpu(r.cpu), "memory": _memory(r.memory)}
+                    role.value: {"cpu": cpu_text(r.cpu), "memory": memory_text(r.memory)}
                     for role, r in per_role.items()
                 }
                 for node, per_role in snapshot.items()
@@ -83,12 +83,22 @@ class WhatIfReport:
         return "\n".join(lines)
 
 
-def _cpu(millis: int) -> str:
+def cpu_text(millis: int) -> str:
+    """Millicores for a human: ``500m``, ``2``."""
     return format_cpu(Fraction(millis, 1000))
 
 
-def _memory(size: int) -> str:
+def memory_text(size: int) -> str:
+    """Bytes for a human: ``512Mi``."""
     return format_memory(Fraction(size))
+
+
+def resources_json(resources: Resources) -> dict[str, str]:
+    return {"cpu": cpu_text(resources.cpu), "memory": memory_text(resources.memory)}
+
+
+def resources_text(resources: Resources) -> str:
+    return f"{cpu_text(resources.cpu)} cpu, {memory_text(resources.memory)} memory"
 
 
 def _describe(event: Event) -> str:
@@ -151,17 +161,26 @@ def whatif(
     classes: ClassRegistry,
     manifests: Manifests,
     bursts: Mapping[str, int] | None = None,
+    *,
+    ordinary: Iterable[PriorityClassInfo] | None = None,
+    on_established: Callable[[ClusterState, list[Event]], None] | None = None,
 ) -> WhatIfReport:
     """Establishes the reservers on ``state``, lets the bursts arrive one by one,
-    recreates the preempted pods, and judges P1-P3. ``state`` is changed."""
+    recreates the preempted pods, and judges P1-P3. ``state`` is changed.
+
+    ``ordinary`` are the classes P1 probes; default: the default class and the classes
+    of the ordinary pods on ``state``. ``on_established`` sees the state once the
+    reservers are placed, before the bursts change it."""
     simulation = Simulation(state, classes)
     establishment = [
         event
         for daemonset in manifests.daemonsets
         for event in simulation.establish_daemonset(daemonset)
     ]
+    if on_established is not None:
+        on_established(state, establishment)
     before = usage_by_role(state)
-    p1 = judge_p1(state, _ordinary_classes(state, classes))
+    p1 = judge_p1(state, _ordinary_classes(state, classes) if ordinary is None else ordinary)
     counts = dict(bursts or {})
     arrivals = [
         event

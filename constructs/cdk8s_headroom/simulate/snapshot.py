@@ -638,6 +638,28 @@ def _disrupted_by_preemption(obj: _Object, status: Mapping[str, Any]) -> bool:
     return False
 
 
+def not_modelled_json(not_modelled: Mapping[NotModelled, list[str]]) -> dict[str, object]:
+    """``not_modelled`` as plan and status print it: per field, a count and the pods."""
+    return {what.value: {"count": len(pods), "pods": pods} for what, pods in not_modelled.items()}
+
+
+def render_notes(
+    not_modelled: Mapping[NotModelled, list[str]], warnings: Iterable[str]
+) -> list[str]:
+    """The "not modelled" and warnings sections of plan's and status's tables."""
+    lines = []
+    if not_modelled:
+        lines.append("Not modelled (fields that change scheduling; decisions ignore them)")
+        for what, pods in not_modelled.items():
+            shown = ", ".join(pods[:5]) + (", ..." if len(pods) > 5 else "")
+            lines.append(f"  {what.value}: {len(pods)} pod(s): {shown}")
+    listed = list(warnings)
+    if listed:
+        lines.append(f"Warnings ({len(listed)})")
+        lines += [f"  {warning}" for warning in listed]
+    return lines
+
+
 def load_snapshot(objects: Iterable[tuple[str, object]]) -> Snapshot:
     """Reads Kubernetes objects, each given with where it came from (a file, or a file
     and the item of a List), into a ``Snapshot``."""

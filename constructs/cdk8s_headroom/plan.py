@@ -1,0 +1,460 @@
+"""``cdk8s-headroom plan``: what ``kubectl apply -f dist/`` will do to a real cluster.
+
+On a snapshot of the cluster (``simulate.snapshot``), the simulator's engine places
+each reserver DaemonSet of the manifests as the scheduler would, right after apply,
+then lets the burst Deployments arrive (``simulate.report.whatif``). The report says,
+per reserver, on which nodes the slice is held at once and why it waits on the others;
+which of the cluster's classes can still preempt a reserver; which classes conflict
+with the manifests'; and the verdict on P1-P3. docs/plan-status.md has the JSON schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from .priority import PreemptionPolicy
+from .simulate.manifests import Manifests
+from .simulate.model import Node, Placement, Pod, PodToleration, Resources, Role
+from .simulate.report import WhatIfReport, resources_json, resources_text, whatif
+from .simulate.scheduler import ClusterState, NodeState, placement_problem, resource_status
+from .simulate.snapshot import NotModelled, Snapshot, not_modelled_json, render_notes
+from .simulate.versions import KubernetesVersion
+from .simulate.whatif import DAEMONSET_TOLERATIONS, Event, Verdict
+from .simulate.workloads import SYSTEM_CLASSES, ClassRegistry, PriorityClassInfo, Workload
+from .targeting import TolerationOperator
+
+_ANY_TAINT = PodToleration("", TolerationOperator.EXISTS, "", None)
+"""Tolerates every taint: the nodes a DaemonSet selects before taints are judged."""
+
+NO_CLASS_NAME = "(no priorityClassName)"
+
+
+@dataclass(frozen=True)
+class PendingNode:
+    """A target node where the reserver waits right after apply, and why."""
+
+    node: str
+    reason: str
+    """``room`` (too little free cpu or memory), ``pods`` (too many pods), or
+    ``taint`` (a taint the reserver does not tolerate: the DaemonSet controller creates
+    no pod there)."""
+    detail: str
+    free: Resources
+    holders: tuple[str, ...] = ()
+    """The pods on the node, largest request first: who holds the room."""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "node": self.node,
+            "reason": self.reason,
+            "detail": self.detail,
+            "free": resources_json(self.free),
+            "holders": list(self.holders),
+        }
+
+
+@dataclass(frozen=True)
+class EstablishedNode:
+    """A node where the reserver runs right after apply."""
+
+    node: str
+    evicts: tuple[str, ...] = ()
+    """Pods it preempts to get there (a ``PreemptLowerPriority`` reserver, e.g. SEED)."""
+    cordoned: bool = False
+    """DaemonSet pods tolerate ``node.kubernetes.io/unschedulable``, so a cordoned node
+    gets a reserver too, while it is drained."""
+
+    def to_json(self) -> dict[str, object]:
+        return {"node": self.node, "evicts": list(self.evicts), "cordoned": self.cordoned}
+
+
+@dataclass(frozen=True)
+class ReserverPlan:
+    """One reserver DaemonSet of the manifests, on the snapshot."""
+
+    name: str
+    slice: Resources
+    priority_class: PriorityClassInfo
+    target_nodes: tuple[str, ...]
+    established: tuple[EstablishedNode, ...]
+    pending: tuple[PendingNode, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "slice": resources_json(self.slice),
+            "priority_class": _class_json(self.priority_class),
+            "target_nodes": list(self.target_nodes),
+            "established": [node.to_json() for node in self.established],
+            "pending": [node.to_json() for node in self.pending],
+        }
+
+
+@dataclass(frozen=True)
+class Threat:
+    """A class of the cluster whose pods can preempt a reserver and take its slice."""
+
+    priority_class: PriorityClassInfo
+    pods: int
+    namespaces: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            **_class_json(self.priority_class),
+            "pods": self.pods,
+            "namespaces": list(self.namespaces),
+        }
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A class of the cluster that makes ``kubectl apply`` of a manifest class fail."""
+
+    name: str
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class PlanReport:
+    kubernetes_version: KubernetesVersion
+    version_from: str
+    reservers: tuple[ReserverPlan, ...]
+    threats: tuple[Threat, ...]
+    conflicts: tuple[Conflict, ...]
+    whatif: WhatIfReport
+    warnings: tuple[str, ...] = ()
+    not_modelled: Mapping[NotModelled, list[str]] = field(default_factory=dict)
+
+    @property
+    def pending_count(self) -> int:
+        return sum(len(reserver.pending) for reserver in self.reservers)
+
+    def exit_status(self, max_pending: int) -> int:
+        """1 when a promise breaks, a class conflicts, or more target nodes wait than
+        ``max_pending`` allows; else 0."""
+        broken = any(verdict.holds is False for verdict in self.whatif.verdicts)
+        too_many = self.pending_count > max_pending
+        return 1 if broken or self.conflicts or too_many else 0
+
+    def to_json(self) -> dict[str, object]:
+        whatif = self.whatif.to_json()
+        return {
+            "kubernetes_version": str(self.kubernetes_version),
+            "kubernetes_version_from": self.version_from,
+            "reservers": [reserver.to_json() for reserver in self.reservers],
+            "threats": [threat.to_json() for threat in self.threats],
+            "conflicts": [conflict.to_json() for conflict in self.conflicts],
+            "bursts": {
+                "arrivals": whatif["arrivals"],
+                "recreations": whatif["recreations"],
+                "verdict": whatif["verdict"],
+            },
+            "not_modelled": not_modelled_json(self.not_modelled),
+            "warnings": list(self.warnings),
+        }
+
+    def render(self) -> str:
+        lines = [f"Kubernetes {self.kubernetes_version} ({self.version_from})"]
+        for reserver in self.reservers:
+            lines += _render_reserver(reserver)
+        lines.append(f"Threats: classes that can preempt a reserver ({len(self.threats)})")
+        lines += [f"  {_describe_threat(threat)}" for threat in self.threats]
+        lines.append(f"Conflicts with the cluster's classes ({len(self.conflicts)})")
+        lines += [f"  {conflict.name}: {conflict.reason}" for conflict in self.conflicts]
+        arrivals = self.whatif.arrivals
+        lines.append(f"Burst arrivals on the cluster as it is ({len(arrivals)})")
+        lines += [f"  {_describe_event(event)}" for event in arrivals]
+        recreations = self.whatif.recreations
+        if recreations:
+            lines.append(f"Recreated pods ({len(recreations)})")
+            lines += [f"  {_describe_event(event)}" for event in recreations]
+        lines.append("Verdict")
+        lines += [f"  {_describe_verdict(verdict)}" for verdict in self.whatif.verdicts]
+        lines += render_notes(self.not_modelled, self.warnings)
+        return "\n".join(lines)
+
+
+def _render_reserver(reserver: ReserverPlan) -> list[str]:
+    info = reserver.priority_class
+    lines = [
+        f"Reserver {reserver.name}: slice {resources_text(reserver.slice)}, class {info.name} "
+        f"({info.value}, {info.preemption_policy.value})",
+        f"  target nodes: {len(reserver.target_nodes)}; established right after apply: "
+        f"{len(reserver.established)}; pending: {len(reserver.pending)}",
+    ]
+    for node in reserver.established:
+        notes = []
+        if node.evicts:
+            notes.append(f"evicts {', '.join(node.evicts)}")
+        if node.cordoned:
+            notes.append("cordoned: the reserver runs there while the node is drained")
+        if notes:
+            lines.append(f"  established {node.node}: {'; '.join(notes)}")
+    for waiting in reserver.pending:
+        lines.append(f"  pending {waiting.node}: {waiting.detail}")
+    if reserver.pending and info.preemption_policy is PreemptionPolicy.NEVER:
+        lines.append(
+            "  a Never reserver evicts nobody, and Karpenter adds no node for a pending "
+            "DaemonSet pod: the slice appears as these nodes are replaced"
+        )
+    return lines
+
+
+def _class_json(info: PriorityClassInfo) -> dict[str, object]:
+    return {
+        "name": info.name or NO_CLASS_NAME,
+        "value": info.value,
+        "preemption_policy": info.preemption_policy.value,
+    }
+
+
+def _describe_threat(threat: Threat) -> str:
+    info = threat.priority_class
+    where = f" in {', '.join(threat.namespaces)}" if threat.namespaces else ""
+    return (
+        f"{info.name or NO_CLASS_NAME} ({info.value}, {info.preemption_policy.value}): "
+        f"{threat.pods} pod(s){where}"
+    )
+
+
+def _describe_event(event: Event) -> str:
+    pod = event.pod
+    if event.decision.node is None:
+        return f"{pod.name}: pending ({event.decision.reason})"
+    evicted = ", ".join(f"{v.namespace}/{v.name} ({v.role.value})" for v in event.victims)
+    return f"{pod.name} -> {event.decision.node}" + (f", evicts {evicted}" if evicted else "")
+
+
+def _describe_verdict(verdict: Verdict) -> str:
+    return f"{verdict.promise} {verdict.label}: {verdict.reason}"
+
+
+def daemonset_placement(workload: Workload) -> Placement:
+    """Where the DaemonSet controller puts pods of ``workload``: its template's
+    selector, affinity and tolerations, with the tolerations the controller adds."""
+    template = workload.template.placement
+    return Placement(
+        template.node_selector,
+        template.affinity,
+        template.tolerations + DAEMONSET_TOLERATIONS,
+    )
+
+
+def pool_nodes(workload: Workload, nodes: Iterable[Node]) -> list[Node]:
+    """The nodes ``workload``'s selector and required affinity pick, taints aside."""
+    template = workload.template.placement
+    selecting = Placement(template.node_selector, template.affinity, (_ANY_TAINT,))
+    return [node for node in nodes if placement_problem(selecting, node) is None]
+
+
+def holders(state: NodeState) -> tuple[str, ...]:
+    """The pods on a node, largest share of its allocatable first."""
+    node = state.node.allocatable
+
+    def share(pod: Pod) -> float:
+        cpu = pod.requests.cpu / node.cpu if node.cpu else 0.0
+        memory = pod.requests.memory / node.memory if node.memory else 0.0
+        return max(cpu, memory)
+
+    ranked = sorted(state.pods, key=share, reverse=True)
+    return tuple(f"{pod.namespace}/{pod.name}" for pod in ranked)
+
+
+def free_room(state: NodeState) -> Resources:
+    node = state.node.allocatable
+    return Resources(node.cpu - state.cpu, node.memory - state.memory)
+
+
+def _pending(state: ClusterState, event: Event) -> PendingNode:
+    pod = event.pod
+    node_name = pod.placement.pinned_node or ""
+    node = state.get(node_name)
+    assert node is not None, "a DaemonSet pod is pinned to a node of the state"
+    free = free_room(node)
+    reasons = resource_status(pod.requests, node)[1]
+    if reasons == ["Too many pods"]:
+        detail = f"too many pods: {len(node.pods)} of {node.node.max_pods}"
+        return PendingNode(node_name, "pods", detail, free, holders(node))
+    detail = (
+        f"free {resources_text(free)}; the slice needs {resources_text(pod.requests)}: "
+        f"{', '.join(reasons).lower() or event.decision.reason}"
+    )
+    return PendingNode(node_name, "room", detail, free, holders(node))
+
+
+def _plan_reserver(
+    daemonset: Workload,
+    events: list[Event],
+    state: ClusterState,
+    nodes: list[Node],
+    classes: ClassRegistry,
+    cordoned: set[str],
+) -> ReserverPlan:
+    placement = daemonset_placement(daemonset)
+    pool = pool_nodes(daemonset, nodes)
+    established = []
+    pending = []
+    by_node = {event.pod.placement.pinned_node: event for event in events}
+    for node in pool:
+        event = by_node.get(node.name)
+        if event is None:
+            problem = placement_problem(placement, node) or "not selected"
+            pending.append(PendingNode(node.name, "taint", problem, Resources(), ()))
+        elif event.decision.node is None:
+            pending.append(_pending(state, event))
+        else:
+            established.append(
+                EstablishedNode(
+                    node.name,
+                    tuple(f"{v.namespace}/{v.name}" for v in event.victims),
+                    node.name in cordoned,
+                )
+            )
+    return ReserverPlan(
+        name=daemonset.ref.removeprefix("DaemonSet "),
+        slice=daemonset.template.requests,
+        priority_class=classes.resolve(daemonset.template.class_name, where=daemonset.ref),
+        target_nodes=tuple(node.name for node in pool),
+        established=tuple(established),
+        pending=tuple(pending),
+    )
+
+
+def _registry(manifests: Manifests, snapshot: Snapshot) -> tuple[ClassRegistry, list[Conflict]]:
+    """The classes after apply: the manifests', and the cluster's that do not clash
+    with them; the clashes, which make apply fail."""
+    registry = ClassRegistry()
+    registry.update(manifests.classes)
+    emitted = {info.name: info for info, _ in manifests.classes}
+    emitted_default = next((i for i in emitted.values() if i.global_default), None)
+    conflicts = []
+    for info, where in snapshot.classes:
+        mine = emitted.get(info.name)
+        if mine is not None:
+            if (mine.value, mine.preemption_policy) != (info.value, info.preemption_policy):
+                conflicts.append(
+                    Conflict(
+                        info.name,
+                        f"the cluster has it with value {info.value} and "
+                        f"{info.preemption_policy.value}; the manifests say {mine.value} and "
+                        f"{mine.preemption_policy.value}, and both are immutable: delete "
+                        "the cluster's class first, or rename the manifests' class",
+                    )
+                )
+            continue
+        if info.global_default and emitted_default is not None:
+            conflicts.append(
+                Conflict(
+                    emitted_default.name,
+                    f"the cluster's class {info.name} is already globalDefault, and a "
+                    "cluster holds one: set create_default_class=False and "
+                    f"default_class_name={info.name!r}",
+                )
+            )
+            info = replace(info, global_default=False)
+        if info.name in registry.names():
+            continue
+        registry.add(info, where=where)
+    return registry, conflicts
+
+
+def _threats(
+    manifests: Manifests, snapshot: Snapshot, classes: ClassRegistry, headroom: int
+) -> list[Threat]:
+    emitted = {info.name for info, _ in manifests.classes}
+    pods: dict[str, list[Pod]] = {}
+    for pod in [*snapshot.bound, *snapshot.waiting]:
+        pods.setdefault(pod.class_name, []).append(pod)
+    threats = []
+    candidates = [classes.resolve(name, where="plan") for name in classes.names()]
+    default = classes.default
+    if not default.name:
+        candidates.append(default)
+    for info in candidates:
+        if info.name in emitted and info.name:
+            continue
+        if info.value <= headroom or info.preemption_policy is PreemptionPolicy.NEVER:
+            continue
+        using = pods.get(info.name, [])
+        threats.append(Threat(info, len(using), tuple(sorted({pod.namespace for pod in using}))))
+    threats.sort(key=lambda threat: (-threat.priority_class.value, threat.priority_class.name))
+    return threats
+
+
+def _ordinary_classes(snapshot: Snapshot, classes: ClassRegistry) -> list[PriorityClassInfo]:
+    """The classes new ordinary pods get after apply: their own class, or the default
+    class for pods without one (admission resolves it when they are recreated). System
+    classes are not ordinary workloads': they are listed among the threats."""
+    known = set(classes.names()) - set(SYSTEM_CLASSES)
+    seen = [classes.default]
+    for pod in snapshot.bound:
+        if pod.role is not Role.ORDINARY:
+            continue
+        if pod.class_name in known:
+            seen.append(classes.resolve(pod.class_name, where="plan"))
+        elif not pod.class_name:
+            seen.append(classes.default)
+    return list(dict.fromkeys(seen))
+
+
+def plan(
+    manifests: Manifests,
+    snapshot: Snapshot,
+    *,
+    version: KubernetesVersion,
+    version_from: str,
+    bursts: Mapping[str, int] | None = None,
+) -> PlanReport:
+    """What apply does on the snapshot's cluster, per reserver, and the burst what-if."""
+    classes, conflicts = _registry(manifests, snapshot)
+    replaced = {daemonset.ref for daemonset in manifests.daemonsets}
+    # Reservers of an earlier apply are replaced by the manifests' own.
+    kept = [pod for pod in snapshot.bound if pod.owner not in replaced]
+    state = ClusterState(snapshot.nodes, snapshot.pdbs, version=version)
+    for pod in kept:
+        state.bind(pod, pod.node or "")
+    for pod in snapshot.waiting:
+        if pod.nominated_node is not None and state.get(pod.nominated_node) is not None:
+            state.bind(pod, pod.nominated_node)
+    reservers: list[ReserverPlan] = []
+
+    def judge_establishment(established: ClusterState, events: list[Event]) -> None:
+        by_owner: dict[str, list[Event]] = {}
+        for event in events:
+            by_owner.setdefault(event.pod.owner, []).append(event)
+        reservers.extend(
+            _plan_reserver(
+                daemonset,
+                by_owner.get(daemonset.ref, []),
+                established,
+                snapshot.nodes,
+                classes,
+                snapshot.cordoned,
+            )
+            for daemonset in manifests.daemonsets
+        )
+
+    report = whatif(
+        state,
+        classes,
+        manifests,
+        bursts,
+        ordinary=_ordinary_classes(snapshot, classes),
+        on_established=judge_establishment,
+    )
+    lowest = min((r.priority_class.value for r in reservers), default=None)
+    threats = [] if lowest is None else _threats(manifests, snapshot, classes, lowest)
+    return PlanReport(
+        kubernetes_version=version,
+        version_from=version_from,
+        reservers=tuple(reservers),
+        threats=tuple(threats),
+        conflicts=tuple(conflicts),
+        whatif=report,
+        warnings=tuple(snapshot.warnings),
+        not_modelled=snapshot.not_modelled,
+    )
