@@ -11,7 +11,7 @@ with the manifests'; and the verdict on P1-P3. docs/plan-status.md has the JSON 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .priority import PreemptionPolicy
 from .simulate.manifests import Manifests
@@ -134,11 +134,11 @@ class PlanReport:
         return sum(len(reserver.pending) for reserver in self.reservers)
 
     def exit_status(self, max_pending: int) -> int:
-        """1 when a promise breaks, a class conflicts, or more target nodes wait than
-        ``max_pending`` allows; else 0."""
+        """1 when a promise breaks, or more target nodes wait than ``max_pending``
+        allows; else 0. A conflict shows in the promises: the what-if runs with the
+        cluster's class."""
         broken = any(verdict.holds is False for verdict in self.whatif.verdicts)
-        too_many = self.pending_count > max_pending
-        return 1 if broken or self.conflicts or too_many else 0
+        return 1 if broken or self.pending_count > max_pending else 0
 
     def to_json(self) -> dict[str, object]:
         whatif = self.whatif.to_json()
@@ -325,38 +325,39 @@ def _plan_reserver(
 
 
 def _registry(manifests: Manifests, snapshot: Snapshot) -> tuple[ClassRegistry, list[Conflict]]:
-    """The classes after apply: the manifests', and the cluster's that do not clash
-    with them; the clashes, which make apply fail."""
+    """The classes after apply, and the manifests' classes that apply cannot create.
+
+    A class's value and policy are immutable, and a cluster holds one globalDefault
+    class, so where the manifests clash with the cluster, the cluster's class stays:
+    the what-if runs with it, and the reservers and bursts get its value."""
     registry = ClassRegistry()
-    registry.update(manifests.classes)
-    emitted = {info.name: info for info, _ in manifests.classes}
-    emitted_default = next((i for i in emitted.values() if i.global_default), None)
+    registry.update(snapshot.classes)
+    existing = {info.name: info for info, _ in snapshot.classes}
+    existing_default = next((i for i in existing.values() if i.global_default), None)
     conflicts = []
-    for info, where in snapshot.classes:
-        mine = emitted.get(info.name)
-        if mine is not None:
-            if (mine.value, mine.preemption_policy) != (info.value, info.preemption_policy):
+    for info, where in manifests.classes:
+        theirs = existing.get(info.name)
+        if theirs is not None:
+            if (theirs.value, theirs.preemption_policy) != (info.value, info.preemption_policy):
                 conflicts.append(
                     Conflict(
                         info.name,
-                        f"the cluster has it with value {info.value} and "
-                        f"{info.preemption_policy.value}; the manifests say {mine.value} and "
-                        f"{mine.preemption_policy.value}, and both are immutable: delete "
-                        "the cluster's class first, or rename the manifests' class",
+                        f"the cluster has it with value {theirs.value} and "
+                        f"{theirs.preemption_policy.value}, the manifests with {info.value} "
+                        f"and {info.preemption_policy.value}; both are immutable, so apply "
+                        "fails: delete the cluster's class first, or rename the manifests'",
                     )
                 )
             continue
-        if info.global_default and emitted_default is not None:
+        if info.global_default and existing_default is not None:
             conflicts.append(
                 Conflict(
-                    emitted_default.name,
-                    f"the cluster's class {info.name} is already globalDefault, and a "
-                    "cluster holds one: set create_default_class=False and "
-                    f"default_class_name={info.name!r}",
+                    info.name,
+                    f"the cluster's class {existing_default.name} is already globalDefault "
+                    "and a cluster holds one, so apply fails: pass create_default_class=False "
+                    f"and default_class_name={existing_default.name!r}",
                 )
             )
-            info = replace(info, global_default=False)
-        if info.name in registry.names():
             continue
         registry.add(info, where=where)
     return registry, conflicts
