@@ -10,13 +10,14 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from . import names, security
+from . import names, securitycontext
 from .errors import HeadroomConfigError
 from .labels import BURST_COMPONENT, workload_labels
 from .priority import class_name
 from .quantity import QuantityLike, parse_quantity, positive_quantity
 from .resource import RenderedApiObject
-from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
+from .scheduling import NodeSelectorRequirement, Toleration
+from .targeting import INodePool, Placement
 from .task import check_image
 
 
@@ -88,7 +89,7 @@ class BurstWorkload(Construct):
         namespace: str = "default",
         priority_class_name: str = "burst-critical",
         image_pull_policy: ImagePullPolicy = ImagePullPolicy.IF_NOT_PRESENT,
-        run_as_user: int = security.NOBODY_UID,
+        run_as_user: int = securitycontext.NOBODY_UID,
         node_pool: INodePool | None = None,
         node_selector: Mapping[str, str] | None = None,
         tolerations: Sequence[Toleration] = (),
@@ -200,7 +201,7 @@ class BurstWorkload(Construct):
         self.placement = self.placement.with_tolerations([toleration])
 
     def _render(self) -> Any:
-        volumes, mounts = security.scratch_volumes(["/tmp"])
+        volumes, mounts = securitycontext.scratch_volumes(["/tmp"])
         container = {
             "name": self.container_name,
             "image": self.image,
@@ -211,14 +212,14 @@ class BurstWorkload(Construct):
                 "requests": {"cpu": self.cpu, "memory": self.memory},
                 "limits": {"cpu": self.cpu_limit, "memory": self.memory_limit},
             },
-            "securityContext": security.container_security_context(self.run_as_user),
+            "securityContext": securitycontext.container_security_context(self.run_as_user),
             "volumeMounts": mounts,
         }
         pod: dict[str, Any] = {
             "priorityClassName": self.priority_class_name,
             "automountServiceAccountToken": False,
             "enableServiceLinks": False,
-            "securityContext": security.pod_security_context(self.run_as_user),
+            "securityContext": securitycontext.pod_security_context(self.run_as_user),
             "containers": [container],
             "volumes": volumes,
         }

@@ -13,18 +13,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .priority import PreemptionPolicy
+from .priority import SYSTEM_PRIORITY_CLASSES, PreemptionPolicy, PriorityClassSpec
+from .scheduling import Toleration, TolerationOperator
 from .simulate.manifests import Manifests
-from .simulate.model import Node, Placement, Pod, PodToleration, Resources, Role
+from .simulate.model import Node, Placement, Pod, Resources, Role
 from .simulate.report import WhatIfReport, resources_json, resources_text, whatif
 from .simulate.scheduler import ClusterState, NodeState, placement_problem, resource_status
 from .simulate.snapshot import NotModelled, Snapshot, not_modelled_json, render_notes
 from .simulate.versions import KubernetesVersion
 from .simulate.whatif import DAEMONSET_TOLERATIONS, Event, Verdict
-from .simulate.workloads import SYSTEM_CLASSES, ClassRegistry, PriorityClassInfo, Workload
-from .targeting import TolerationOperator
+from .simulate.workloads import ClassRegistry, Workload
 
-_ANY_TAINT = PodToleration("", TolerationOperator.EXISTS, "", None)
+_ANY_TAINT = Toleration.unchecked("", TolerationOperator.EXISTS, "", None)
 """Tolerates every taint: the nodes a DaemonSet selects before taints are judged."""
 
 NO_CLASS_NAME = "(no priorityClassName)"
@@ -75,7 +75,7 @@ class ReserverPlan:
 
     name: str
     slice: Resources
-    priority_class: PriorityClassInfo
+    priority_class: PriorityClassSpec
     target_nodes: tuple[str, ...]
     established: tuple[EstablishedNode, ...]
     pending: tuple[PendingNode, ...]
@@ -95,7 +95,7 @@ class ReserverPlan:
 class Threat:
     """A class of the cluster whose pods can preempt a reserver and take its slice."""
 
-    priority_class: PriorityClassInfo
+    priority_class: PriorityClassSpec
     pods: int
     namespaces: tuple[str, ...]
 
@@ -204,7 +204,7 @@ def _render_reserver(reserver: ReserverPlan) -> list[str]:
     return lines
 
 
-def _class_json(info: PriorityClassInfo) -> dict[str, object]:
+def _class_json(info: PriorityClassSpec) -> dict[str, object]:
     return {
         "name": info.name or NO_CLASS_NAME,
         "value": info.value,
@@ -386,11 +386,11 @@ def _threats(
     return threats
 
 
-def _ordinary_classes(snapshot: Snapshot, classes: ClassRegistry) -> list[PriorityClassInfo]:
+def _ordinary_classes(snapshot: Snapshot, classes: ClassRegistry) -> list[PriorityClassSpec]:
     """The classes new ordinary pods get after apply: their own class, or the default
     class for pods without one (admission resolves it when they are recreated). System
     classes are not ordinary workloads': they are listed among the threats."""
-    known = set(classes.names()) - set(SYSTEM_CLASSES)
+    known = set(classes.names()) - {spec.name for spec in SYSTEM_PRIORITY_CLASSES}
     seen = [classes.default]
     for pod in snapshot.bound:
         if pod.role is not Role.ORDINARY:

@@ -13,13 +13,29 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-
-import cdk8s
-import cdk8s_plus_27
+from typing import Protocol, runtime_checkable
 
 from .errors import HeadroomConfigError
 
-QuantityLike = str | cdk8s.Size | cdk8s_plus_27.Cpu
+
+@runtime_checkable
+class SizeLike(Protocol):
+    """A memory size that renders itself as a quantity, such as ``cdk8s.Size``."""
+
+    def as_string(self) -> str: ...
+
+
+@runtime_checkable
+class CpuLike(Protocol):
+    """A CPU amount that holds its quantity, such as ``cdk8s_plus_27.Cpu``."""
+
+    @property
+    def amount(self) -> str: ...
+
+
+# Protocols rather than the cdk8s classes: this module is plain Python, and importing
+# cdk8s for an isinstance would start Node for every reader of quantities.
+QuantityLike = str | SizeLike | CpuLike
 """A quantity as a string (``"500m"``, ``"512Mi"``), a ``cdk8s.Size`` or a
 ``cdk8s_plus_27.Cpu``."""
 
@@ -52,9 +68,9 @@ def quantity_text(value: QuantityLike | None, *, field: str) -> str:
         raise HeadroomConfigError(field, value, _ALLOWED)
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, cdk8s.Size):
+    if isinstance(value, SizeLike):
         return str(value.as_string())
-    if isinstance(value, cdk8s_plus_27.Cpu):
+    if isinstance(value, CpuLike):
         return str(value.amount)
     raise HeadroomConfigError(field, value, _ALLOWED)
 

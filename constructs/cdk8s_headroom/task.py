@@ -11,7 +11,7 @@ from enum import Enum
 from . import names
 from .errors import HeadroomConfigError
 from .podsecurity import RESTRICTED_CAPABILITIES, PodSecurityControl
-from .security import NOBODY_UID, PAUSE_UID, ROOT_UID
+from .securitycontext import NOBODY_UID, PAUSE_UID, ROOT_UID
 
 PAUSE_IMAGE = "registry.k8s.io/pause:3.10"
 SEED_IMAGE = "public.ecr.aws/amazonlinux/amazonlinux:2"

@@ -19,15 +19,15 @@ import cdk8s
 from constructs import Construct
 
 from ..app import validate_app
-from ..blueprint import NodeHeadroom
 from ..burst import BurstWorkload, ImagePullPolicy
 from ..errors import HeadroomConfigError
+from ..headroom import NodeHeadroom
 from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
-from ..priority import HeadroomPriorityClasses, PriorityModel
+from ..priority import ModelClasses, PriorityModel
+from ..priorityclasses import HeadroomPriorityClasses
 from ..reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
-from ..targeting import (
-    NodePoolRef,
+from ..scheduling import (
     NodeSelectorOperator,
     NodeSelectorRequirement,
     Taint,
@@ -35,6 +35,7 @@ from ..targeting import (
     Toleration,
     TolerationOperator,
 )
+from ..targeting import NodePoolRef
 from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
 from .paths import BURST_FIELDS as _BURST_FIELDS
 from .paths import FIELDS as _FIELDS
@@ -470,9 +471,7 @@ def values_from_app(app: Construct) -> Values:
 
     values["model"] = headroom.model.value
     classes = headroom.priority_classes
-    reference = HeadroomPriorityClasses(
-        cdk8s.Chart(cdk8s.App(), "reference"), "classes", model=headroom.model
-    )
+    reference = ModelClasses.of(headroom.model)
     for role in ("headroom", "burst", "default"):
         spec, base = getattr(classes, role), getattr(reference, role)
         if spec is None:

@@ -20,14 +20,14 @@ from typing import Any
 import cdk8s
 
 from .. import names
-from ..blueprint import NodeHeadroom
 from ..burst import BurstWorkload
 from ..errors import HeadroomConfigError
+from ..headroom import NodeHeadroom
 from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
-from ..priority import HeadroomPriorityClasses, PriorityModel
+from ..priority import ModelClasses, PriorityModel
 from ..reserver import DEFAULT_RESERVER_NAME
-from ..security import NOBODY_UID
+from ..securitycontext import NOBODY_UID
 from ..simulate.promises import check_promises, describe_broken
 from ..targeting import NodePoolRef
 from ..task import ReserverTask, TaskKind, check_image
@@ -65,7 +65,7 @@ def _messages() -> dict[str, str]:
 
     def no_default(model: PriorityModel, prop: dict[str, Any]) -> str:
         def build() -> None:
-            HeadroomPriorityClasses(_chart(), "classes", model=model, **prop)
+            ModelClasses.of(model, **prop)
 
         return _translate_text(_raised(build).allowed, {})
 
@@ -75,18 +75,14 @@ def _messages() -> dict[str, str]:
         return json.dumps({model.value: no_default(model, prop) for model in others})
 
     def order() -> None:
-        HeadroomPriorityClasses(
-            _chart(),
-            "classes",
-            model=PriorityModel.DEDICATED_POOL,
+        ModelClasses.of(
+            PriorityModel.DEDICATED_POOL,
             headroom_value=7,
             burst_value=7,
         )
 
     def unique() -> None:
-        HeadroomPriorityClasses(
-            _chart(), "classes", headroom_class_name="same", burst_class_name="same"
-        )
+        ModelClasses.of(headroom_class_name="same", burst_class_name="same")
 
     def headroom(**props: Any) -> NodeHeadroom:
         return NodeHeadroom(_chart(), "headroom", cpu="1", memory="1Gi", **props)
@@ -161,7 +157,7 @@ def library_data() -> dict[str, Any]:
     notes = _model_notes()
     models = {}
     for model in PriorityModel:
-        classes = HeadroomPriorityClasses(_chart(), "classes", model=model)
+        classes = ModelClasses.of(model)
         specs = {"headroom": classes.headroom, "burst": classes.burst, "default": classes.default}
         models[model.value] = {
             "enum": str(model),
@@ -258,10 +254,7 @@ def library_data() -> dict[str, Any]:
 
 def _seed_warning() -> str:
     """The warning NodeHeadroom gives for SEED, from the simulator's promise check."""
-    classes = HeadroomPriorityClasses(
-        cdk8s.Chart(cdk8s.App(), "seed"), "classes", model=PriorityModel.SEED
-    )
-    broken = check_promises(PriorityModel.SEED, cpu="500m", memory="512Mi", classes=classes)
+    broken = check_promises(PriorityModel.SEED, cpu="500m", memory="512Mi")
     return describe_broken(PriorityModel.SEED, broken)
 
 

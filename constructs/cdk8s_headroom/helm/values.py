@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ..blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
 from ..burst import BurstWorkload, ImagePullPolicy
+from ..headroom import NodeHeadroom
 from ..names import INT32_MAX, INT32_MIN
 from ..namespace import HeadroomNamespace
-from ..priority import MAX_USER_PRIORITY, HeadroomPriorityClasses, PriorityModel
-from ..targeting import (
-    NodePoolRef,
+from ..priority import MAX_USER_PRIORITY, PriorityModel
+from ..priorityclasses import HeadroomPriorityClasses
+from ..scheduling import (
+    DEFAULT_DEDICATED_TAINT,
     NodeSelectorOperator,
     NodeSelectorRequirement,
     Taint,
@@ -29,6 +30,7 @@ from ..targeting import (
     Toleration,
     TolerationOperator,
 )
+from ..targeting import NodePoolRef
 from ..task import ReserverTask, TaskKind
 from .docs import PropDoc, enum_values, prop, summary, without_default
 from .paths import BURST_FIELDS, translate_text

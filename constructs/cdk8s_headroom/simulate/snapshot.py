@@ -35,16 +35,14 @@ from typing import Any
 
 from ..errors import HeadroomConfigError
 from ..labels import BURST_COMPONENT, COMPONENT_LABEL, RESERVER_COMPONENT
-from ..priority import PreemptionPolicy
+from ..priority import SYSTEM_PRIORITY_CLASSES, PreemptionPolicy, PriorityClassSpec
 from ..quantity import parse_quantity
-from ..targeting import TaintEffect
+from ..scheduling import Taint, TaintEffect, Toleration
 from .model import (
     DisruptionBudget,
     Node,
-    NodeTaint,
     Placement,
     Pod,
-    PodToleration,
     Resources,
     Role,
     pod_requests,
@@ -60,12 +58,13 @@ from .reading import (
 )
 from .scheduler import ClusterState
 from .versions import KubernetesVersion
-from .workloads import SYSTEM_CLASSES, PriorityClassInfo
 
 DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when it reports none: the kubelet's default maxPods."""
 
-UNSCHEDULABLE_TAINT = NodeTaint("node.kubernetes.io/unschedulable", "", TaintEffect.NO_SCHEDULE)
+UNSCHEDULABLE_TAINT = Taint(
+    "node.kubernetes.io/unschedulable", "", TaintEffect.NO_SCHEDULE
+)
 """What ``spec.unschedulable: true`` (``kubectl cordon``) means to the scheduler."""
 
 _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
@@ -114,7 +113,7 @@ class Snapshot:
     """(namespace, name) of the pods with a deletion timestamp."""
     finished: int = 0
     """Succeeded and Failed pods: they hold nothing."""
-    classes: list[tuple[PriorityClassInfo, str]] = field(default_factory=list)
+    classes: list[tuple[PriorityClassSpec, str]] = field(default_factory=list)
     """The cluster's PriorityClasses, each with where it was read."""
     pdbs: list[DisruptionBudget] = field(default_factory=list)
     events: list[PreemptionEvent] = field(default_factory=list)
@@ -235,7 +234,7 @@ class _SnapshotReader:
     def __init__(self) -> None:
         self.snapshot = Snapshot()
         self.quantities = _Quantities()
-        self._tolerations: dict[str, tuple[PodToleration, ...]] = {}
+        self._tolerations: dict[str, tuple[Toleration, ...]] = {}
         self._pods: list[tuple[Pod, int | None, _Object]] = []
         self._node_names: set[str] = set()
 
@@ -322,7 +321,7 @@ class _SnapshotReader:
         global_default = data.get("globalDefault", False)
         if global_default is not None and not isinstance(global_default, bool):
             raise obj.fail("globalDefault", global_default, "true or false")
-        info = PriorityClassInfo(
+        info = PriorityClassSpec(
             obj.name,
             obj.integer(value, "value", minimum=-(2**31), maximum=2**31 - 1),
             _policy(obj, policy, "preemptionPolicy"),
@@ -436,7 +435,7 @@ class _SnapshotReader:
             pinned_node=pinned,
         )
 
-    def _pod_tolerations(self, obj: _Object, data: object) -> tuple[PodToleration, ...]:
+    def _pod_tolerations(self, obj: _Object, data: object) -> tuple[Toleration, ...]:
         if data is None:
             return ()
         # Most pods carry the same few tolerations (not-ready, unreachable): read each
@@ -532,7 +531,7 @@ class _SnapshotReader:
         """Resolves the priorities that admission did not record (clusters before 1.8
         have no ``spec.priority``) and binds pods to their nodes."""
         snapshot = self.snapshot
-        classes = {name: PriorityClassInfo(name, value) for name, value in SYSTEM_CLASSES.items()}
+        classes = {spec.name: spec for spec in SYSTEM_PRIORITY_CLASSES}
         classes.update((info.name, info) for info, _ in snapshot.classes)
         default = next((info for info in classes.values() if info.global_default), None)
         for pod, priority, obj in self._pods:
