@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .simulate.manifests import Manifests
 from .simulate.model import Node, Placement, Pod, Resources, Role
-from .simulate.report import resources_json, resources_text
+from .simulate.report import Usage, resources_json, resources_text
 from .simulate.scheduler import ClusterState, NodeState, placement_problem
 from .simulate.snapshot import (
     NotModelled,
@@ -91,7 +91,7 @@ class StatusReport:
     headrooms: tuple[HeadroomStatus, ...]
     events: tuple[PreemptionEvent, ...]
     """``Preempted`` events, newest first."""
-    usage: Mapping[str, Mapping[Role, Resources]]
+    usage: Usage
     """Per node and role, what the pods request now (for ``--plot``)."""
     allocatable: Mapping[str, Resources]
     warnings: tuple[str, ...] = ()

@@ -31,8 +31,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
+from ..documents import read_objects
 from ..errors import HeadroomConfigError
 from ..labels import BURST_COMPONENT, COMPONENT_LABEL, RESERVER_COMPONENT
 from ..priority import SYSTEM_PRIORITY_CLASSES, PreemptionPolicy, PriorityClassSpec
@@ -62,9 +64,7 @@ from .versions import KubernetesVersion
 DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when it reports none: the kubelet's default maxPods."""
 
-UNSCHEDULABLE_TAINT = Taint(
-    "node.kubernetes.io/unschedulable", "", TaintEffect.NO_SCHEDULE
-)
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", TaintEffect.NO_SCHEDULE)
 """What ``spec.unschedulable: true`` (``kubectl cordon``) means to the scheduler."""
 
 _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
@@ -659,9 +659,15 @@ def render_notes(
     return lines
 
 
+def read_snapshot(path: Path | str) -> Snapshot:
+    """Reads a snapshot: a file, a folder of files (recursively, as ``kubectl
+    cluster-info dump --output-directory`` writes them) or ``-`` for stdin."""
+    return load_snapshot((item.file, item.obj) for item in read_objects(path))
+
+
 def load_snapshot(objects: Iterable[tuple[str, object]]) -> Snapshot:
-    """Reads Kubernetes objects, each given with where it came from (a file, or a file
-    and the item of a List), into a ``Snapshot``."""
+    """Reads Kubernetes objects, each given with the file it came from, into a
+    ``Snapshot``."""
     reader = _SnapshotReader()
     for source, data in objects:
         reader.read(source, data)
