@@ -76,6 +76,7 @@ def test_the_kubernetes_version_flag_overrides_the_kubelets(
     )
 
     data = json.loads(out)
+    assert code == 1
     assert (data["kubernetes_version"], data["kubernetes_version_from"]) == (
         "1.38",
         "--kubernetes-version",

@@ -55,7 +55,7 @@ def test_a_bad_version_names_the_field(text: object) -> None:
 
 
 def test_the_empty_selector_rule_starts_with_1_38() -> None:
-    assert EMPTY_PDB_SELECTOR_MATCHES_ALL == KubernetesVersion(1, 38)
+    assert KubernetesVersion(1, 38) == EMPTY_PDB_SELECTOR_MATCHES_ALL
     assert not KubernetesVersion(1, 37).pdb_empty_selector_matches_all
     assert KubernetesVersion(1, 38).pdb_empty_selector_matches_all
     assert KubernetesVersion(2, 0).pdb_empty_selector_matches_all
