@@ -412,15 +412,10 @@ def plan(
 ) -> PlanReport:
     """What apply does on the snapshot's cluster, per reserver, and the burst what-if."""
     classes, conflicts = _registry(manifests, snapshot)
-    replaced = {daemonset.ref for daemonset in manifests.daemonsets}
     # Reservers of an earlier apply are replaced by the manifests' own.
-    kept = [pod for pod in snapshot.bound if pod.owner not in replaced]
-    state = ClusterState(snapshot.nodes, snapshot.pdbs, version=version)
-    for pod in kept:
-        state.bind(pod, pod.node or "")
-    for pod in snapshot.waiting:
-        if pod.nominated_node is not None and state.get(pod.nominated_node) is not None:
-            state.bind(pod, pod.nominated_node)
+    state = snapshot.state(
+        version, without_owners={daemonset.ref for daemonset in manifests.daemonsets}
+    )
     reservers: list[ReserverPlan] = []
 
     def judge_establishment(established: ClusterState, events: list[Event]) -> None:

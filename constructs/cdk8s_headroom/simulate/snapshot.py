@@ -26,9 +26,10 @@ ignored. Fields that change scheduling but are not modelled are counted in
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -130,16 +131,22 @@ class Snapshot:
         it, so the newest is the closest to the scheduler's."""
         return max(self.kubelet_versions, default=None)
 
-    def state(self, version: KubernetesVersion) -> ClusterState:
-        """The nodes with the bound pods, as the scheduler sees them now. A nominated
-        pod holds its room on the nominated node, as the scheduler's filters count
-        nominated pods of equal or higher priority."""
+    def state(
+        self, version: KubernetesVersion, *, without_owners: Collection[str] = ()
+    ) -> ClusterState:
+        """The nodes with the bound pods, as the scheduler sees them now, leaving out the
+        pods of ``without_owners``. A nominated pod holds its room on the nominated node,
+        as the scheduler's filters count nominated pods of equal or higher priority.
+
+        The state holds copies of the pods, so a what-if on it leaves the snapshot as
+        it was."""
         state = ClusterState(self.nodes, self.pdbs, version=version)
         for pod in self.bound:
-            state.bind(pod, pod.node or "")
+            if pod.owner not in without_owners:
+                state.bind(copy.copy(pod), pod.node or "")
         for pod in self.waiting:
             if pod.nominated_node is not None and state.get(pod.nominated_node) is not None:
-                state.bind(pod, pod.nominated_node)
+                state.bind(copy.copy(pod), pod.nominated_node)
         return state
 
 
@@ -211,7 +218,7 @@ class _Quantities:
 
     def get(self, obj: _Object, data: object, path: str, unit: int) -> int:
         key = (data, unit)
-        known = self._parsed.get(key)
+        known = self._parsed.get(key) if isinstance(data, str) else None
         if known is not None:
             return known
         text = data
@@ -226,7 +233,8 @@ class _Quantities:
         if amount < 0:
             raise obj.fail(path, data, "a quantity of zero or more")
         parsed = math.ceil(amount * unit)
-        self._parsed[key] = parsed
+        if isinstance(data, str):
+            self._parsed[key] = parsed
         return parsed
 
 
@@ -377,7 +385,7 @@ class _SnapshotReader:
             raise obj.fail("spec", spec, "a pod spec with containers")
         status = obj.mapping(data.get("status"), "status")
         phase = status.get("phase")
-        if phase in _FINISHED_PHASES:
+        if isinstance(phase, str) and phase in _FINISHED_PHASES:
             self.snapshot.finished += 1
             return
         labels = obj.labels(metadata.get("labels"), "metadata.labels")
