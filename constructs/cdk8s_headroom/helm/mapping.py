@@ -26,7 +26,7 @@ from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
 from ..priority import ModelClasses, PriorityModel
 from ..priorityclasses import HeadroomPriorityClasses
-from ..reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
+from ..reserver import DEFAULT_RESERVER_NAME
 from ..scheduling import (
     NodeSelectorOperator,
     NodeSelectorRequirement,
@@ -484,7 +484,13 @@ def values_from_app(app: Construct) -> Values:
 
     values["namespace"]["create"] = bool(namespaces)
     values["namespace"]["name"] = None if headroom.namespace == CHART_NAME else headroom.namespace
-    reserver: HeadroomReserver = headroom.reserver
+    reserver = headroom.reserver
+    if reserver is None:
+        raise _unsupported("a headroom with slices (cpu and memory)", headroom.node.path)
+    if headroom.capacity_buffers:
+        raise _unsupported(
+            "a headroom without capacity buffers", [b.name for b in headroom.capacity_buffers]
+        )
     values["reservation"] = {"cpu": reserver.cpu, "memory": reserver.memory}
     pool = headroom.node_pool
     if pool is not None and not isinstance(pool, NodePoolRef):

@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..documents import read_document
 from .model import DisruptionBudget, Node, Placement, Pod, Resources
 from .reading import (
     Reader,
     Value,
     label_selector,
-    load_document,
     node_selector_terms,
     preemption_policy,
     resources,
@@ -210,7 +210,7 @@ def load_scenario(
 
 def read_scenario(path: Path, *, version: KubernetesVersion = NEWEST_VALIDATED) -> Scenario:
     """Loads a scenario file (JSON or YAML); ``version`` picks the scheduler's rules."""
-    return load_scenario(load_document(path), source=str(path), version=version)
+    return load_scenario(read_document(path), source=str(path), version=version)
 
 
 def decide(scenario: Scenario) -> Decision:
