@@ -458,15 +458,19 @@ def _skip_space(text: str, position: int) -> int:
 
 
 def _check_depth(value: Any, name: str) -> None:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise InputFileError(name, f"nested more than {MAX_DEPTH} levels deep")
-        if isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in item.values())
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
+    # Level by level over the containers only: a snapshot holds millions of scalars,
+    # and visiting each one cost as much as parsing the file.
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 1
+    while level:
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            if children and depth >= MAX_DEPTH:
+                raise InputFileError(name, f"nested more than {MAX_DEPTH} levels deep")
+            below += [child for child in children if isinstance(child, (dict, list))]
+        level = below
+        depth += 1
 
 
 def _documents(text: str, name: str) -> Iterator[_Document]:

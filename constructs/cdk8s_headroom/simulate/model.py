@@ -117,6 +117,13 @@ class Pod:
     terminating_by_preemption: bool = False
     """Deleted, with a DisruptionTarget condition of reason PreemptionByScheduler."""
 
+    def copy(self) -> Pod:
+        """The same pod, as another object: what one run changes (``node``) leaves
+        this one as it is. Faster than ``copy.copy``, which plan pays per pod."""
+        twin = object.__new__(Pod)
+        twin.__dict__.update(self.__dict__)
+        return twin
+
     @property
     def start_or_now(self) -> int:
         return NOW if self.start_time is None else self.start_time
