@@ -4,7 +4,14 @@ from typing import Any
 
 import pytest
 
-from cdk8s_headroom import BurstWorkload, HeadroomConfigError, ImagePullPolicy
+from cdk8s_headroom import (
+    BurstWorkload,
+    HeadroomConfigError,
+    ImagePullPolicy,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
+)
 from tests.conftest import find, find_all, pod_spec
 
 
@@ -27,6 +34,24 @@ def test_defaults_to_the_burst_class_one_replica_and_if_not_present(chart: Any, 
         "requests": {"cpu": "500m", "memory": "512Mi"},
         "limits": {"cpu": "500m", "memory": "512Mi"},
     }
+
+
+def test_tolerations_added_after_construction_reach_the_output(chart: Any, synth: Any) -> None:
+    workload = BurstWorkload(chart, "api", image="busybox", cpu="500m", memory="512Mi")
+    workload.add_toleration(Toleration(key="gpu", value="true", effect=TaintEffect.NO_SCHEDULE))
+
+    spec = pod_spec(find(synth(chart), "Deployment"))
+
+    assert spec["tolerations"] == [
+        {"key": "gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
+    ]
+
+
+def test_add_toleration_takes_a_toleration_object(chart: Any) -> None:
+    workload = BurstWorkload(chart, "api", image="busybox", cpu="500m", memory="512Mi")
+
+    with pytest.raises(HeadroomConfigError, match="toleration: invalid value"):
+        workload.add_toleration(TolerationOperator.EXISTS)  # type: ignore[arg-type]
 
 
 def test_limits_can_exceed_requests(chart: Any, synth: Any) -> None:

@@ -149,8 +149,12 @@ def test_a_headroom_kept_by_a_buffer_alone_has_no_reserver_and_no_slice_check(
 def test_a_headroom_with_neither_slices_nor_a_buffer_fails_synthesis() -> None:
     app = cdk8s.App()
     dedicated(cdk8s.Chart(app, "c"))
-    with pytest.raises(Exception, match="slices \\(cpu and memory\\) or a capacity buffer"):
+    with pytest.raises(HeadroomConfigError) as raised:
         synth(app)
+    assert raised.value.field == "c/headroom.cpu"
+    assert "slices (cpu and memory) or a capacity buffer" in str(raised.value)
+    with pytest.raises(Exception, match="this headroom keeps no room at all"):
+        app.synth()  # the construct's own validation, for apps that skip validate_app
 
 
 @pytest.mark.parametrize(
@@ -324,3 +328,17 @@ def test_the_capacity_buffer_example_runs_and_prints_what_each_headroom_holds_ba
     assert "buffer search-buffer: 2 x (2 CPU, 4Gi memory)" in out
     written = (tmp_path / "0001-headroom.k8s.yaml").read_text()
     assert written.count("kind: CapacityBuffer") == 2
+
+
+def test_a_requirement_that_later_shrinks_the_pool_below_the_buffer_pod_is_refused(
+    chart: cdk8s.Chart,
+) -> None:
+    pool = KarpenterNodePool(chart, "pool", limits={"cpu": "64"})
+    headroom = NodeHeadroom(chart, "h", model=PriorityModel.DEDICATED_POOL, node_pool=pool)
+    workload = headroom.add_burst_workload("big", image=IMAGE, cpu="3", memory="1Gi")
+    headroom.add_capacity_buffer(workload, replicas=1)
+    with pytest.raises(HeadroomConfigError) as raised:
+        pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["2"])
+    assert raised.value.field == "requirements[karpenter.k8s.aws/instance-cpu]"
+    assert "a buffer pod that fits" in str(raised.value)
+    assert all(r.key != "karpenter.k8s.aws/instance-cpu" for r in pool.requirements)

@@ -103,6 +103,26 @@ def test_prepull_images_added_after_construction_reach_the_output(chart: Any, sy
     assert [c["image"] for c in spec["initContainers"]] == ["nginx:1.27"]
 
 
+def test_tolerations_added_after_construction_reach_the_output(chart: Any, synth: Any) -> None:
+    construct = HeadroomReserver(
+        chart, "reserver", cpu="1", memory="1Gi", node_pool=NodePoolRef.karpenter("gpu")
+    )
+    construct.add_toleration(Toleration(key="spot", operator=TolerationOperator.EXISTS))
+    construct.add_toleration(Toleration(key="spot", operator=TolerationOperator.EXISTS))
+
+    spec = pod_spec(find(synth(chart), "DaemonSet"))
+
+    assert spec["tolerations"] == [{"key": "spot", "operator": "Exists"}]
+    assert spec["nodeSelector"] == {"karpenter.sh/nodepool": "gpu"}
+
+
+def test_add_toleration_takes_a_toleration_object(chart: Any) -> None:
+    construct = HeadroomReserver(chart, "reserver", cpu="1", memory="1Gi")
+
+    with pytest.raises(HeadroomConfigError, match="toleration: invalid value 'spot'"):
+        construct.add_toleration("spot")  # type: ignore[arg-type]
+
+
 def test_custom_task_runs_the_users_container(chart: Any, synth: Any) -> None:
     task = ReserverTask.custom(
         image="ghcr.io/acme/log-shipper:2",

@@ -7,6 +7,7 @@ from constructs import Construct
 
 from .burst import BurstWorkload
 from .errors import HeadroomConfigError
+from .headroom import NodeHeadroom
 from .kube import CLUSTER_SCOPED_KINDS
 from .namespace import HeadroomNamespace
 from .priority import SYSTEM_PRIORITY_CLASSES
@@ -18,6 +19,7 @@ from .resource import RenderedApiObject
 def validate_app(app: Construct) -> None:
     """Runs the checks that can only be judged once the tree is complete.
 
+    - every ``NodeHeadroom`` keeps room, with slices or a capacity buffer;
     - no two objects share a kind, namespace and name;
     - at most one PriorityClass is ``globalDefault``;
     - every pod template references a PriorityClass the app emits, the cluster's
@@ -30,6 +32,9 @@ def validate_app(app: Construct) -> None:
         HeadroomConfigError: on the first problem found.
     """
     constructs = app.node.find_all()
+    for child in constructs:
+        if isinstance(child, NodeHeadroom) and (problem := child.missing_room()) is not None:
+            raise problem
     seen: dict[tuple[str, str, str], str] = {}
     for child in constructs:
         if isinstance(child, RenderedApiObject):

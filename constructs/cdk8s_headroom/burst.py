@@ -17,7 +17,7 @@ from .priority import class_name
 from .quantity import QuantityLike, parse_quantity, positive_quantity
 from .resource import RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
-from .targeting import INodePool, Placement
+from .targeting import INodePool, Targeting, check_tolerations
 from .task import check_image
 
 
@@ -134,7 +134,7 @@ class BurstWorkload(Construct):
             )
         self.image_pull_policy = image_pull_policy
         self.run_as_user = names.int32(run_as_user, field="run_as_user", minimum=1)
-        self.placement = Placement.of(
+        self.targeting = Targeting.of(
             node_pool=node_pool,
             node_selector=node_selector,
             tolerations=tolerations,
@@ -197,8 +197,12 @@ class BurstWorkload(Construct):
         )
 
     def add_toleration(self, toleration: Toleration) -> None:
-        """Lets the workload onto nodes with a matching taint."""
-        self.placement = self.placement.with_tolerations([toleration])
+        """Lets the workload onto nodes with a matching taint; the ``tolerations`` prop,
+        one call later. Reaches the output even after construction (rendered at synthesis).
+        """
+        self.targeting = self.targeting.with_tolerations(
+            check_tolerations([toleration], field="toleration")
+        )
 
     def _render(self) -> Any:
         volumes, mounts = securitycontext.scratch_volumes(["/tmp"])
@@ -223,7 +227,7 @@ class BurstWorkload(Construct):
             "containers": [container],
             "volumes": volumes,
         }
-        self.placement.apply(pod)
+        self.targeting.apply(pod)
         return {
             "spec": {
                 # With an HPA, the HPA owns the replica count; leaving it out of the

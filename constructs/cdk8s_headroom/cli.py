@@ -19,15 +19,17 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import HeadroomConfigError
-from .simulate.cluster import read_cluster
-from .simulate.manifests import read_manifests
-from .simulate.plot import plot_report
-from .simulate.report import parse_bursts, run_whatif
-from .simulate.scenario import decide, read_scenario
-from .simulate.snapshot import Snapshot, read_snapshot
 from .simulate.versions import NEWEST_VALIDATED, KubernetesVersion
+
+if TYPE_CHECKING:
+    from .simulate.snapshot import Snapshot
+
+# Each command imports what it runs, inside its function: `--help` and one-pod
+# scenarios start in about the time of `import yaml` (bench/bench_startup.py), and
+# nothing here loads jsii, cdk8s or constructs.
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -36,6 +38,8 @@ def _simulate(args: argparse.Namespace) -> int:
             raise HeadroomConfigError(
                 "--scenario", str(args.scenario), "no --manifests, --cluster, --burst or --plot"
             )
+        from .simulate.scenario import decide, read_scenario
+
         version = _version(args.kubernetes_version, None)[0]
         decision = decide(read_scenario(args.scenario, version=version))
         if args.json:
@@ -50,6 +54,10 @@ def _simulate(args: argparse.Namespace) -> int:
         raise HeadroomConfigError(
             "simulate", "", "--scenario FILE, or --manifests DIR with --cluster FILE"
         )
+    from .simulate.cluster import read_cluster
+    from .simulate.manifests import read_manifests
+    from .simulate.report import parse_bursts, run_whatif
+
     manifests = read_manifests(args.manifests)
     report = run_whatif(
         manifests,
@@ -58,6 +66,8 @@ def _simulate(args: argparse.Namespace) -> int:
         version=_version(args.kubernetes_version, None)[0],
     )
     if args.plot is not None:
+        from .simulate.plot import plot_report
+
         plot_report(report, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return 0
@@ -80,6 +90,9 @@ def _max_pending(value: str) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from .plan import plan
+    from .simulate.manifests import read_manifests
+    from .simulate.report import parse_bursts
+    from .simulate.snapshot import read_snapshot
 
     manifests = read_manifests(args.manifests)
     bursts = parse_bursts(args.burst, manifests)
@@ -88,13 +101,16 @@ def _plan(args: argparse.Namespace) -> int:
     version, version_from = _version(args.kubernetes_version, snapshot)
     report = plan(manifests, snapshot, version=version, version_from=version_from, bursts=bursts)
     if args.plot is not None:
+        from .simulate.plot import plot_report
+
         plot_report(report.whatif, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return report.exit_status(max_pending)
 
 
 def _status(args: argparse.Namespace) -> int:
-    from .simulate.plot import plot_usage
+    from .simulate.manifests import read_manifests
+    from .simulate.snapshot import read_snapshot
     from .status import status
 
     manifests = read_manifests(args.manifests) if args.manifests is not None else None
@@ -103,6 +119,8 @@ def _status(args: argparse.Namespace) -> int:
     version, version_from = _version(args.kubernetes_version, snapshot)
     report = status(snapshot, version=version, version_from=version_from, manifests=manifests)
     if args.plot is not None:
+        from .simulate.plot import plot_usage
+
         plot_usage(list(report.allocatable), report.allocatable, [("now", report.usage)], args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return report.exit_status(max_pending)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 
 class HeadroomConfigError(ValueError):
     """An invalid configuration of a headroom construct.
@@ -26,3 +29,23 @@ class HeadroomConfigError(ValueError):
 
 class HeadroomWarning(UserWarning):
     """A configuration that synthesizes but breaks one of the promises P1-P4."""
+
+
+# Frames of these packages are skipped when a warning looks for the user's line.
+_LIBRARY_PACKAGES = (__name__.partition(".")[0], "jsii")
+
+
+def warn(message: str) -> None:
+    """Issues a ``HeadroomWarning`` that points at the user's line: the innermost caller
+    outside this library and jsii. A fixed ``stacklevel`` cannot: constructs are created
+    through jsii's metaclass, so the caller of ``__init__`` is jsii's code, and the library
+    calls itself at varying depths."""
+    frame = sys._getframe(1)
+    level = 2  # 1 is this function; 2 is the frame above
+    while (
+        frame.f_back is not None
+        and str(frame.f_globals.get("__name__", "")).partition(".")[0] in _LIBRARY_PACKAGES
+    ):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, HeadroomWarning, stacklevel=level)

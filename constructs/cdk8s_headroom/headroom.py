@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from . import names
 from .burst import BurstWorkload
 from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
 from .capacitybufferapi import CapacityBufferVersion
-from .errors import HeadroomConfigError, HeadroomWarning
+from .errors import HeadroomConfigError, warn
 from .karpenter import KarpenterNodePool
 from .priority import PriorityModel, check_model
 from .priorityclasses import HeadroomPriorityClasses
@@ -26,7 +25,7 @@ from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
 from .scheduling import DEFAULT_DEDICATED_TAINT, NodeSelectorRequirement, Taint, Toleration
 from .simulate.promises import check_promises, describe_broken
 from .sizing import ISizedNodePool, NodeSize, check_slice_fits, max_nodes
-from .targeting import INodePool, Placement, check_tolerations
+from .targeting import INodePool, Targeting, check_tolerations
 from .task import ReserverTask
 
 _TARGETING_PROPS = ("node_pool", "node_selector", "node_affinity")
@@ -159,7 +158,7 @@ class NodeHeadroom(Construct):
                     "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
                 )
         names.dns_label(reserver_name, field="reserver_name")
-        self.placement = Placement.of(
+        self.targeting = Targeting.of(
             node_pool=node_pool,
             node_selector=node_selector,
             tolerations=extra_tolerations,
@@ -219,11 +218,23 @@ class NodeHeadroom(Construct):
                 dedicated_taint=self.dedicated_taint,
             )
             if broken:
-                warnings.warn(describe_broken(self.model, broken), HeadroomWarning, stacklevel=2)
+                warn(describe_broken(self.model, broken))
 
     @property
     def namespace(self) -> str:
         return self._namespace
+
+    def missing_room(self) -> HeadroomConfigError | None:
+        """The error of a headroom that keeps no room (no slices and no buffer), else
+        ``None``; judged once the tree is complete (``validate_app``, synthesis)."""
+        if self.reserver is not None or self.capacity_buffers:
+            return None
+        return HeadroomConfigError(
+            f"{self.node.path}.cpu",
+            None,
+            "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): this "
+            "headroom keeps no room at all",
+        )
 
     @property
     def slice_description(self) -> str:
@@ -294,15 +305,15 @@ class NodeHeadroom(Construct):
                 props["priority_class_name"],
                 f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
             )
-        placement = self.placement
+        targeting = self.targeting
         expected = {
             "node_pool": self.node_pool,
             "node_selector": {
                 key: value
-                for key, value in placement.node_selector.items()
+                for key, value in targeting.node_selector.items()
                 if not (self.node_pool and key in self.node_pool.node_selector)
             },
-            "node_affinity": list(placement.node_affinity),
+            "node_affinity": list(targeting.node_affinity),
         }
         for key in _TARGETING_PROPS:
             props.setdefault(key, expected[key])
@@ -315,17 +326,17 @@ class NodeHeadroom(Construct):
 
         # Judge targeting and fit before the workload joins the tree, so a rejected
         # workload leaves nothing behind.
-        wanted = Placement.of(
+        wanted = Targeting.of(
             node_pool=props["node_pool"],
             node_selector=props["node_selector"],
             tolerations=tolerations,
             node_affinity=props["node_affinity"],
         )
-        if not wanted.same_target(placement):
+        if not wanted.same_target(targeting):
             raise HeadroomConfigError(
                 "node_pool",
                 _describe(wanted),
-                f"the headroom's targeting ({_describe(placement)}): a burst workload "
+                f"the headroom's targeting ({_describe(targeting)}): a burst workload "
                 "only finds the slice on the nodes that hold it",
             )
         self._check_fit(props.get("name", id), props["cpu"], props["memory"])
@@ -407,11 +418,7 @@ class NodeHeadroom(Construct):
             )
             if self.model is not PriorityModel.SEED:
                 raise HeadroomConfigError(field, given, message)
-            warnings.warn(
-                f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}",
-                HeadroomWarning,
-                stacklevel=4,
-            )
+            warn(f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}")
 
     @staticmethod
     def _check_slice_on_pool(
@@ -578,14 +585,14 @@ class HeadroomSummary:
         return line
 
 
-def _describe(placement: Placement) -> str:
+def _describe(targeting: Targeting) -> str:
     parts = []
-    if placement.pool is not None:
-        parts.append(f"pool {placement.pool.pool_name}")
-    if placement.node_selector:
-        parts.append(f"nodeSelector {placement.node_selector}")
-    if placement.node_affinity:
-        parts.append(f"{len(placement.node_affinity)} affinity terms")
+    if targeting.pool is not None:
+        parts.append(f"pool {targeting.pool.pool_name}")
+    if targeting.node_selector:
+        parts.append(f"nodeSelector {targeting.node_selector}")
+    if targeting.node_affinity:
+        parts.append(f"{len(targeting.node_affinity)} affinity terms")
     return ", ".join(parts) or "every node"
 
 
@@ -598,18 +605,8 @@ class _HasBuffer:
         self.headroom = headroom
 
     def validate(self) -> list[str]:
-        if self.headroom.capacity_buffers:
-            return []
-        return [
-            str(
-                HeadroomConfigError(
-                    f"{self.headroom.node.path}.cpu",
-                    None,
-                    "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): "
-                    "this headroom keeps no room at all",
-                )
-            )
-        ]
+        problem = self.headroom.missing_room()
+        return [] if problem is None else [str(problem)]
 
 
 @contextmanager

@@ -507,9 +507,7 @@ class KarpenterNodePool(Construct):
         the pool.
         """
         field = f"requirements[{key}]"
-        if not isinstance(operator, NodeSelectorOperator):
-            allowed = ", ".join(f"NodeSelectorOperator.{op.name}" for op in NodeSelectorOperator)
-            raise HeadroomConfigError(f"{field}.operator", operator, f"one of {allowed}")
+        names.member(operator, NodeSelectorOperator, field=f"{field}.operator")
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
             raise HeadroomConfigError(f"{field}.values", values, "a sequence of strings")
         if operator in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN) and not values:

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .priority import SYSTEM_PRIORITY_CLASSES, PreemptionPolicy, PriorityClassSpec
-from .scheduling import Toleration, TolerationOperator
+from .scheduling import Placement, Toleration, TolerationOperator
 from .simulate.manifests import Manifests
-from .simulate.model import Node, Placement, Pod, Resources, Role
+from .simulate.model import Node, Pod, Resources, Role
 from .simulate.report import WhatIfReport, resources_json, resources_text, whatif
 from .simulate.scheduler import ClusterState, NodeState, placement_problem, resource_status
 from .simulate.snapshot import NotModelled, Snapshot, not_modelled_json, render_notes

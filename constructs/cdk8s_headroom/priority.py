@@ -143,10 +143,7 @@ _SEED_BURST = PriorityClassSpec(
 
 
 def check_model(value: object) -> PriorityModel:
-    if not isinstance(value, PriorityModel):
-        allowed = ", ".join(f"PriorityModel.{m.name}" for m in PriorityModel)
-        raise HeadroomConfigError("model", value, f"one of {allowed}")
-    return value
+    return names.member(value, PriorityModel, field="model")
 
 
 def class_name(value: object, *, field: str) -> str:

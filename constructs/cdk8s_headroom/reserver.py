@@ -17,7 +17,7 @@ from .priority import class_name
 from .quantity import QuantityLike, positive_quantity
 from .resource import RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
-from .targeting import INodePool, Placement
+from .targeting import INodePool, Targeting, check_tolerations
 from .task import ReserverTask, check_image
 
 DEFAULT_RESERVER_NAME = "headroom-reserver"
@@ -75,7 +75,7 @@ class HeadroomReserver(Construct):
                 "task", task, "a ReserverTask: pause(), maintenance(), prepull(...) or custom(...)"
             )
         self.task = task
-        self.placement = Placement.of(
+        self.targeting = Targeting.of(
             node_pool=node_pool,
             node_selector=node_selector,
             tolerations=tolerations,
@@ -111,8 +111,12 @@ class HeadroomReserver(Construct):
             self._prepull.append(image)
 
     def add_toleration(self, toleration: Toleration) -> None:
-        """Lets the reserver onto nodes with a matching taint."""
-        self.placement = self.placement.with_tolerations([toleration])
+        """Lets the reserver onto nodes with a matching taint; the ``tolerations`` prop,
+        one call later. Reaches the output even after construction (rendered at synthesis).
+        """
+        self.targeting = self.targeting.with_tolerations(
+            check_tolerations([toleration], field="toleration")
+        )
 
     def _resources(self) -> dict[str, Any]:
         # requests == limits for every container: Guaranteed QoS.
@@ -169,7 +173,7 @@ class HeadroomReserver(Construct):
             "containers": [container],
             "volumes": volumes or None,
         }
-        self.placement.apply(pod)
+        self.targeting.apply(pod)
         # The opt-outs a custom task asked for, visible in review and honoured by
         # the Pod Security check of `make synth` and `make validate`.
         annotations = (

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from .scheduling import Placement
 from .simulate.manifests import Manifests
-from .simulate.model import Node, Placement, Pod, Resources, Role
+from .simulate.model import Node, Pod, Resources, Role
 from .simulate.report import Usage, resources_json, resources_text
 from .simulate.scheduler import ClusterState, NodeState, placement_problem
 from .simulate.snapshot import (

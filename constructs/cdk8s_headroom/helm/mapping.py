@@ -509,17 +509,17 @@ def values_from_app(app: Construct) -> Values:
     if headroom.dedicated_taint is not None:
         values["dedicatedTaint"] = _taint_values(headroom.dedicated_taint)
         implied.append(headroom.dedicated_taint.toleration())
-    placement = reserver.placement
+    targeting = reserver.targeting
     pool_selector = dict(pool.node_selector) if pool else {}
     values["nodeSelector"] = {
-        key: value for key, value in placement.node_selector.items() if key not in pool_selector
+        key: value for key, value in targeting.node_selector.items() if key not in pool_selector
     }
     values["tolerations"] = [
-        _toleration_values(t) for t in placement.tolerations if t not in implied
+        _toleration_values(t) for t in targeting.tolerations if t not in implied
     ]
     values["nodeAffinity"] = [
         {"key": r.key, "operator": r.operator.value, "values": list(r.values)}
-        for r in placement.node_affinity
+        for r in targeting.node_affinity
     ]
     labels = _own_labels(reserver.labels, reserver.name, "headroom-reserver")
     values["labels"] = labels
@@ -579,7 +579,7 @@ def _burst_values(
         "imagePullPolicy": workload.image_pull_policy.value,
         "runAsUser": workload.run_as_user,
         "tolerations": [
-            _toleration_values(t) for t in workload.placement.tolerations if t not in implied
+            _toleration_values(t) for t in workload.targeting.tolerations if t not in implied
         ],
         "labels": None if labels == dict(headroom_labels) else labels,
         "autoscaling": {

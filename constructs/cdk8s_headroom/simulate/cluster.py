@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..documents import read_document
 from ..errors import HeadroomConfigError
+from ..names import INT32_MAX, INT32_MIN
 from ..priority import PreemptionPolicy, PriorityClassSpec
 from .model import DisruptionBudget, Node, Pod, Resources, Role
 from .reading import (
@@ -137,7 +138,7 @@ def _pods(value: Value, nodes: set[str], first_start: int) -> list[ExistingPod]:
         class_name=fields["priorityClassName"].text_or("") or None,
         priority=None
         if fields["priority"].is_null()
-        else fields["priority"].integer(minimum=-(2**31), maximum=2**31 - 1),
+        else fields["priority"].integer(minimum=INT32_MIN, maximum=INT32_MAX),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
         where=fields["priorityClassName"].where,
     )
@@ -172,7 +173,7 @@ def _priority_class(value: Value) -> PriorityClassSpec:
     )
     return PriorityClassSpec(
         name=fields["name"].text(allow_empty=False),
-        value=fields["value"].integer(minimum=-(2**31), maximum=2**31 - 1),
+        value=fields["value"].integer(minimum=INT32_MIN, maximum=INT32_MAX),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
         global_default=fields["globalDefault"].boolean_or(False),
     )

@@ -20,8 +20,10 @@ from pathlib import Path
 from ..capacitybufferapi import API_GROUP, rule_errors, version_of
 from ..documents import read_objects
 from ..kube import CLUSTER_SCOPED_KINDS
-from ..priority import PriorityClassSpec
-from .model import Placement, Resources, pod_requests
+from ..names import INT32_MIN
+from ..priority import MAX_USER_PRIORITY, PriorityClassSpec
+from ..scheduling import Placement
+from .model import Resources, pod_requests
 from .reading import (
     Reader,
     UnsupportedInputError,
@@ -204,7 +206,7 @@ def _priority_class(value: Value, name: str) -> PriorityClassSpec:
     )
     return PriorityClassSpec(
         name=name,
-        value=fields["value"].integer(minimum=-(2**31), maximum=1_000_000_000),
+        value=fields["value"].integer(minimum=INT32_MIN, maximum=MAX_USER_PRIORITY),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
         global_default=fields["globalDefault"].boolean_or(False),
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..priority import PreemptionPolicy
-from ..scheduling import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
+from ..scheduling import NodeSelectorRequirement, Placement, Taint
 
 NOW = 2**63 - 1
 """The start time of a pod that has none: ``GetPodStartTime`` returns ``time.Now()``,
@@ -65,22 +65,6 @@ def pod_requests(
         else:
             init_peak = init_peak.max(requests + sidecars)
     return total.max(init_peak) + overhead
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where a pod may go: the filters that give UnschedulableAndUnresolvable.
-
-    Hashable, so that the nodes that pass these static filters are computed once per
-    distinct placement rather than once per pod.
-    """
-
-    node_selector: tuple[tuple[str, str], ...] = ()
-    affinity: tuple[NodeSelectorTerm, ...] | None = None
-    """Required node affinity terms, ORed; ``None`` when the pod has none."""
-    tolerations: tuple[Toleration, ...] = ()
-    pinned_node: str | None = None
-    """The node a DaemonSet pod is bound to (the controller's ``matchFields`` term)."""
 
 
 @dataclass(frozen=True)

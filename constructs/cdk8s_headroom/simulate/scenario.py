@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..documents import read_document
-from .model import DisruptionBudget, Node, Placement, Pod, Resources
+from ..names import INT32_MAX, INT32_MIN
+from ..scheduling import Placement
+from .model import DisruptionBudget, Node, Pod, Resources
 from .reading import (
     Reader,
     Value,
@@ -105,7 +107,7 @@ def _pod(
     return Pod(
         name=fields["name"].text(allow_empty=False),
         namespace=fields["namespace"].text_or(""),
-        priority=fields["priority"].integer_or(0, minimum=-(2**31), maximum=2**31 - 1),
+        priority=fields["priority"].integer_or(0, minimum=INT32_MIN, maximum=INT32_MAX),
         preemption_policy=preemption_policy(fields["preemption_policy"]),
         requests=resources(fields["requests"]),
         labels=fields["labels"].string_map(),

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..priority import PreemptionPolicy
-from ..scheduling import TaintEffect
-from .model import DisruptionBudget, Node, Placement, Pod, Resources
+from ..scheduling import Placement, TaintEffect
+from .model import DisruptionBudget, Node, Pod, Resources
 from .versions import NEWEST_VALIDATED, KubernetesVersion
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10

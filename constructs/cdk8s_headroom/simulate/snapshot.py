@@ -41,11 +41,10 @@ from ..errors import HeadroomConfigError
 from ..labels import BURST_COMPONENT, COMPONENT_LABEL, RESERVER_COMPONENT
 from ..priority import SYSTEM_PRIORITY_CLASSES, PreemptionPolicy, PriorityClassSpec
 from ..quantity import parse_quantity
-from ..scheduling import Taint, TaintEffect, Toleration
+from ..scheduling import Placement, Taint, TaintEffect, Toleration
 from .model import (
     DisruptionBudget,
     Node,
-    Placement,
     Pod,
     Resources,
     Role,

@@ -30,8 +30,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from ..priority import PreemptionPolicy, PriorityClassSpec
-from ..scheduling import TaintEffect, Toleration, TolerationOperator
-from .model import Placement, Pod, Resources, Role
+from ..scheduling import Placement, TaintEffect, Toleration, TolerationOperator
+from .model import Pod, Resources, Role
 from .scheduler import ClusterState, Decision, apply, fits_beside, placement_problem, schedule
 from .workloads import Buffer, ClassRegistry, Workload
 
