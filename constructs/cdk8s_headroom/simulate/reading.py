@@ -35,10 +35,10 @@ class UnsupportedInputError(HeadroomConfigError):
 
     def __init__(self, source: str, items: list[str], models: str) -> None:
         super().__init__(source, items, models)
-        listing = "\n".join(f"  - {item}" for item in items)
+        # One line, as every input error: the command line prints one message.
         self.args = (
-            f"{source}: not supported by the simulator (it would decide without them):\n"
-            f"{listing}\n{models}",
+            f"{source}: not supported by the simulator (it would decide without them): "
+            f"{'; '.join(items)}. {models}",
         )
 
 
