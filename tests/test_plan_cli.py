@@ -157,3 +157,24 @@ def test_bad_flags_exit_2_with_one_line(
     assert code == 2
     assert err.startswith(f"cdk8s-headroom status: error: {flag}: invalid value {value!r}")
     assert err.count("\n") == 1
+
+
+def test_events_can_come_from_a_second_snapshot_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listing = json.loads(AFTER.read_text())
+    events = [item for item in listing["items"] if item["kind"] == "Event"]
+    listing["items"] = [item for item in listing["items"] if item["kind"] != "Event"]
+    (tmp_path / "snapshot.json").write_text(json.dumps(listing))
+    (tmp_path / "events.json").write_text(json.dumps({**listing, "items": events}))
+
+    _, out, _ = run(
+        ["status", "--snapshot", str(tmp_path / "snapshot.json"), "--snapshot",
+         str(tmp_path / "events.json"), "--json"],
+        capsys,
+    )  # fmt: skip
+
+    assert [e["pod"] for e in json.loads(out)["events"]] == [
+        "headroom-reserver-a8k2m",
+        "headroom-reserver-9zq4w",
+    ]

@@ -97,7 +97,7 @@ def _plan(args: argparse.Namespace) -> int:
     manifests = read_manifests(args.manifests)
     bursts = parse_bursts(args.burst, manifests)
     max_pending = _max_pending(args.max_pending)
-    snapshot = read_snapshot(args.snapshot)
+    snapshot = read_snapshot(*args.snapshot)
     version, version_from = _version(args.kubernetes_version, snapshot)
     report = plan(manifests, snapshot, version=version, version_from=version_from, bursts=bursts)
     if args.plot is not None:
@@ -115,7 +115,7 @@ def _status(args: argparse.Namespace) -> int:
 
     manifests = read_manifests(args.manifests) if args.manifests is not None else None
     max_pending = _max_pending(args.max_pending)
-    snapshot = read_snapshot(args.snapshot)
+    snapshot = read_snapshot(*args.snapshot)
     version, version_from = _version(args.kubernetes_version, snapshot)
     report = status(snapshot, version=version, version_from=version_from, manifests=manifests)
     if args.plot is not None:
@@ -141,9 +141,11 @@ def _add_snapshot(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--snapshot",
         required=True,
+        action="append",
         metavar="PATH",
         help="kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json "
-        "(JSON or YAML): a file, a folder (read recursively) or - for stdin",
+        "(JSON or YAML): a file, a folder (read recursively) or - for stdin; give it "
+        "again for more files, such as kubectl get events -A -o json",
     )
     command.add_argument(
         "--max-pending",

@@ -724,10 +724,11 @@ def render_notes(
     return lines
 
 
-def read_snapshot(path: Path | str) -> Snapshot:
-    """Reads a snapshot: a file, a folder of files (recursively, as ``kubectl
-    cluster-info dump --output-directory`` writes them) or ``-`` for stdin."""
-    return load_snapshot((item.file, item.obj) for item in read_objects(path))
+def read_snapshot(*paths: Path | str) -> Snapshot:
+    """Reads a snapshot from one or more paths, each a file, a folder of files
+    (recursively, as ``kubectl cluster-info dump --output-directory`` writes them) or
+    ``-`` for stdin: for example the listing and ``kubectl get events -A -o json``."""
+    return load_snapshot((item.file, item.obj) for path in paths for item in read_objects(path))
 
 
 def load_snapshot(objects: Iterable[tuple[str, object]]) -> Snapshot:
