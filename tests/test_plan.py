@@ -250,3 +250,18 @@ def _seed_manifests(dist: Manifests) -> Manifests:
         if obj["kind"] == "PriorityClass" and obj["metadata"]["name"] == "default-no-preempt":
             obj["globalDefault"] = False
     return manifests_from_objects([("seed", objects)])
+
+
+def test_without_a_default_class_pods_without_one_are_a_threat() -> None:
+    objects: list[dict[str, Any]] = []
+    for path in sorted(DIST.glob("*.k8s.yaml")):
+        objects += [o for o in yaml.safe_load_all(path.read_text()) if o]
+    no_default = [o for o in objects if o["metadata"]["name"] != "default-no-preempt"]
+
+    report = run(manifests_from_objects([("dist", no_default)]), read_snapshot(EXAMPLE))
+
+    threat = next(t for t in report.threats if not t.priority_class.name)
+    # The ten web pods carry no class: new ones get priority 0, PreemptLowerPriority.
+    assert (threat.priority_class.value, threat.pods, threat.namespaces) == (0, 10, ("shop",))
+    assert threat.to_json()["name"] == "(no priorityClassName)"
+    assert report.whatif.verdicts[0].holds is False
