@@ -42,7 +42,7 @@ class UnsupportedInputError(HeadroomConfigError):
         )
 
 
-class _Shown:
+class Shown:
     """A value as an error message shows it: whole when short, summarised when not."""
 
     def __init__(self, value: object) -> None:
@@ -89,7 +89,7 @@ class Value:
         return f"{self.reader.source}: {self.path}" if self.path else self.reader.source
 
     def fail(self, allowed: str) -> HeadroomConfigError:
-        return HeadroomConfigError(self.where, _Shown(self.value), allowed)
+        return HeadroomConfigError(self.where, Shown(self.value), allowed)
 
     def child(self, key: str | int) -> Value:
         if isinstance(key, int):

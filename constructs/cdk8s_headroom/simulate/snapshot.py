@@ -52,6 +52,7 @@ from .model import (
 )
 from .reading import (
     Reader,
+    Shown,
     Value,
     label_selector,
     node_selector_terms,
@@ -169,7 +170,7 @@ class _Object:
         return f"{self.source}: {self.kind} {_printable(self.namespace)}/{name}"
 
     def fail(self, path: str, value: object, allowed: str) -> HeadroomConfigError:
-        return HeadroomConfigError(f"{self.label}: {path}", _short(value), allowed)
+        return HeadroomConfigError(f"{self.label}: {path}", Shown(value), allowed)
 
     def value(self, data: object, path: str) -> Value:
         """``data`` for the shared readers of ``reading``, whose errors then name this
@@ -252,11 +253,11 @@ class _SnapshotReader:
 
     def read(self, source: str, data: object) -> None:
         if not isinstance(data, Mapping):
-            raise HeadroomConfigError(source, _short(data), _NO_OBJECT)
+            raise HeadroomConfigError(source, Shown(data), _NO_OBJECT)
         kind = data.get("kind")
         metadata = data.get("metadata")
         if not isinstance(kind, str) or not kind or not isinstance(metadata, Mapping):
-            raise HeadroomConfigError(source, _short(data), _NO_OBJECT)
+            raise HeadroomConfigError(source, Shown(data), _NO_OBJECT)
         cluster_scoped = kind in ("Node", "PriorityClass")
         name = metadata.get("name")
         namespace = metadata.get("namespace")
@@ -612,27 +613,6 @@ def _printable(text: str | None) -> str:
     if not text:
         return ""
     return text if text.isprintable() else repr(text)
-
-
-def _short(value: object) -> object:
-    """A value as an error message shows it: whole when short."""
-    text = repr(value)
-    if len(text) <= 80:
-        return value
-    if isinstance(value, Mapping):
-        keys = ", ".join(sorted(str(k) for k in value)[:5])
-        return _Summary(f"<a mapping with keys {keys}{', ...' if len(value) > 5 else ''}>")
-    if isinstance(value, list):
-        return _Summary(f"<a list of {len(value)} items>")
-    return _Summary(text[:77] + "...")
-
-
-class _Summary:
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 def _policy(obj: _Object, data: object, path: str) -> PreemptionPolicy:
