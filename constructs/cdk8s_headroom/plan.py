@@ -17,11 +17,11 @@ from .priority import SYSTEM_PRIORITY_CLASSES, PreemptionPolicy, PriorityClassSp
 from .scheduling import Placement, Toleration, TolerationOperator
 from .simulate.manifests import Manifests
 from .simulate.model import Node, Pod, Resources, Role
-from .simulate.report import WhatIfReport, resources_json, resources_text, whatif
+from .simulate.report import WhatIfReport, describe, resources_json, resources_text, whatif
 from .simulate.scheduler import ClusterState, NodeState, placement_problem, resource_status
 from .simulate.snapshot import NotModelled, Snapshot, not_modelled_json, render_notes
 from .simulate.versions import KubernetesVersion
-from .simulate.whatif import DAEMONSET_TOLERATIONS, Event, Verdict
+from .simulate.whatif import Event, Verdict, daemonset_placement
 from .simulate.workloads import ClassRegistry, Workload
 
 _ANY_TAINT = Toleration.unchecked("", TolerationOperator.EXISTS, "", None)
@@ -167,11 +167,11 @@ class PlanReport:
         lines += [f"  {conflict.name}: {conflict.reason}" for conflict in self.conflicts]
         arrivals = self.whatif.arrivals
         lines.append(f"Burst arrivals on the cluster as it is ({len(arrivals)})")
-        lines += [f"  {_describe_event(event)}" for event in arrivals]
+        lines += [f"  {describe(event)}" for event in arrivals]
         recreations = self.whatif.recreations
         if recreations:
             lines.append(f"Recreated pods ({len(recreations)})")
-            lines += [f"  {_describe_event(event)}" for event in recreations]
+            lines += [f"  {describe(event)}" for event in recreations]
         lines.append("Verdict")
         lines += [f"  {_describe_verdict(verdict)}" for verdict in self.whatif.verdicts]
         lines += render_notes(self.not_modelled, self.warnings)
@@ -221,27 +221,8 @@ def _describe_threat(threat: Threat) -> str:
     )
 
 
-def _describe_event(event: Event) -> str:
-    pod = event.pod
-    if event.decision.node is None:
-        return f"{pod.name}: pending ({event.decision.reason})"
-    evicted = ", ".join(f"{v.namespace}/{v.name} ({v.role.value})" for v in event.victims)
-    return f"{pod.name} -> {event.decision.node}" + (f", evicts {evicted}" if evicted else "")
-
-
 def _describe_verdict(verdict: Verdict) -> str:
     return f"{verdict.promise} {verdict.label}: {verdict.reason}"
-
-
-def daemonset_placement(workload: Workload) -> Placement:
-    """Where the DaemonSet controller puts pods of ``workload``: its template's
-    selector, affinity and tolerations, with the tolerations the controller adds."""
-    template = workload.template.placement
-    return Placement(
-        template.node_selector,
-        template.affinity,
-        template.tolerations + DAEMONSET_TOLERATIONS,
-    )
 
 
 def pool_nodes(workload: Workload, nodes: Iterable[Node]) -> list[Node]:
@@ -264,17 +245,12 @@ def holders(state: NodeState) -> tuple[str, ...]:
     return tuple(f"{pod.namespace}/{pod.name}" for pod in ranked)
 
 
-def free_room(state: NodeState) -> Resources:
-    node = state.node.allocatable
-    return Resources(node.cpu - state.cpu, node.memory - state.memory)
-
-
 def _pending(state: ClusterState, event: Event) -> PendingNode:
     pod = event.pod
     node_name = pod.placement.pinned_node or ""
     node = state.get(node_name)
     assert node is not None, "a DaemonSet pod is pinned to a node of the state"
-    free = free_room(node)
+    free = node.free
     reasons = resource_status(pod.requests, node)[1]
     if reasons == ["Too many pods"]:
         detail = f"too many pods: {len(node.pods)} of {node.node.max_pods}"

@@ -28,7 +28,7 @@ from .simulate.snapshot import (
     render_notes,
 )
 from .simulate.versions import KubernetesVersion
-from .simulate.whatif import DAEMONSET_TOLERATIONS, usage_by_role
+from .simulate.whatif import DAEMONSET_TOLERATIONS, daemonset_placement, usage_by_role
 
 SHOWN_EVENTS = 20
 """Preempted events the table shows, newest first (``--json`` has them all)."""
@@ -195,12 +195,7 @@ def _template_placement(reservers: list[Pod], manifests: Manifests | None, owner
     if manifests is not None:
         for daemonset in manifests.daemonsets:
             if daemonset.ref == owner:
-                template = daemonset.template.placement
-                return Placement(
-                    template.node_selector,
-                    template.affinity,
-                    template.tolerations + DAEMONSET_TOLERATIONS,
-                )
+                return daemonset_placement(daemonset)
     sample = reservers[0].placement
     return Placement(sample.node_selector, None, sample.tolerations + DAEMONSET_TOLERATIONS)
 
@@ -237,9 +232,7 @@ def _headroom(
         if bursts:
             in_use.append(InUseNode(node.name, tuple(bursts)))
             continue
-        allocatable = node.node.allocatable
-        free = Resources(allocatable.cpu - node.cpu, allocatable.memory - node.memory)
-        eroded.append(ErodedNode(node.name, free, _taken_by(node, size)))
+        eroded.append(ErodedNode(node.name, node.free, _taken_by(node, size)))
     missing = [name for name in targets if name not in covered]
     return HeadroomStatus(
         name=owner.removeprefix("DaemonSet "),

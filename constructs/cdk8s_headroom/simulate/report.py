@@ -84,7 +84,7 @@ class WhatIfReport:
                 f"running, {len(pending)} pending"
             )
         lines += [
-            f"  {_describe(e)}" for e in self.establishment if e.victims or e.decision.node is None
+            f"  {describe(e)}" for e in self.establishment if e.victims or e.decision.node is None
         ]
         if self.buffers:
             homeless = sum(1 for e in self.buffers if e.decision.node is None)
@@ -94,9 +94,9 @@ class WhatIfReport:
                 "(the autoscaler adds them)"
             )
         lines.append(f"Burst arrivals ({len(self.arrivals)}):")
-        lines += [f"  {_describe(e)}" for e in self.arrivals]
+        lines += [f"  {describe(e)}" for e in self.arrivals]
         lines.append(f"Recreated pods ({len(self.recreations)}):")
-        lines += [f"  {_describe(e)}" for e in self.recreations]
+        lines += [f"  {describe(e)}" for e in self.recreations]
         if self.refills:
             unplaced = sum(1 for e in self.refills if e.decision.node is None)
             lines.append(
@@ -129,7 +129,8 @@ def resources_text(resources: Resources) -> str:
     return f"{cpu_text(resources.cpu)} cpu, {memory_text(resources.memory)} memory"
 
 
-def _describe(event: Event) -> str:
+def describe(event: Event) -> str:
+    """One event for the tables: where the pod went, and whom it evicted."""
     pod = event.pod
     if event.decision.node is None:
         return f"{pod.name}: pending ({event.decision.reason})"

@@ -69,6 +69,12 @@ class NodeState:
     def name(self) -> str:
         return self.node.name
 
+    @property
+    def free(self) -> Resources:
+        """Allocatable cpu and memory that the pods on the node do not request."""
+        allocatable = self.node.allocatable
+        return Resources(allocatable.cpu - self.cpu, allocatable.memory - self.memory)
+
     def add(self, pod: Pod) -> None:
         self.pods.append(pod)
         self.cpu += pod.requests.cpu
