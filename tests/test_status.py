@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import json
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,31 @@ def test_the_table_names_each_state(after: StatusReport) -> None:
     assert f"eroded {N3}: free 320m cpu" in text
     assert f"missing {N4}: no reserver pod" in text
     assert "Preempted events (2, newest first)" in text
+
+
+def test_with_manifests_a_pod_of_a_burst_class_counts_as_a_burst_without_the_label(
+    tmp_path: Path,
+) -> None:
+    listing = json.loads(AFTER.read_text())
+    for item in listing["items"]:
+        if item["kind"] == "Pod" and item["metadata"]["name"].startswith("demo-burst-"):
+            item["metadata"]["labels"] = {"app": "checkout"}
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(listing))
+
+    without = status(read_snapshot(snapshot), version=V131, version_from="test")
+    with_manifests = status(
+        read_snapshot(snapshot),
+        version=V131,
+        version_from="test",
+        manifests=read_manifests(ROOT / "dist"),
+    )
+
+    assert [n.node for n in without.headrooms[0].eroded] == [N2, N3]
+    assert [n.node for n in with_manifests.headrooms[0].in_use] == [N2]
+
+
+def test_reading_a_snapshot_leaves_the_garbage_collector_as_it_was() -> None:
+    assert gc.isenabled()
+    read_snapshot(AFTER)
+    assert gc.isenabled()
