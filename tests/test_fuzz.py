@@ -798,10 +798,10 @@ def check_output(outdir: Path, built: Built) -> int:
     """Checks every object written; returns how many there were."""
     objects = load_folder(outdir)
     assert objects, "a valid configuration wrote no objects"
-    for item, errors in zip(objects, validate_schemas([o.document for o in objects]), strict=True):
+    for item, errors in zip(objects, validate_schemas([o.obj for o in objects]), strict=True):
         assert errors == [], f"{item.kind}/{item.name}: {errors}"
     for item in objects:
-        report = check_object(item.document)
+        report = check_object(item.obj)
         assert report.ok, f"{item.kind}/{item.name}: {[str(v) for v in report.violations]}"
         expected = built.opt_outs.get(item.name) if item.kind == "DaemonSet" else None
         assert {v.control for v in report.excepted} == (expected or set())

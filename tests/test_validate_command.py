@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from scripts.validation import kubernetes_versions
 from tests.conftest import ROOT
 from tests.test_podsecurity import main, restricted_pod
 
@@ -83,8 +85,50 @@ def test_a_folder_with_bad_objects_fails_and_says_which(tmp_path: Path) -> None:
     assert text.splitlines()[-1].startswith(f"4 objects in {tmp_path}: 1 OK, 3 failed")
 
 
-def test_a_folder_without_objects_fails(tmp_path: Path) -> None:
-    (tmp_path / "notes.yaml").write_text("# nothing here\n")
+def test_a_folder_without_manifests_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("no manifests here\n")
+
     result = validate(tmp_path)
+
+    assert result.returncode == 2
+    assert result.stderr == f"validate: error: {tmp_path}: no manifests in the folder " + (
+        "(files named *.yaml, *.yml, *.json)\n"
+    )
+
+
+def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
+    tmp_path: Path,
+) -> None:
+    good = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "ok", "namespace": "apps"},
+        "data": {},
+    }
+    (tmp_path / "a-broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n")
+    (tmp_path / "b-good.yaml").write_text(yaml.safe_dump(good))
+    (tmp_path / "c-utf16.yaml").write_bytes(yaml.safe_dump(good).encode("utf-16"))
+    (tmp_path / "d-empty.yml").write_text("# nothing here\n")
+    (tmp_path / "e-list.json").write_text(
+        json.dumps({"apiVersion": "v1", "kind": "ConfigMapList", "items": [good]})
+    )
+
+    result = validate(tmp_path)
+
     assert result.returncode == 1
-    assert "no Kubernetes objects found" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "a-broken.yaml\t-\t-\tFAILED",
+        "    cannot read the file: line 4, column 1: invalid YAML: while parsing a flow "
+        "mapping, did not find expected ',' or '}'",
+        "b-good.yaml\tConfigMap\tok\tOK",
+        "c-utf16.yaml\t-\t-\tFAILED",
+        "    cannot read the file: UTF-16 text (it starts with a UTF-16 byte-order mark); "
+        "save it as UTF-8",
+        "d-empty.yml\t-\t-\tFAILED",
+        "    cannot read the file: empty: no document in the file (or only comments)",
+        "e-list.json\tConfigMap\tok\tOK",
+        f"2 objects in {tmp_path}: 2 OK, 0 failed, 3 files unreadable (schemas: Kubernetes "
+        + " and ".join(kubernetes_versions())
+        + "; Pod Security restricted; checkov)",
+    ]

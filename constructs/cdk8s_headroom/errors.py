@@ -1,4 +1,5 @@
-"""The one exception type for invalid configuration, and the warning category."""
+"""The exception type for invalid configuration (and its kind for unreadable input
+files), and the warning category."""
 
 from __future__ import annotations
 
@@ -25,6 +26,31 @@ class HeadroomConfigError(ValueError):
         self.value = value
         self.allowed = allowed
         super().__init__(f"{field}: invalid value {value!r}; {allowed}")
+
+
+class InputFileError(HeadroomConfigError):
+    """A file that cannot be read as input: the message is one line that names the file,
+    the line and column when known, and what is wrong.
+
+    Attributes:
+        file: the file (or folder) as given, ``<stdin>`` for standard input.
+        problem: what is wrong, e.g. ``invalid YAML: ...``.
+        line: the 1-based line, when the parser knows it.
+        column: the 1-based column, when the parser knows it.
+    """
+
+    def __init__(
+        self, file: str, problem: str, *, line: int | None = None, column: int | None = None
+    ) -> None:
+        where = file
+        if line is not None:
+            where += f": line {line}" + (f", column {column}" if column is not None else "")
+        super().__init__(where, file, problem)
+        self.file = file
+        self.problem = problem
+        self.line = line
+        self.column = column
+        self.args = (f"{where}: {' '.join(problem.split())}",)
 
 
 class HeadroomWarning(UserWarning):
