@@ -204,14 +204,26 @@ def capacity_buffer_errors(document: Manifest) -> list[str]:
     return found
 
 
+def _is_json(document: Manifest) -> bool:
+    # YAML's .inf and .nan, and JSON's 1e400, have no JSON form for the Node validator.
+    try:
+        json.dumps(document, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
 def validate_schemas(documents: Sequence[Manifest]) -> list[list[str]]:
     """The schema errors of each object, in order, for every release in
     ``kubernetes_versions()`` (Karpenter objects and CapacityBuffers: their own
     schemas)."""
     results: list[list[str]] = [[] for _ in documents]
     karpenter = [i for i, d in enumerate(documents) if is_karpenter(d)]
+    sendable = [i for i in karpenter if _is_json(documents[i])]
+    for index in set(karpenter) - set(sendable):
+        results[index].append("karpenter schema: a number that JSON cannot hold (inf or nan)")
     for index, result in zip(
-        karpenter, validate_karpenter([documents[i] for i in karpenter]), strict=True
+        sendable, validate_karpenter([documents[i] for i in sendable]), strict=True
     ):
         results[index].extend(f"karpenter schema: {e}" for e in result.errors)
     for index, document in enumerate(documents):
