@@ -108,8 +108,15 @@ def _registry(version: str) -> Registry[Any]:
     return Resource.from_contents(definitions) @ Registry()
 
 
+_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}")
+_API_VERSION = re.compile(r"(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?v[0-9][a-z0-9]{0,20}")
+
+
 @functools.cache
 def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+    # A kind or apiVersion is part of a file name below: only API names may get there.
+    if not _KIND.fullmatch(kind) or not _API_VERSION.fullmatch(api_version):
+        return None
     # The file naming of kubernetes-validate: "rbac.authorization.k8s.io/v1" -> "rbac-v1".
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     try:

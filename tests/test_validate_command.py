@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from scripts.validation import kubernetes_versions
+from scripts.validation import kubernetes_versions, schema_errors
 from tests.conftest import ROOT
 from tests.test_documents_fuzz import BOMB
 from tests.test_podsecurity import main, restricted_pod
@@ -146,3 +146,14 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
         + " and ".join(kubernetes_versions())
         + "; Pod Security restricted; checkov)",
     ]
+
+
+def test_a_kind_that_is_not_an_api_name_has_no_schema_and_reads_no_file() -> None:
+    # The kind and apiVersion name the schema file: a path in them must not reach it.
+    for kind, api_version in (
+        ("../../../../_definitions", "v1"),
+        ("Pod", "../v1"),
+        ("{a: x}", "v1"),
+    ):
+        errors = schema_errors({"apiVersion": api_version, "kind": kind}, "1.27")
+        assert errors == [f"no schema for {api_version} {kind} in Kubernetes 1.27"]
