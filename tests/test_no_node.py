@@ -18,6 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 EXAMPLE_CLUSTER = ROOT / "docs" / "examples" / "cluster.yaml"
+SNAPSHOT = ROOT / "docs" / "examples" / "snapshot.json"
+SNAPSHOT_AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "cdk8s-headroom"
 NODE_MODULES = ("jsii", "cdk8s", "cdk8s_plus_27", "constructs")
 
@@ -90,10 +92,12 @@ def test_importing_the_vocabulary_and_the_simulator_loads_no_jsii(
         ["simulate", "--scenario", "{scenario}", "--json"],
         ["simulate", "--manifests", str(DIST), "--cluster", str(EXAMPLE_CLUSTER)],
         ["simulate", "--manifests", str(DIST), "--cluster", str(EXAMPLE_CLUSTER), "--json"],
+        ["plan", "--manifests", str(DIST), "--snapshot", str(SNAPSHOT), "--max-pending", "1"],
+        ["status", "--snapshot", str(SNAPSHOT_AFTER), "--max-pending", "2", "--json"],
     ],
-    ids=["help", "scenario", "scenario-json", "manifests", "manifests-json"],
+    ids=["help", "scenario", "scenario-json", "manifests", "manifests-json", "plan", "status"],
 )
-def test_every_simulate_command_runs_without_node_and_loads_no_jsii(
+def test_every_command_runs_without_node_and_loads_no_jsii(
     arguments: list[str], tmp_path: Path, no_node_env: dict[str, str]
 ) -> None:
     scenario = tmp_path / "s.yaml"

@@ -12,7 +12,7 @@ from constructs import Construct
 
 from . import names, securitycontext
 from .errors import HeadroomConfigError
-from .labels import workload_labels
+from .labels import BURST_COMPONENT, workload_labels
 from .priority import class_name
 from .quantity import QuantityLike, parse_quantity, positive_quantity
 from .resource import RenderedApiObject
@@ -142,7 +142,7 @@ class BurstWorkload(Construct):
         )
         self.labels = {
             **names.labels(labels, field="labels"),
-            **workload_labels(self.name, "burst-workload"),
+            **workload_labels(self.name, BURST_COMPONENT),
         }
 
         super().__init__(scope, id)

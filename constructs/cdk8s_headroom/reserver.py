@@ -11,7 +11,7 @@ from constructs import Construct
 
 from . import names, securitycontext
 from .errors import HeadroomConfigError
-from .labels import workload_labels
+from .labels import RESERVER_COMPONENT, workload_labels
 from .podsecurity import EXCEPTIONS_ANNOTATION
 from .priority import class_name
 from .quantity import QuantityLike, positive_quantity
@@ -83,7 +83,7 @@ class HeadroomReserver(Construct):
         )
         self.labels = {
             **names.labels(labels, field="labels"),
-            **workload_labels(self.name, "headroom-reserver"),
+            **workload_labels(self.name, RESERVER_COMPONENT),
         }
         self._prepull: list[str] = list(task.prepull_images)
 
