@@ -84,6 +84,22 @@ def test_importing_the_vocabulary_and_the_simulator_loads_no_jsii(
     assert loaded == []
 
 
+def test_the_package_root_loads_a_name_only_when_it_is_used(no_node_env: dict[str, str]) -> None:
+    code = (
+        "import cdk8s_headroom\n"
+        "bare = sorted(m for m in sys.modules if m.startswith('cdk8s_headroom.'))\n"
+        "cdk8s_headroom.PriorityModel\n"
+        "print(json.dumps([bare, 'NodeHeadroom' in dir(cdk8s_headroom),\n"
+        "    'cdk8s_headroom.headroom' in sys.modules]))\n"
+    )
+
+    result, loaded = _probe(code, no_node_env)
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [[], True, False]
+    assert loaded == []
+
+
 @pytest.mark.parametrize(
     "arguments",
     [
