@@ -106,3 +106,13 @@ def test_a_command_of_the_docs_works_as_written(clone: Path, command: str) -> No
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert [word for word in FORBIDDEN if word in output] == [], output
+
+
+def test_the_docs_link_only_to_files_in_the_repository() -> None:
+    missing = [
+        f"{document.relative_to(ROOT)}: {target}"
+        for document in DOCUMENTS
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", document.read_text())
+        if not (document.parent / target).exists()
+    ]
+    assert missing == []
