@@ -36,7 +36,8 @@ EXEMPT = {
     "make docs": "run by tests/test_docs.py",
     "make dist": "built and installed by tests/test_packaging.py",
 }
-"""Command prefixes not run here, and why."""
+"""Command prefixes not run here, and why. No make target runs in the copy: its stamps
+would differ, and make would reinstall into the .venv and node_modules it shares."""
 
 RUN = ("source .venv/bin/activate", "python ", "cdk8s ", "cdk8s-headroom ", ".venv/bin/")
 """Command prefixes run here."""
