@@ -108,8 +108,15 @@ def _registry(version: str) -> Registry[Any]:
     return Resource.from_contents(definitions) @ Registry()
 
 
+_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}")
+_API_VERSION = re.compile(r"(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?v[0-9][a-z0-9]{0,20}")
+
+
 @functools.cache
 def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+    # A kind or apiVersion is part of a file name below: only API names may get there.
+    if not _KIND.fullmatch(kind) or not _API_VERSION.fullmatch(api_version):
+        return None
     # The file naming of kubernetes-validate: "rbac.authorization.k8s.io/v1" -> "rbac-v1".
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     try:
@@ -242,14 +249,26 @@ def capacity_buffer_errors(document: Manifest) -> list[str]:
     return found
 
 
+def _is_json(document: Manifest) -> bool:
+    # YAML's .inf and .nan, and JSON's 1e400, have no JSON form for the Node validator.
+    try:
+        json.dumps(document, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
 def validate_schemas(documents: Sequence[Manifest]) -> list[list[str]]:
     """The schema errors of each object, in order, for every release in
     ``kubernetes_versions()`` (Karpenter objects and CapacityBuffers: their own
     schemas)."""
     results: list[list[str]] = [[] for _ in documents]
     karpenter = [i for i, d in enumerate(documents) if is_karpenter(d)]
+    sendable = [i for i in karpenter if _is_json(documents[i])]
+    for index in set(karpenter) - set(sendable):
+        results[index].append("karpenter schema: a number that JSON cannot hold (inf or nan)")
     for index, result in zip(
-        karpenter, validate_karpenter([documents[i] for i in karpenter]), strict=True
+        sendable, validate_karpenter([documents[i] for i in sendable]), strict=True
     ):
         results[index].extend(f"karpenter schema: {e}" for e in result.errors)
     for index, document in enumerate(documents):

@@ -69,6 +69,25 @@ def test_timestamps_stay_strings_as_kubernetes_reads_them() -> None:
     assert pod.obj["metadata"]["creationTimestamp"] == "2024-05-01T10:00:00Z"
 
 
+def test_yaml_tags_read_as_a_conversion_to_json_reads_them() -> None:
+    text = b"""\
+apiVersion: v1
+kind: Secret
+metadata: {name: s}
+data: {key: !!binary aGVsbG8=}
+stringData: {ordered: !!omap [a: 1, b: 2], members: !!set {x, y}, "=": =}
+"""
+    (secret,) = parse_objects(text, "s.yaml")
+
+    assert secret.obj["data"] == {"key": "aGVsbG8="}
+    assert secret.obj["stringData"] == {
+        "ordered": [{"a": 1}, {"b": 2}],
+        "members": {"x": None, "y": None},
+        "=": "=",
+    }
+    assert "could not determine a constructor" in _error(b"a: !!python/object/apply:os.system [1]")
+
+
 def test_lists_are_flattened_and_a_typed_lists_items_get_its_kind_and_api_version() -> None:
     snapshot = {
         "apiVersion": "v1",

@@ -2,7 +2,7 @@
 
 Each example takes a real input (a cluster file, a scenario, the synthesized manifests,
 a kubectl snapshot), mutates its bytes (truncation, random bytes, another encoding,
-deep nesting, anchors and aliases, huge numbers) and hands it to one of the readers
+deep nesting, anchors and aliases, huge numbers, YAML tags) and hands it to one of the readers
 that users' files go through: the object reader, the one-document reader, simulate's
 cluster, scenario and manifests readers, and `make validate`'s folder reader. Anything
 but a result or a ``HeadroomConfigError`` with a one-line message is a failure.
@@ -26,10 +26,10 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from cdk8s_headroom.documents import parse_objects, read_document, read_objects
+from cdk8s_headroom.documents import FileObjects, parse_objects, read_document, read_objects
 from cdk8s_headroom.errors import HeadroomConfigError
 from cdk8s_headroom.simulate import read_cluster, read_manifests, read_scenario
-from scripts.validation import read_folder
+from scripts.validation import is_karpenter, read_folder, validate_objects
 from tests.conftest import ROOT
 
 COMMAND = (sys.executable, "-m", "cdk8s_headroom", "simulate")
@@ -86,7 +86,17 @@ def mutated(draw: st.DrawFn) -> tuple[str, bytes]:
     at = draw(st.integers(min_value=0, max_value=len(data)))
     mutation = draw(
         st.sampled_from(
-            ["truncate", "bytes", "random", "encoding", "nesting", "alias", "number", "twice"]
+            [
+                "truncate",
+                "bytes",
+                "random",
+                "encoding",
+                "nesting",
+                "alias",
+                "number",
+                "tag",
+                "twice",
+            ]
         )
     )
     note(f"{name}: {mutation} at {at}")
@@ -131,7 +141,32 @@ def mutated(draw: st.DrawFn) -> tuple[str, bytes]:
             )
         )
         return name, _splice(data, at, b" " + number, draw(st.integers(0, 8)))
+    if mutation == "tag":
+        tag = draw(
+            st.sampled_from(
+                [
+                    b" !!omap [a: 1, b: 2]",
+                    b" !!pairs [a: 1, a: 2]",
+                    b" !!set {a, b}",
+                    b" !!binary aGVsbG8=",
+                    b" !!timestamp 2024-01-01",
+                    b" !!python/object/apply:os.system [true]",
+                    b" !custom x",
+                    b" =",
+                ]
+            )
+        )
+        return name, _splice(data, at, tag)
     return name, data + b"\n---\n" + data[: at // 2]
+
+
+def _validate(folder: Path) -> list[FileObjects]:
+    """`make validate` without its subprocesses: the reading, the schemas and Pod
+    Security (checkov and the Karpenter validator run outside Python)."""
+    files = read_folder(folder)
+    objects = [o for f in files for o in f.objects if not is_karpenter(o.obj)]
+    validate_objects(objects, checkov=False)
+    return files
 
 
 def _in_process(reader: str, name: str, data: bytes, folder: Path) -> object:
@@ -143,7 +178,7 @@ def _in_process(reader: str, name: str, data: bytes, folder: Path) -> object:
         "cluster": lambda: read_cluster(target),
         "scenario": lambda: read_scenario(target),
         "manifests": lambda: read_manifests(folder),
-        "validate": lambda: read_folder(folder),
+        "validate": lambda: _validate(folder),
     }
     return readers[reader]()
 

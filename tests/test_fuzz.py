@@ -93,8 +93,9 @@ VALID_CPU: st.SearchStrategy[Quantity] = st.one_of(
     ),
 )
 VALID_MEMORY: st.SearchStrategy[Quantity] = st.one_of(
-    st.integers(1, 65_536).map(lambda n: (f"{n}Mi", Fraction(n * MiB))),
-    st.integers(1, 65_536).map(lambda n: (cdk8s.Size.mebibytes(n), Fraction(n * MiB))),
+    # From 4Mi: less is refused as a likely missing unit (quantity.MIN_CONTAINER_MEMORY).
+    st.integers(4, 65_536).map(lambda n: (f"{n}Mi", Fraction(n * MiB))),
+    st.integers(4, 65_536).map(lambda n: (cdk8s.Size.mebibytes(n), Fraction(n * MiB))),
     st.integers(1, 64).map(lambda n: (f"{n}Gi", Fraction(n * 2**30))),
     st.sampled_from([("512M", Fraction(512 * 10**6)), ("1e9", Fraction(10**9))]),
 )

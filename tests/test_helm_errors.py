@@ -203,6 +203,12 @@ RULE_CASES = [
         {"namePrefix": "x" * 54 + "-", "namespace": {"name": "ns"}, "reserverName": "reserver-x"},
         "reserverName",
     ),
+    ("memory-without-a-unit", {"reservation": {"memory": "512"}}, "reservation.memory"),
+    (
+        "burst-memory-below-4Mi",
+        {"burstWorkloads": [burst(resources={"requests": {"cpu": "100m", "memory": "2Ki"}})]},
+        "burstWorkloads[api].resources.requests.memory",
+    ),
 ]
 
 

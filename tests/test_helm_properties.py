@@ -120,7 +120,7 @@ def test_units_compare_exactly(slice_cpu: str, burst_cpu: str, fits: bool) -> No
             {
                 "name": "b",
                 "image": "x",
-                "resources": {"requests": {"cpu": burst_cpu, "memory": "1Mi"}},
+                "resources": {"requests": {"cpu": burst_cpu, "memory": "4Mi"}},
             }
         ],
     }

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import cdk8s
 import pytest
 
 from cdk8s_headroom import (
@@ -16,7 +17,13 @@ from cdk8s_headroom import (
     Toleration,
     TolerationOperator,
 )
-from tests.conftest import find, iter_containers, pod_spec
+from tests.conftest import chart_with_classes, find, find_all, iter_containers, pod_spec
+
+
+@pytest.fixture
+def chart() -> cdk8s.Chart:
+    """The workloads here reference the GUARDED classes."""
+    return chart_with_classes()
 
 
 def reserver(chart: Any, synth: Any, **props: Any) -> dict[str, Any]:
@@ -213,7 +220,7 @@ def test_bad_reserver_props_raise_naming_the_field(
     with pytest.raises(HeadroomConfigError) as raised:
         HeadroomReserver(chart, "reserver", **props)
     assert raised.value.field == field
-    assert synth(chart) == []
+    assert find_all(synth(chart), "DaemonSet") == []
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import yaml
 
-from scripts.validation import kubernetes_versions
+from scripts.validation import kubernetes_versions, schema_errors
 from tests.conftest import ROOT
+from tests.test_documents_fuzz import BOMB
 from tests.test_podsecurity import main, restricted_pod
 
 NODE_BIN = ROOT / "node_modules" / ".bin"
@@ -113,6 +114,12 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
     (tmp_path / "e-list.json").write_text(
         json.dumps({"apiVersion": "v1", "kind": "ConfigMapList", "items": [good]})
     )
+    (tmp_path / "f-aliases.yaml").write_bytes(BOMB)
+    (tmp_path / "g-deep.json").write_text("[" * 5000 + "]" * 5000)
+    (tmp_path / "h-pool.json").write_text(
+        '{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"}, '
+        '"spec": {"weight": 1e400}}'
+    )
 
     result = validate(tmp_path)
 
@@ -129,7 +136,25 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
         "d-empty.yml\t-\t-\tFAILED",
         "    cannot read the file: empty: no document in the file (or only comments)",
         "e-list.json\tConfigMap\tok\tOK",
-        f"2 objects in {tmp_path}: 2 OK, 0 failed, 3 files unreadable (schemas: Kubernetes "
+        "f-aliases.yaml\t-\t-\tFAILED",
+        "    cannot read the file: line 1, column 1: excessive aliasing: its anchors and "
+        "aliases expand to 175304795 values from 27",
+        "g-deep.json\t-\t-\tFAILED",
+        "    cannot read the file: nested more than 100 levels deep",
+        "h-pool.json\tNodePool\tp\tFAILED",
+        "    karpenter schema: a number that JSON cannot hold (inf or nan)",
+        f"3 objects in {tmp_path}: 2 OK, 1 failed, 5 files unreadable (schemas: Kubernetes "
         + " and ".join(kubernetes_versions())
         + "; Pod Security restricted; checkov)",
     ]
+
+
+def test_a_kind_that_is_not_an_api_name_has_no_schema_and_reads_no_file() -> None:
+    # The kind and apiVersion name the schema file: a path in them must not reach it.
+    for kind, api_version in (
+        ("../../../../_definitions", "v1"),
+        ("Pod", "../v1"),
+        ("{a: x}", "v1"),
+    ):
+        errors = schema_errors({"apiVersion": api_version, "kind": kind}, "1.27")
+        assert errors == [f"no schema for {api_version} {kind} in Kubernetes 1.27"]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .app import synth, validate_app
-    from .burst import BurstWorkload, ImagePullPolicy
+    from .burst import BurstWorkload, BurstWorkloadProps, ImagePullPolicy
     from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
     from .capacitybufferapi import CapacityBufferVersion
     from .errors import HeadroomConfigError, HeadroomWarning
@@ -57,6 +57,7 @@ _EXPORTS = {
     "BudgetSchedule": "karpenter",
     "BufferHold": "capacitybuffer",
     "BurstWorkload": "burst",
+    "BurstWorkloadProps": "burst",
     "CapacityBuffer": "capacitybuffer",
     "CapacityBufferForm": "capacitybuffer",
     "CapacityBufferVersion": "capacitybufferapi",
@@ -118,6 +119,7 @@ __all__ = [
     "BudgetSchedule",
     "BufferHold",
     "BurstWorkload",
+    "BurstWorkloadProps",
     "CapacityBuffer",
     "CapacityBufferForm",
     "CapacityBufferVersion",

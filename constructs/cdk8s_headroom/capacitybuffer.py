@@ -28,7 +28,7 @@ from .errors import HeadroomConfigError, warn
 from .karpenter import AUTO_MODE_BUILTIN_POOLS, KarpenterNodePool
 from .labels import workload_labels
 from .quantity import QuantityLike, parse_quantity, quantity_text
-from .resource import RenderedApiObject
+from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import TaintEffect
 from .sizing import ISizedNodePool, NodeSize, check_slice_fits
 from .targeting import INodePool
@@ -114,7 +114,7 @@ class BufferHold:
         )
 
 
-class CapacityBuffer(Construct):
+class CapacityBuffer(HeadroomConstruct):
     """A ``CapacityBuffer`` for a burst workload: room for copies of its pod, kept free by
     the autoscaler (and, in the pod-template form, the ``PodTemplate`` it names).
 

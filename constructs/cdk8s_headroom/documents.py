@@ -277,6 +277,11 @@ _Loader.add_constructor("tag:yaml.org,2002:value", _as_string)
 # Secrets' `data` may be tagged !!binary; Kubernetes wants the base64 text itself.
 _Loader.add_constructor("tag:yaml.org,2002:binary", _as_string)
 _Loader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
+# Ordered maps, pairs and sets are read as their plain YAML shapes, as a conversion to
+# JSON reads them: a list of one-key mappings, and a mapping with null values.
+_Loader.add_constructor("tag:yaml.org,2002:omap", yaml.SafeLoader.construct_yaml_seq)
+_Loader.add_constructor("tag:yaml.org,2002:pairs", yaml.SafeLoader.construct_yaml_seq)
+_Loader.add_constructor("tag:yaml.org,2002:set", yaml.SafeLoader.construct_yaml_map)
 
 
 def allowed_alias_ratio(decoded: int) -> float:

@@ -15,7 +15,7 @@ import re
 from fractions import Fraction
 from typing import Protocol, runtime_checkable
 
-from .errors import HeadroomConfigError
+from .errors import HeadroomConfigError, warn
 
 
 @runtime_checkable
@@ -62,10 +62,28 @@ _ALLOWED = (
 )
 
 
+_NOT_A_NUMBER = (
+    'a string such as "500m" or "1" for CPU, "512Mi" for memory: quantities are strings, '
+    "so that the unit is written, never implied"
+)
+
+MIN_CONTAINER_MEMORY = Fraction(4 * 2**20)
+"""4Mi: less memory than any container starts with. A smaller slice or request is almost
+surely a missing unit (``"512"`` is 512 bytes)."""
+
+BARE_CORES_WARNING = 64
+"""A bare-integer CPU slice of this many cores or more is almost surely meant as
+millicores (``"500"`` is 500 cores), unless the pool's node sizes say it fits."""
+
+_BARE_INTEGER = re.compile(r"[0-9]+")
+
+
 def quantity_text(value: QuantityLike | None, *, field: str) -> str:
     """Returns the quantity as the string Kubernetes receives, without parsing it."""
     if isinstance(value, bool):
         raise HeadroomConfigError(field, value, _ALLOWED)
+    if isinstance(value, int | float):
+        raise HeadroomConfigError(field, value, _NOT_A_NUMBER)
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, SizeLike):
@@ -102,6 +120,36 @@ def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, F
     if amount <= 0:
         raise HeadroomConfigError(field, value, "a quantity greater than zero")
     return quantity_text(value, field=field), amount
+
+
+def memory_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
+    """Validates a container's memory (a slice or a request): at least 4Mi.
+
+    Returns the text to emit and its exact value, in bytes.
+    """
+    text, amount = positive_quantity(value, field=field)
+    if amount < MIN_CONTAINER_MEMORY:
+        hint = (
+            f'did you mean "{text}Mi"? a number without a unit is bytes; '
+            if _BARE_INTEGER.fullmatch(text)
+            else ""
+        )
+        raise HeadroomConfigError(
+            field, value, f"{hint}a memory of at least 4Mi, the least a container starts with"
+        )
+    return text, amount
+
+
+def warn_if_cores_look_like_millicores(value: QuantityLike, *, field: str) -> None:
+    """Warns when a CPU slice is a bare integer of ``BARE_CORES_WARNING`` cores or more:
+    ``"500"`` is 500 cores per node, where ``"500m"`` was almost surely meant. Called
+    only where the pool's node sizes are unknown; known sizes refuse such a slice."""
+    text = quantity_text(value, field=field)
+    if _BARE_INTEGER.fullmatch(text) and int(text) >= BARE_CORES_WARNING:
+        warn(
+            f'{field}: {text!r} is {int(text)} cores per node; did you mean "{text}m"? '
+            "(the pool's node sizes are unknown, so the slice is not checked against them)"
+        )
 
 
 def format_cpu(cores: Fraction) -> str:

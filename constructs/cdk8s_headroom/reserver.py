@@ -11,19 +11,25 @@ from constructs import Construct
 
 from . import names, securitycontext
 from .errors import HeadroomConfigError
-from .labels import workload_labels
+from .labels import RESERVER_COMPONENT, workload_labels
 from .podsecurity import EXCEPTIONS_ANNOTATION
 from .priority import class_name
-from .quantity import QuantityLike, positive_quantity
-from .resource import RenderedApiObject
+from .quantity import (
+    QuantityLike,
+    memory_quantity,
+    positive_quantity,
+    warn_if_cores_look_like_millicores,
+)
+from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
+from .sizing import ISizedNodePool
 from .targeting import INodePool, Targeting, check_tolerations
 from .task import ReserverTask, check_image
 
 DEFAULT_RESERVER_NAME = "headroom-reserver"
 
 
-class HeadroomReserver(Construct):
+class HeadroomReserver(HeadroomConstruct):
     """A DaemonSet of low-priority pods that reserve ``cpu`` and ``memory`` on each node.
 
     Requests equal limits (Guaranteed QoS, so the kubelet never throttles or evicts the
@@ -64,7 +70,7 @@ class HeadroomReserver(Construct):
         labels: Mapping[str, str] | None = None,
     ) -> None:
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
-        self.memory, self.memory_bytes = positive_quantity(memory, field="memory")
+        self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
         self.name = names.dns_label(name, field="name")
         self.namespace = names.dns_label(namespace, field="namespace")
         self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
@@ -83,9 +89,11 @@ class HeadroomReserver(Construct):
         )
         self.labels = {
             **names.labels(labels, field="labels"),
-            **workload_labels(self.name, "headroom-reserver"),
+            **workload_labels(self.name, RESERVER_COMPONENT),
         }
         self._prepull: list[str] = list(task.prepull_images)
+        if not (isinstance(node_pool, ISizedNodePool) and node_pool.smallest_node.cpu is not None):
+            warn_if_cores_look_like_millicores(cpu, field="cpu")
 
         super().__init__(scope, id)
         self.resource = RenderedApiObject(

@@ -354,7 +354,9 @@ class NodeSelectorTerm:
 
     def to_manifest(self) -> dict[str, Any]:
         """The term as it appears in ``nodeSelectorTerms``."""
-        term: dict[str, Any] = {"matchExpressions": [r.to_manifest() for r in self.expressions]}
+        term: dict[str, Any] = {}
+        if self.expressions:
+            term["matchExpressions"] = [r.to_manifest() for r in self.expressions]
         if self.fields:
             term["matchFields"] = [r.to_manifest() for r in self.fields]
         return term

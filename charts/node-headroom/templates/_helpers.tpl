@@ -51,6 +51,17 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- end -}}
 {{- end -}}
 
+{{/* A memory below the least a container starts with, as quantity.memory_quantity
+     refuses it: .field, .value, .amount (bytes), .lib. */}}
+{{- define "node-headroom.memoryMin" -}}
+{{- if lt .amount (float64 .lib.minContainerMemory) -}}
+{{- $text := trim (toString .value) -}}
+{{- $allowed := .lib.messages.memoryMin -}}
+{{- if regexMatch "^[0-9]+$" $text }}{{ $allowed = printf .lib.messages.memoryBare (printf "%sMi" $text) }}{{ end -}}
+{{- include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $allowed) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* Cores for a human, as quantity.format_cpu: 500m, 2. */}}
 {{- define "node-headroom.formatCpu" -}}
 {{- $millis := mulf . 1000 -}}
@@ -263,6 +274,7 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $memory := trim $v.reservation.memory -}}
 {{- $sliceCpu := include "node-headroom.quantity" $cpu | float64 -}}
 {{- $sliceMemory := include "node-headroom.quantity" $memory | float64 -}}
+{{- include "node-headroom.memoryMin" (dict "lib" $lib "field" "reservation.memory" "value" $v.reservation.memory "amount" $sliceMemory) -}}
 {{- $sliceText := printf "%s CPU, %s memory" (include "node-headroom.formatCpu" $sliceCpu) (include "node-headroom.formatMemory" $sliceMemory) -}}
 {{- $_ := set $c "slice" $sliceText -}}
 {{- $reserverName := $lib.reserverName -}}
@@ -293,6 +305,8 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- end -}}
 {{- end -}}
 {{- end -}}
+{{- /* BurstWorkload's own checks come after NodeHeadroom's fit */ -}}
+{{- include "node-headroom.memoryMin" (dict "lib" $lib "field" (printf "%sresources.requests.memory" $at) "value" $requests.memory "amount" $amounts.memory) -}}
 {{- $fullName := printf "%s%s" $prefix $name -}}
 {{- include "node-headroom.dnsLabel" (dict "lib" $lib "field" (printf "%sname" $at) "name" $fullName) -}}
 {{- $resources := dict "requests" (dict "cpu" $requests.cpu "memory" $requests.memory) "limits" (dict) -}}

@@ -27,6 +27,7 @@ from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
 from ..prepull import PREPULL_SUFFIX
 from ..priority import ModelClasses, PriorityModel
+from ..quantity import MIN_CONTAINER_MEMORY, memory_quantity
 from ..reserver import DEFAULT_RESERVER_NAME
 from ..securitycontext import NOBODY_UID
 from ..simulate.promises import check_promises, describe_broken
@@ -119,6 +120,10 @@ def _messages() -> dict[str, str]:
             "1 CPU, 1Gi memory",
         ),
         "limit": _format(_raised(limit).allowed, "'3'"),
+        "memoryMin": _raised(lambda: memory_quantity("2Ki", field="memory")).allowed,
+        "memoryBare": _format(
+            _raised(lambda: memory_quantity("512", field="memory")).allowed, "512Mi"
+        ),
         "minReplicas": _format(_raised(max_replicas).allowed, "12345", str(names.INT32_MAX)),
         "replicasWithMax": _translate_text(_raised(min_replicas).allowed, burst_table),
         "selector": _format(
@@ -269,6 +274,7 @@ def library_data() -> dict[str, Any]:
         },
         "seedWarning": _seed_warning(),
         "messages": _messages(),
+        "minContainerMemory": int(MIN_CONTAINER_MEMORY),
     }
 
 
@@ -360,6 +366,17 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $scale := 1.0 -}}
 {{- range until (int (ternary (mul $exponent -1) $exponent (lt $exponent 0))) -}}{{- $scale = mulf $scale 10 -}}{{- end -}}
 {{- if lt $exponent 0 }}{{ divf $amount $scale }}{{ else }}{{ mulf $amount $scale }}{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* A memory below the least a container starts with, as quantity.memory_quantity
+     refuses it: .field, .value, .amount (bytes), .lib. */}}
+{{- define "node-headroom.memoryMin" -}}
+{{- if lt .amount (float64 .lib.minContainerMemory) -}}
+{{- $text := trim (toString .value) -}}
+{{- $allowed := .lib.messages.memoryMin -}}
+{{- if regexMatch "^[0-9]+$" $text }}{{ $allowed = printf .lib.messages.memoryBare (printf "%sMi" $text) }}{{ end -}}
+{{- include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $allowed) -}}
 {{- end -}}
 {{- end -}}
 
@@ -575,6 +592,7 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $memory := trim $v.reservation.memory -}}
 {{- $sliceCpu := include "node-headroom.quantity" $cpu | float64 -}}
 {{- $sliceMemory := include "node-headroom.quantity" $memory | float64 -}}
+{{- include "node-headroom.memoryMin" (dict "lib" $lib "field" "reservation.memory" "value" $v.reservation.memory "amount" $sliceMemory) -}}
 {{- $sliceText := printf "%s CPU, %s memory" (include "node-headroom.formatCpu" $sliceCpu) (include "node-headroom.formatMemory" $sliceMemory) -}}
 {{- $_ := set $c "slice" $sliceText -}}
 {{- $reserverName := $lib.reserverName -}}
@@ -605,6 +623,8 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- end -}}
 {{- end -}}
 {{- end -}}
+{{- /* BurstWorkload's own checks come after NodeHeadroom's fit */ -}}
+{{- include "node-headroom.memoryMin" (dict "lib" $lib "field" (printf "%sresources.requests.memory" $at) "value" $requests.memory "amount" $amounts.memory) -}}
 {{- $fullName := printf "%s%s" $prefix $name -}}
 {{- include "node-headroom.dnsLabel" (dict "lib" $lib "field" (printf "%sname" $at) "name" $fullName) -}}
 {{- $resources := dict "requests" (dict "cpu" $requests.cpu "memory" $requests.memory) "limits" (dict) -}}

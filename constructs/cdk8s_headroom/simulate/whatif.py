@@ -51,6 +51,15 @@ DAEMONSET_TOLERATIONS = tuple(
 _SECOND = 10**9
 
 
+def daemonset_placement(daemonset: Workload) -> Placement:
+    """Where the DaemonSet controller puts pods of ``daemonset``: its template's node
+    selector, affinity and tolerations, with the tolerations the controller adds."""
+    template = daemonset.template.placement
+    return Placement(
+        template.node_selector, template.affinity, template.tolerations + DAEMONSET_TOLERATIONS
+    )
+
+
 class Step(Enum):
     ESTABLISH = "establish"
     ARRIVAL = "arrival"
@@ -205,11 +214,7 @@ class Simulation:
         """One pod per node that the DaemonSet controller selects (selector, affinity,
         NoSchedule/NoExecute taints), pinned to it."""
         template = daemonset.template
-        wanted = Placement(
-            template.placement.node_selector,
-            template.placement.affinity,
-            template.placement.tolerations + DAEMONSET_TOLERATIONS,
-        )
+        wanted = daemonset_placement(daemonset)
         return [
             self.place(
                 template.instantiate(

@@ -38,6 +38,10 @@ class ClassRegistry:
         for info, where in infos:
             self.add(info, where=where)
 
+    def names(self) -> list[str]:
+        """Every known class name, system classes first."""
+        return list(self._classes)
+
     @property
     def default(self) -> PriorityClassSpec:
         """The class of pods without ``priorityClassName``."""
