@@ -5,6 +5,7 @@ that folder these tests skip.
 """
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cdk8s
@@ -26,7 +27,8 @@ from cdk8s_headroom import (
 )
 from scripts.crd import CustomResourceSchema
 from scripts.validation import validate_karpenter
-from tests.conftest import SHARED, Manifest, find
+from tests.conftest import SHARED, Manifest, find, find_all
+from tests.test_karpenter_examples import EXAMPLES, example, synthesize
 
 NODEPOOL_CRD = SHARED / "crds" / "karpenter-v1.14.1_karpenter.sh_nodepools.yaml"
 
@@ -107,6 +109,18 @@ def test_emitted_pools_pass_the_crd_and_the_npm_validators(
     assert crd.errors(pool) == []
     (older,) = validate_karpenter([pool])
     assert older.errors == ()
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_the_examples_pools_pass_the_crd(
+    crd: CustomResourceSchema, name: str, tmp_path: Path
+) -> None:
+    pools = find_all(synthesize(example(name), tmp_path), "NodePool")
+    # eks_auto_mode targets Auto Mode's built-in pool and emits none.
+    assert len(pools) == (0 if name == "eks_auto_mode" else 1)
+    assert {pool["metadata"]["name"]: crd.errors(pool) for pool in pools} == {
+        pool["metadata"]["name"]: [] for pool in pools
+    }
 
 
 def test_the_crd_has_cel_rules_and_they_are_evaluated(crd: CustomResourceSchema) -> None:
