@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import time
 
-import cdk8s
-
-from cdk8s_headroom import HeadroomPriorityClasses, PriorityModel
+from cdk8s_headroom import ModelClasses, PriorityModel
 from cdk8s_headroom.simulate import (
     ClassRegistry,
     ClusterState,
     Node,
     Pod,
     PodTemplate,
-    PriorityClassInfo,
     Resources,
     Role,
     Simulation,
@@ -35,12 +32,9 @@ ORDINARY = Resources(cpu=500, memory=2**30)
 
 
 def _classes() -> ClassRegistry:
-    chart = cdk8s.Chart(cdk8s.App(), "bench")
-    model = HeadroomPriorityClasses(chart, "classes", model=PriorityModel.GUARDED)
     registry = ClassRegistry()
-    for spec in model.emitted:
-        info = PriorityClassInfo(spec.name, spec.value, spec.preemption_policy, spec.global_default)
-        registry.add(info, where="bench")
+    for spec in ModelClasses.of(PriorityModel.GUARDED).emitted:
+        registry.add(spec, where="bench")
     return registry
 
 

@@ -32,7 +32,7 @@ from cdk8s_headroom import (
     NodePoolRef,
     PriorityModel,
 )
-from cdk8s_headroom.priority import CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF
+from cdk8s_headroom.priority import CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF, PriorityClassSpec
 from cdk8s_headroom.quantity import parse_quantity
 from cdk8s_headroom.simulate import (
     ClassRegistry,
@@ -43,15 +43,14 @@ from cdk8s_headroom.simulate import (
     Node,
     Pod,
     PodTemplate,
-    PriorityClassInfo,
     Resources,
     Role,
     Simulation,
     Step,
     Workload,
-    load_manifests,
+    manifests_from_objects,
 )
-from cdk8s_headroom.simulate.model import LabelSelector, NodeTaint
+from cdk8s_headroom.simulate.model import LabelSelector
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "model-comparison.md"
@@ -106,13 +105,13 @@ def _library_manifests(model: PriorityModel) -> Manifests:
     headroom.add_burst_workload(
         "burst", image="registry.k8s.io/pause:3.10", cpu=SLICE_CPU, memory=SLICE_MEMORY
     )
-    return load_manifests([(f"{model.name} synthesis", chart.to_json())])
+    return manifests_from_objects([(f"{model.name} synthesis", chart.to_json())])
 
 
 def _classic_manifests() -> Manifests:
     """The classic pattern: a pause Deployment below Cluster Autoscaler's cutoff, and
     bursts that are ordinary default-priority workloads."""
-    pause_class = PriorityClassInfo("overprovisioning", CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF)
+    pause_class = PriorityClassSpec("overprovisioning", CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF)
     pause = PodTemplate("default", pause_class.name, SLICE)
     burst = PodTemplate("default", None, SLICE)
     return Manifests(
@@ -123,12 +122,7 @@ def _classic_manifests() -> Manifests:
 
 
 def _cluster(model: PriorityModel | None, classes: ClassRegistry) -> ClusterState:
-    pool_taint = DEFAULT_DEDICATED_TAINT
-    taints = (
-        (NodeTaint(pool_taint.key, pool_taint.value, pool_taint.effect),)
-        if model is PriorityModel.DEDICATED_POOL
-        else ()
-    )
+    taints = (DEFAULT_DEDICATED_TAINT,) if model is PriorityModel.DEDICATED_POOL else ()
     nodes = [
         Node(
             f"node-{index:02d}",

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from cdk8s_headroom.priority import PreemptionPolicy
+from cdk8s_headroom.priority import PreemptionPolicy, PriorityClassSpec
+from cdk8s_headroom.scheduling import (
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Taint,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
+)
 from cdk8s_headroom.simulate import (
     ClusterState,
     DisruptionBudget,
@@ -22,13 +31,7 @@ from cdk8s_headroom.simulate import (
     apply,
     schedule,
 )
-from cdk8s_headroom.simulate.model import (
-    LabelSelector,
-    NodeSelectorTerm,
-    NodeTaint,
-    PodToleration,
-    Requirement,
-)
+from cdk8s_headroom.simulate.model import LabelSelector
 from cdk8s_headroom.simulate.scheduler import (
     Candidate,
     dry_run_preemption,
@@ -36,13 +39,7 @@ from cdk8s_headroom.simulate.scheduler import (
     pick_one_node,
 )
 from cdk8s_headroom.simulate.whatif import judge_p1, judge_p2, judge_p3
-from cdk8s_headroom.simulate.workloads import (
-    ClassRegistry,
-    PodTemplate,
-    PriorityClassInfo,
-    Workload,
-)
-from cdk8s_headroom.targeting import NodeSelectorOperator, TaintEffect, TolerationOperator
+from cdk8s_headroom.simulate.workloads import ClassRegistry, PodTemplate, Workload
 
 NEVER = PreemptionPolicy.NEVER
 LOWER = PreemptionPolicy.PREEMPT_LOWER_PRIORITY
@@ -54,7 +51,7 @@ def node(
     *,
     pods: int = 110,
     labels: dict[str, str] | None = None,
-    taints: tuple[NodeTaint, ...] = (),
+    taints: tuple[Taint, ...] = (),
 ) -> Node:
     return Node(name, Resources(cpu, cpu), pods, labels or {}, taints)
 
@@ -163,7 +160,7 @@ def test_a_terminating_pod_of_higher_priority_on_the_nominated_node_does_not_blo
 
 
 def test_a_nominated_node_the_pod_cannot_reach_makes_it_eligible_again() -> None:
-    taint = NodeTaint("dedicated", "x", TaintEffect.NO_SCHEDULE)
+    taint = Taint("dedicated", "x", TaintEffect.NO_SCHEDULE)
     state = cluster(
         [node("tainted", taints=(taint,)), node("n2")],
         {
@@ -206,7 +203,7 @@ def test_a_node_whose_labels_do_not_match_the_node_selector_is_never_a_candidate
 def test_untolerated_taints_block_noschedule_and_noexecute_only(
     effect: TaintEffect, blocks: bool
 ) -> None:
-    state = cluster([node("n", taints=(NodeTaint("k", "v", effect),))], {})
+    state = cluster([node("n", taints=(Taint("k", "v", effect),))], {})
 
     decision = schedule(state, pod("new", 500))
 
@@ -216,14 +213,14 @@ def test_untolerated_taints_block_noschedule_and_noexecute_only(
 @pytest.mark.parametrize(
     "toleration",
     [
-        PodToleration("k", TolerationOperator.EQUAL, "v", TaintEffect.NO_SCHEDULE),
-        PodToleration("k", TolerationOperator.EXISTS, "", None),
-        PodToleration("", TolerationOperator.EXISTS, "", None),
+        Toleration("k", TolerationOperator.EQUAL, "v", TaintEffect.NO_SCHEDULE),
+        Toleration("k", TolerationOperator.EXISTS, "", None),
+        Toleration("", TolerationOperator.EXISTS, "", None),
     ],
     ids=["equal", "exists-key", "exists-everything"],
 )
-def test_a_matching_toleration_lets_the_pod_onto_a_tainted_node(toleration: PodToleration) -> None:
-    state = cluster([node("n", taints=(NodeTaint("k", "v", TaintEffect.NO_SCHEDULE),))], {})
+def test_a_matching_toleration_lets_the_pod_onto_a_tainted_node(toleration: Toleration) -> None:
+    state = cluster([node("n", taints=(Taint("k", "v", TaintEffect.NO_SCHEDULE),))], {})
 
     decision = schedule(state, pod("new", 500, placement=Placement(tolerations=(toleration,))))
 
@@ -231,10 +228,10 @@ def test_a_matching_toleration_lets_the_pod_onto_a_tainted_node(toleration: PodT
 
 
 def test_a_toleration_for_another_value_or_effect_does_not_match() -> None:
-    taint = NodeTaint("k", "v", TaintEffect.NO_SCHEDULE)
+    taint = Taint("k", "v", TaintEffect.NO_SCHEDULE)
     wrong = (
-        PodToleration("k", TolerationOperator.EQUAL, "other", None),
-        PodToleration("k", TolerationOperator.EXISTS, "", TaintEffect.NO_EXECUTE),
+        Toleration("k", TolerationOperator.EQUAL, "other", None),
+        Toleration("k", TolerationOperator.EXISTS, "", TaintEffect.NO_EXECUTE),
     )
     state = cluster([node("n", taints=(taint,))], {})
 
@@ -261,7 +258,7 @@ def test_required_node_affinity_operators(
         node("c", labels={"k": "7"}),
         node("none"),
     ]
-    affinity = (NodeSelectorTerm((Requirement("k", operator, values),)),)
+    affinity = (NodeSelectorTerm((NodeSelectorRequirement("k", operator, values),)),)
     state = cluster(nodes, {})
 
     reachable = state.reachable(Placement(affinity=affinity))
@@ -277,8 +274,10 @@ def test_affinity_terms_are_ored_and_requirements_in_a_term_anded() -> None:
     ]
     exists = NodeSelectorOperator.EXISTS
     affinity = (
-        NodeSelectorTerm((Requirement("x", exists), Requirement("y", exists))),
-        NodeSelectorTerm((Requirement("z", exists),)),
+        NodeSelectorTerm(
+            (NodeSelectorRequirement("x", exists), NodeSelectorRequirement("y", exists))
+        ),
+        NodeSelectorTerm((NodeSelectorRequirement("z", exists),)),
     )
 
     reachable = cluster(nodes, {}).reachable(Placement(affinity=affinity))
@@ -430,7 +429,9 @@ def test_a_pod_without_labels_matches_no_budget() -> None:
     budget = DisruptionBudget(
         "all",
         "default",
-        LabelSelector(match_expressions=(Requirement("app", NodeSelectorOperator.DOES_NOT_EXIST),)),
+        LabelSelector(
+            match_expressions=(NodeSelectorRequirement("app", NodeSelectorOperator.DOES_NOT_EXIST),)
+        ),
         0,
     )
 
@@ -518,22 +519,22 @@ def test_applying_a_decision_evicts_the_victims_and_binds_the_pod() -> None:
 # Simulations: DaemonSets, recreations, the queue, the judges
 
 
-def _registry(*infos: PriorityClassInfo) -> ClassRegistry:
+def _registry(*infos: PriorityClassSpec) -> ClassRegistry:
     registry = ClassRegistry()
     for info in infos:
         registry.add(info, where="test")
     return registry
 
 
-HEADROOM = PriorityClassInfo("headroom", -100, NEVER)
-SEED_HEADROOM = PriorityClassInfo("headroom", 900_000_000, LOWER)
-BURST = PriorityClassInfo("burst", 1_000_000_000, LOWER)
-DEFAULT = PriorityClassInfo("default", 0, NEVER, global_default=True)
+HEADROOM = PriorityClassSpec("headroom", -100, NEVER)
+SEED_HEADROOM = PriorityClassSpec("headroom", 900_000_000, LOWER)
+BURST = PriorityClassSpec("burst", 1_000_000_000, LOWER)
+DEFAULT = PriorityClassSpec("default", 0, NEVER, global_default=True)
 
 
 def _reserver(taint_toleration: bool = False) -> Workload:
     tolerations = (
-        (PodToleration("pool", TolerationOperator.EXISTS, "", None),) if taint_toleration else ()
+        (Toleration("pool", TolerationOperator.EXISTS, "", None),) if taint_toleration else ()
     )
     template = PodTemplate(
         "default", "headroom", Resources(500, 500), Placement(tolerations=tolerations)
@@ -552,7 +553,7 @@ def _bursts(count: int) -> Workload:
 
 
 def test_a_daemonset_gets_one_pinned_pod_per_node_it_selects() -> None:
-    taint = NodeTaint("pool", "x", TaintEffect.NO_SCHEDULE)
+    taint = Taint("pool", "x", TaintEffect.NO_SCHEDULE)
     state = cluster([node("plain"), node("tainted", taints=(taint,))], {})
     simulation = Simulation(state, _registry(HEADROOM))
 
@@ -633,7 +634,7 @@ def test_p1_breaks_when_an_ordinary_class_can_preempt_the_headroom() -> None:
     state = cluster([node("n")], {"n": [pod("o", 500)]})
     Simulation(state, _registry(HEADROOM)).establish_daemonset(_reserver())
 
-    high = judge_p1(state, [PriorityClassInfo("high", 1000, LOWER)])
+    high = judge_p1(state, [PriorityClassSpec("high", 1000, LOWER)])
     never = judge_p1(state, [DEFAULT])
 
     assert high.holds is False
@@ -658,11 +659,11 @@ def test_p2_does_not_judge_a_burst_pod_larger_than_the_slice() -> None:
 
 
 def test_p1_holds_on_a_pool_whose_taint_ordinary_pods_do_not_tolerate() -> None:
-    taint = NodeTaint("pool", "burst", TaintEffect.NO_SCHEDULE)
+    taint = Taint("pool", "burst", TaintEffect.NO_SCHEDULE)
     state = cluster([node("n", taints=(taint,))], {"n": [pod("tenant", 500)]})
     Simulation(state, _registry(HEADROOM)).establish_daemonset(_reserver(taint_toleration=True))
 
-    verdict = judge_p1(state, [PriorityClassInfo("", 0, LOWER)])
+    verdict = judge_p1(state, [PriorityClassSpec("", 0, LOWER)])
 
     assert verdict.holds is True
     assert "cannot run on n: node(s) had untolerated taint {pool: burst}" in verdict.reason

@@ -14,8 +14,8 @@ import pytest
 from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
     HeadroomConfigError,
-    HeadroomPriorityClasses,
     HeadroomWarning,
+    ModelClasses,
     NodeHeadroom,
     NodePoolRef,
     PriorityModel,
@@ -181,12 +181,7 @@ def test_seed_breaks_p2_and_p3_with_reasons() -> None:
 
 
 def test_a_headroom_class_above_ordinary_pods_breaks_p2_even_on_a_dedicated_pool() -> None:
-    classes = HeadroomPriorityClasses(
-        cdk8s.Chart(cdk8s.App(), "c"),
-        "classes",
-        model=PriorityModel.DEDICATED_POOL,
-        headroom_value=10,
-    )
+    classes = ModelClasses.of(PriorityModel.DEDICATED_POOL, headroom_value=10)
 
     broken = check_promises(
         PriorityModel.DEDICATED_POOL, cpu="500m", memory="512Mi", classes=classes

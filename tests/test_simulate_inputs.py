@@ -14,8 +14,8 @@ from cdk8s_headroom.simulate import (
     Resources,
     UnsupportedInputError,
     load_cluster,
-    load_manifests,
     load_scenario,
+    manifests_from_objects,
     parse_bursts,
     read_cluster,
 )
@@ -38,7 +38,7 @@ def _container(resources: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 
 def _requests_of(spec: dict[str, Any]) -> Resources:
-    manifests = load_manifests([("app.k8s.yaml", [_deployment(spec)])])
+    manifests = manifests_from_objects([("app.k8s.yaml", [_deployment(spec)])])
     return manifests.deployments[0].template.requests
 
 
@@ -189,7 +189,7 @@ def test_template_fields_that_change_scheduling_are_all_listed_as_unsupported() 
     }
 
     with pytest.raises(UnsupportedInputError) as error:
-        load_manifests([("app.k8s.yaml", [_deployment(spec)])], source="dist")
+        manifests_from_objects([("app.k8s.yaml", [_deployment(spec)])], source="dist")
 
     message = str(error.value)
     for path in (
@@ -208,14 +208,14 @@ def test_kinds_without_scheduling_effect_are_reported_and_other_kinds_refused() 
     hpa = {"kind": "HorizontalPodAutoscaler", "metadata": {"name": "burst", "namespace": "apps"}}
     namespace = {"kind": "Namespace", "metadata": {"name": "apps"}}
 
-    manifests = load_manifests([("a.k8s.yaml", [hpa, namespace])])
+    manifests = manifests_from_objects([("a.k8s.yaml", [hpa, namespace])])
 
     assert manifests.not_simulated == [
         "HorizontalPodAutoscaler apps/burst: not simulated; --burst sets how many replicas arrive",
         "Namespace apps: no effect on scheduling",
     ]
     with pytest.raises(UnsupportedInputError, match="StatefulSet apps/db: a kind"):
-        load_manifests(
+        manifests_from_objects(
             [
                 (
                     "a.k8s.yaml",
@@ -233,7 +233,7 @@ def test_a_global_default_class_applies_to_pods_without_a_class() -> None:
         "preemptionPolicy": "Never",
         "globalDefault": True,
     }
-    manifests = load_manifests([("a.k8s.yaml", [default])])
+    manifests = manifests_from_objects([("a.k8s.yaml", [default])])
     registry = ClassRegistry()
 
     assert (registry.default.value, registry.default.preemption_policy.value) == (
@@ -245,7 +245,8 @@ def test_a_global_default_class_applies_to_pods_without_a_class() -> None:
 
 
 def test_burst_counts_must_name_a_deployment_of_the_manifests() -> None:
-    manifests = load_manifests([("a.k8s.yaml", [_deployment({"containers": [_container({})]})])])
+    deployment = _deployment({"containers": [_container({})]})
+    manifests = manifests_from_objects([("a.k8s.yaml", [deployment])])
 
     assert parse_bursts(["burst=6"], manifests) == {"burst": 6}
     with pytest.raises(HeadroomConfigError, match=r"--burst: invalid value 'other=2'.*\(burst\)"):

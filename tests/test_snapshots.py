@@ -8,6 +8,8 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from cdk8s_headroom import (
+    DEFAULT_DEDICATED_TAINT,
+    NodeHeadroom,
     NodePoolRef,
     NodeSelectorOperator,
     NodeSelectorRequirement,
@@ -17,7 +19,6 @@ from cdk8s_headroom import (
     Toleration,
     TolerationOperator,
 )
-from cdk8s_headroom.blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
 
 POOL = NodePoolRef.karpenter("burst-pool", taints=[DEFAULT_DEDICATED_TAINT])
 

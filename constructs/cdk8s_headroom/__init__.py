@@ -4,39 +4,97 @@ A DaemonSet of low-priority pods reserves a slice of CPU and memory on each node
 pool; burst-critical pods preempt them and take the slice at once.
 """
 
-from .app import synth, validate_app
-from .blueprint import DEFAULT_DEDICATED_TAINT, NodeHeadroom
-from .burst import BurstWorkload, ImagePullPolicy
-from .errors import HeadroomConfigError, HeadroomWarning
-from .karpenter import (
-    ConsolidationPolicy,
-    Ec2NodeClass,
-    KarpenterNodePool,
-    KarpenterNodePoolRef,
-    NodeClassRef,
-    NodePoolFlavour,
-)
-from .namespace import HeadroomNamespace
-from .podsecurity import PodSecurityControl
-from .priority import (
-    HeadroomPriorityClasses,
-    PreemptionPolicy,
-    PriorityClassSpec,
-    PriorityModel,
-)
-from .reserver import HeadroomReserver
-from .sizing import HeadroomSummary, NodeSize
-from .targeting import (
-    INodePool,
-    NodePoolRef,
-    NodeSelectorOperator,
-    NodeSelectorRequirement,
-    Taint,
-    TaintEffect,
-    Toleration,
-    TolerationOperator,
-)
-from .task import HostPathMount, ReserverTask, TaskKind
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .app import synth, validate_app
+    from .burst import BurstWorkload, ImagePullPolicy
+    from .errors import HeadroomConfigError, HeadroomWarning
+    from .headroom import HeadroomSummary, NodeHeadroom
+    from .karpenter import (
+        ConsolidationPolicy,
+        Ec2NodeClass,
+        KarpenterNodePool,
+        KarpenterNodePoolRef,
+        NodeClassRef,
+        NodePoolFlavour,
+    )
+    from .namespace import HeadroomNamespace
+    from .podsecurity import PodSecurityControl
+    from .priority import ModelClasses, PreemptionPolicy, PriorityClassSpec, PriorityModel
+    from .priorityclasses import HeadroomPriorityClasses
+    from .reserver import HeadroomReserver
+    from .scheduling import (
+        DEFAULT_DEDICATED_TAINT,
+        NodeSelectorOperator,
+        NodeSelectorRequirement,
+        Taint,
+        TaintEffect,
+        Toleration,
+        TolerationOperator,
+    )
+    from .sizing import NodeSize
+    from .targeting import INodePool, NodePoolRef
+    from .task import HostPathMount, ReserverTask, TaskKind
+
+# Every name is re-exported lazily (PEP 562): `import cdk8s_headroom` loads nothing, and
+# a name loads only its own module. So the plain-Python parts (the vocabulary, the
+# simulator) never start Node through jsii, and `python main.py` pays only for the
+# constructs it uses. The imports above are for type checkers and editors.
+_EXPORTS = {
+    "DEFAULT_DEDICATED_TAINT": "scheduling",
+    "BurstWorkload": "burst",
+    "ConsolidationPolicy": "karpenter",
+    "Ec2NodeClass": "karpenter",
+    "HeadroomConfigError": "errors",
+    "HeadroomNamespace": "namespace",
+    "HeadroomPriorityClasses": "priorityclasses",
+    "HeadroomReserver": "reserver",
+    "HeadroomSummary": "headroom",
+    "HeadroomWarning": "errors",
+    "HostPathMount": "task",
+    "INodePool": "targeting",
+    "ImagePullPolicy": "burst",
+    "KarpenterNodePool": "karpenter",
+    "KarpenterNodePoolRef": "karpenter",
+    "ModelClasses": "priority",
+    "NodeClassRef": "karpenter",
+    "NodeHeadroom": "headroom",
+    "NodePoolFlavour": "karpenter",
+    "NodePoolRef": "targeting",
+    "NodeSelectorOperator": "scheduling",
+    "NodeSelectorRequirement": "scheduling",
+    "NodeSize": "sizing",
+    "PodSecurityControl": "podsecurity",
+    "PreemptionPolicy": "priority",
+    "PriorityClassSpec": "priority",
+    "PriorityModel": "priority",
+    "ReserverTask": "task",
+    "Taint": "scheduling",
+    "TaintEffect": "scheduling",
+    "TaskKind": "task",
+    "Toleration": "scheduling",
+    "TolerationOperator": "scheduling",
+    "synth": "app",
+    "validate_app": "app",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
 
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
@@ -54,6 +112,7 @@ __all__ = [
     "ImagePullPolicy",
     "KarpenterNodePool",
     "KarpenterNodePoolRef",
+    "ModelClasses",
     "NodeClassRef",
     "NodeHeadroom",
     "NodePoolFlavour",

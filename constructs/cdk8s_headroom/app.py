@@ -7,12 +7,12 @@ from constructs import Construct
 
 from .burst import BurstWorkload
 from .errors import HeadroomConfigError
+from .kube import CLUSTER_SCOPED_KINDS
 from .namespace import HeadroomNamespace
-from .priority import SYSTEM_PRIORITY_CLASSES, HeadroomPriorityClasses
+from .priority import SYSTEM_PRIORITY_CLASSES
+from .priorityclasses import HeadroomPriorityClasses
 from .reserver import HeadroomReserver
 from .resource import RenderedApiObject
-
-_CLUSTER_SCOPED = {"PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"}
 
 
 def validate_app(app: Construct) -> None:
@@ -38,7 +38,7 @@ def validate_app(app: Construct) -> None:
             kind, namespace, name = child.kind, child.metadata.namespace or "", child.name
         else:
             continue
-        if kind in _CLUSTER_SCOPED:
+        if kind in CLUSTER_SCOPED_KINDS:
             namespace = ""
         key = (kind, namespace, name)
         if key in seen:
@@ -67,7 +67,7 @@ def validate_app(app: Construct) -> None:
         )
     known = {spec.name for c in class_sets for spec in c.emitted}
     known |= {c.default.name for c in class_sets if c.default is not None}
-    known |= set(SYSTEM_PRIORITY_CLASSES)
+    known |= {spec.name for spec in SYSTEM_PRIORITY_CLASSES}
     for child in constructs:
         if (
             isinstance(child, (HeadroomReserver, BurstWorkload))

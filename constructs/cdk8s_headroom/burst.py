@@ -10,13 +10,14 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from . import names, security
+from . import names, rules, securitycontext
 from .errors import HeadroomConfigError
 from .labels import workload_labels
 from .priority import class_name
-from .quantity import QuantityLike, parse_quantity, positive_quantity
+from .quantity import QuantityLike, parse_quantity, positive_quantity, quantity_text
 from .resource import RenderedApiObject
-from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
+from .scheduling import NodeSelectorRequirement, Toleration
+from .targeting import INodePool, Placement
 from .task import check_image
 
 
@@ -88,7 +89,7 @@ class BurstWorkload(Construct):
         namespace: str = "default",
         priority_class_name: str = "burst-critical",
         image_pull_policy: ImagePullPolicy = ImagePullPolicy.IF_NOT_PRESENT,
-        run_as_user: int = security.NOBODY_UID,
+        run_as_user: int = securitycontext.NOBODY_UID,
         node_pool: INodePool | None = None,
         node_selector: Mapping[str, str] | None = None,
         tolerations: Sequence[Toleration] = (),
@@ -104,20 +105,20 @@ class BurstWorkload(Construct):
         self.image = check_image(image, field="image")
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
         self.memory, self.memory_bytes = positive_quantity(memory, field="memory")
-        self.cpu_limit = self._limit(cpu_limit, self.cpu, self.cpu_cores, field="cpu_limit")
+        self.cpu_limit = self._limit(cpu_limit, self.cpu, rules.Resource.CPU, field="cpu_limit")
         self.memory_limit = self._limit(
-            memory_limit, self.memory, self.memory_bytes, field="memory_limit"
+            memory_limit, self.memory, rules.Resource.MEMORY, field="memory_limit"
         )
         self.replicas = names.int32(replicas, field="replicas", minimum=0)
         self.max_replicas: int | None = None
         if max_replicas is not None:
-            self.max_replicas = names.int32(
-                max_replicas, field="max_replicas", minimum=max(1, self.replicas)
-            )
-            if self.replicas < 1:
-                raise HeadroomConfigError(
-                    "replicas", replicas, "at least 1 with max_replicas (the HPA's minimum)"
+            self.max_replicas = rules.POSITIVE.check(max_replicas, field="max_replicas")
+            if self.max_replicas < self.replicas:
+                rules.MAX_REPLICAS_NOT_BELOW_REPLICAS.fail(
+                    "max_replicas", max_replicas, minimum=max(1, self.replicas)
                 )
+            if self.replicas < 1:
+                rules.REPLICAS_WITH_AUTOSCALER.fail("replicas", replicas)
         self.target_cpu_utilization = names.int32(
             target_cpu_utilization, field="target_cpu_utilization", minimum=1, maximum=100
         )
@@ -171,15 +172,14 @@ class BurstWorkload(Construct):
 
     @staticmethod
     def _limit(
-        value: QuantityLike | None, request: str, request_amount: Fraction, *, field: str
+        value: QuantityLike | None, request: str, resource: rules.Resource, *, field: str
     ) -> str:
         if value is None:
             return request
-        text, amount = positive_quantity(value, field=field)
-        if amount < request_amount:
-            raise HeadroomConfigError(
-                field, value, f"a limit no smaller than the request {request!r}"
-            )
+        text = quantity_text(value, field=field)
+        rules.check_not_above(
+            rules.LIMIT_NOT_BELOW_REQUEST, field, request, text, resource, request=repr(request)
+        )
         return text
 
     @property
@@ -200,7 +200,7 @@ class BurstWorkload(Construct):
         self.placement = self.placement.with_tolerations([toleration])
 
     def _render(self) -> Any:
-        volumes, mounts = security.scratch_volumes(["/tmp"])
+        volumes, mounts = securitycontext.scratch_volumes(["/tmp"])
         container = {
             "name": self.container_name,
             "image": self.image,
@@ -211,14 +211,14 @@ class BurstWorkload(Construct):
                 "requests": {"cpu": self.cpu, "memory": self.memory},
                 "limits": {"cpu": self.cpu_limit, "memory": self.memory_limit},
             },
-            "securityContext": security.container_security_context(self.run_as_user),
+            "securityContext": securitycontext.container_security_context(self.run_as_user),
             "volumeMounts": mounts,
         }
         pod: dict[str, Any] = {
             "priorityClassName": self.priority_class_name,
             "automountServiceAccountToken": False,
             "enableServiceLinks": False,
-            "securityContext": security.pod_security_context(self.run_as_user),
+            "securityContext": securitycontext.pod_security_context(self.run_as_user),
             "containers": [container],
             "volumes": volumes,
         }

@@ -45,14 +45,9 @@ from .errors import HeadroomConfigError
 from .labels import PART_OF
 from .quantity import QuantityLike, parse_quantity, quantity_text
 from .resource import RenderedApiObject
+from .scheduling import NodeSelectorOperator, NodeSelectorRequirement, Taint
 from .sizing import INSTANCE_LABEL_PREFIXES, NodeSize, smallest_node
-from .targeting import (
-    KARPENTER_NODEPOOL_LABEL,
-    NodePoolRef,
-    NodeSelectorOperator,
-    NodeSelectorRequirement,
-    Taint,
-)
+from .targeting import KARPENTER_NODEPOOL_LABEL, NodePoolRef
 
 DurationLike = str | cdk8s.Duration
 """A Karpenter duration: a string such as ``"1m"``, ``"720h"``, ``"1h30m"`` or ``"Never"``,
@@ -648,7 +643,7 @@ class KarpenterNodePool(Construct):
         key: str, value: str, requirements: Sequence[NodeSelectorRequirement], *, field: str
     ) -> None:
         for requirement in requirements:
-            if requirement.key != key or _satisfies(value, requirement):
+            if requirement.key != key or requirement.matches(value):
                 continue
             values = f" {list(requirement.values)}" if requirement.values else ""
             raise HeadroomConfigError(
@@ -666,7 +661,7 @@ class KarpenterNodePool(Construct):
             "requirements": [_requirement_json(r) for r in self._requirements],
         }
         if self._taints:
-            template_spec["taints"] = [_taint_json(t) for t in self._taints]
+            template_spec["taints"] = [t.to_manifest() for t in self._taints]
         template: dict[str, Any] = {"spec": template_spec}
         if self._labels:
             template["metadata"] = {"labels": dict(self._labels)}
@@ -709,33 +704,10 @@ def _in_domain(domain: str, domains: Sequence[str]) -> bool:
     return any(domain == d or domain.endswith(f".{d}") for d in domains)
 
 
-def _satisfies(value: str, requirement: NodeSelectorRequirement) -> bool:
-    operator = requirement.operator
-    if operator is NodeSelectorOperator.IN:
-        return value in requirement.values
-    if operator is NodeSelectorOperator.NOT_IN:
-        return value not in requirement.values
-    if operator is NodeSelectorOperator.EXISTS:
-        return True
-    if operator is NodeSelectorOperator.DOES_NOT_EXIST:
-        return False
-    if not value.lstrip("-").isdigit():
-        return False
-    bound = int(requirement.values[0])
-    return int(value) > bound if operator is NodeSelectorOperator.GT else int(value) < bound
-
-
 def _requirement_json(requirement: NodeSelectorRequirement) -> dict[str, Any]:
     body: dict[str, Any] = {"key": requirement.key, "operator": requirement.operator.value}
     if requirement.values:
         body["values"] = list(requirement.values)
-    return body
-
-
-def _taint_json(taint: Taint) -> dict[str, str]:
-    body = {"effect": taint.effect.value, "key": taint.key}
-    if taint.value:
-        body["value"] = taint.value
     return body
 
 

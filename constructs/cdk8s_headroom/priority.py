@@ -1,4 +1,5 @@
-"""Priority models and the PriorityClasses that implement them.
+"""Priority models and the PriorityClass specs that implement them (plain Python; the
+construct that emits them is ``priorityclasses.HeadroomPriorityClasses``).
 
 kube-scheduler's DefaultPreemption evicts the *lowest-priority* pods that make room,
 and reprieves the most important ones first. Where the headroom class sits relative to
@@ -7,27 +8,15 @@ ordinary pods therefore decides which promises hold (see ``PriorityModel``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
-from itertools import pairwise
-from typing import Any
 
-import cdk8s
-from constructs import Construct
-
-from . import names
+from . import rules
 from .errors import HeadroomConfigError
-from .labels import PART_OF
-from .resource import RenderedApiObject
-
-MAX_USER_PRIORITY = 1_000_000_000
-"""The highest value a user-defined PriorityClass may have (system classes are above)."""
+from .rules import MAX_USER_PRIORITY
 
 CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF = -10
 """Cluster Autoscaler ignores pending pods below this priority when it scales out."""
-
-SYSTEM_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
 
 
 class PriorityModel(Enum):
@@ -72,13 +61,31 @@ class PreemptionPolicy(Enum):
 
 @dataclass(frozen=True)
 class PriorityClassSpec:
-    """One PriorityClass as the library emits (or references) it."""
+    """One PriorityClass: what the library emits or references, what the simulator
+    reads from manifests and cluster files, and what the Priority admission plugin
+    copies onto pods (``value`` and ``preemption_policy``).
+
+    Args:
+        name: the class name.
+        value: the priority.
+        preemption_policy: default: ``PreemptionPolicy.PREEMPT_LOWER_PRIORITY``, the
+            API server's default.
+        global_default: default: ``False``.
+        description: default: empty.
+    """
 
     name: str
     value: int
-    preemption_policy: PreemptionPolicy
-    global_default: bool
-    description: str
+    preemption_policy: PreemptionPolicy = PreemptionPolicy.PREEMPT_LOWER_PRIORITY
+    global_default: bool = False
+    description: str = ""
+
+
+SYSTEM_PRIORITY_CLASSES = (
+    PriorityClassSpec("system-cluster-critical", 2_000_000_000),
+    PriorityClassSpec("system-node-critical", 2_000_001_000),
+)
+"""The classes every cluster has (``scheduling.SystemCriticalPriority`` and +1000)."""
 
 
 _GUARDED_HEADROOM = PriorityClassSpec(
@@ -141,29 +148,12 @@ def check_model(value: object) -> PriorityModel:
 
 def class_name(value: object, *, field: str) -> str:
     """A PriorityClass name: a DNS-1123 subdomain that does not start with ``system-``."""
-    name = names.dns_subdomain(value, field=field)
-    if name.startswith("system-"):
-        raise HeadroomConfigError(
-            field, value, "a name that does not start with 'system-' (reserved by Kubernetes)"
-        )
-    return name
+    return rules.CLASS_NAME.check(value, field=field)
 
 
 def class_value(value: object, *, field: str) -> int:
     """A PriorityClass value: an int32 no greater than 1000000000."""
-    return names.int32(value, field=field, maximum=MAX_USER_PRIORITY)
-
-
-def _class_body(spec: PriorityClassSpec) -> Callable[[], dict[str, Any]]:
-    def render() -> dict[str, Any]:
-        return {
-            "value": spec.value,
-            "preemptionPolicy": spec.preemption_policy.value,
-            "globalDefault": spec.global_default,
-            "description": spec.description,
-        }
-
-    return render
+    return rules.PRIORITY.check(value, field=field)
 
 
 def _customized(
@@ -178,34 +168,31 @@ def _customized(
     )
 
 
-class HeadroomPriorityClasses(Construct):
-    """The PriorityClasses of a priority model.
+@dataclass(frozen=True)
+class ModelClasses:
+    """The PriorityClasses of a priority model, validated: ``headroom`` < ``default`` <
+    ``burst``, distinct names. Build it with ``ModelClasses.of``.
 
-    Emits ``headroom`` and ``burst``, and, for ``GUARDED``, the global ``default``
-    class. PriorityClasses are cluster-scoped: create one instance per cluster and pass
-    it to every ``NodeHeadroom`` (``priority_classes=``).
-
-    Args:
-        model: default: ``PriorityModel.GUARDED``.
-        headroom_class_name: default: ``headroom-reserve`` (``headroom-high`` for SEED).
-        headroom_value: default: -100, below Cluster Autoscaler's expendable cutoff
-            (-10), so pending reservers never trigger a scale-out (900000000 for SEED).
-        burst_class_name: default: ``burst-critical``.
-        burst_value: default: 1000000000, the highest user-defined priority.
-        create_default_class: emit the global default class (GUARDED only). Default:
-            ``True`` for GUARDED. A cluster holds one ``globalDefault`` class: if yours
-            has one, pass ``False`` and name it in ``default_class_name``; it must have
-            ``preemptionPolicy: Never`` and a value between headroom and burst.
-        default_class_name: default: ``default-no-preempt``.
-        default_value: default: 0, the priority of pods without a class.
+    Attributes:
+        model: the priority model.
+        headroom: the reservers' class.
+        burst: the burst workloads' class.
+        default: the class of pods without a priorityClassName, when the model has one
+            (GUARDED).
+        default_class_emitted: whether the app emits ``default`` (False: it exists in
+            the cluster).
     """
 
-    def __init__(
-        self,
-        scope: Construct,
-        id: str,
-        *,
+    model: PriorityModel
+    headroom: PriorityClassSpec
+    burst: PriorityClassSpec
+    default: PriorityClassSpec | None
+    default_class_emitted: bool
+
+    @staticmethod
+    def of(
         model: PriorityModel = PriorityModel.GUARDED,
+        *,
         headroom_class_name: str | None = None,
         headroom_value: int | None = None,
         burst_class_name: str | None = None,
@@ -213,63 +200,55 @@ class HeadroomPriorityClasses(Construct):
         create_default_class: bool | None = None,
         default_class_name: str | None = None,
         default_value: int | None = None,
-    ) -> None:
-        self.model = check_model(model)
-        seed = self.model is PriorityModel.SEED
-        headroom_base = _SEED_HEADROOM if seed else _GUARDED_HEADROOM
-        burst_base = _SEED_BURST if seed else _BURST
+    ) -> ModelClasses:
+        """The classes of ``model`` with the given names and values; the props and
+        their defaults are those of ``HeadroomPriorityClasses``.
 
-        self.headroom = _customized(
-            headroom_base, name=headroom_class_name, value=headroom_value, prop="headroom"
+        Raises:
+            HeadroomConfigError: naming the prop, on a bad name, value or order.
+        """
+        model = check_model(model)
+        seed = model is PriorityModel.SEED
+        headroom = _customized(
+            _SEED_HEADROOM if seed else _GUARDED_HEADROOM,
+            name=headroom_class_name,
+            value=headroom_value,
+            prop="headroom",
         )
-        self.burst = _customized(burst_base, name=burst_class_name, value=burst_value, prop="burst")
-        self.default: PriorityClassSpec | None = None
-        """The class of pods without a priorityClassName, when the model has one."""
-        self.default_class_emitted = False
-        """Whether this construct emits ``default`` (False: it exists in the cluster)."""
-
-        guarded = self.model is PriorityModel.GUARDED
+        burst = _customized(
+            _SEED_BURST if seed else _BURST, name=burst_class_name, value=burst_value, prop="burst"
+        )
+        guarded = model is PriorityModel.GUARDED
         if create_default_class is not None and not isinstance(create_default_class, bool):
             raise HeadroomConfigError(
                 "create_default_class", create_default_class, "True, False or None"
             )
-        if create_default_class and not guarded:
-            raise HeadroomConfigError(
-                "create_default_class",
-                create_default_class,
-                f"False or None with {self.model}; only PriorityModel.GUARDED has a default class",
-            )
-        if not guarded and (default_class_name is not None or default_value is not None):
-            raise HeadroomConfigError(
-                "default_class_name" if default_class_name is not None else "default_value",
-                default_class_name if default_class_name is not None else default_value,
-                f"None with {self.model}; only PriorityModel.GUARDED has a default class",
-            )
+        if not guarded:
+            for field, given in (
+                ("create_default_class", create_default_class or None),
+                ("default_class_name", default_class_name),
+                ("default_value", default_value),
+            ):
+                if given is not None:
+                    rules.DEFAULT_CLASS_GUARDED_ONLY.fail(field, given, model=model.value)
+        default = None
         if guarded:
-            self.default_class_emitted = (
-                True if create_default_class is None else create_default_class
-            )
-            self.default = _customized(
+            default = _customized(
                 _GUARDED_DEFAULT, name=default_class_name, value=default_value, prop="default"
             )
-        self._check_order()
-        self._check_unique_names()
-
-        super().__init__(scope, id)
-        for child_id, spec in self.emitted_items():
-            RenderedApiObject(
-                self,
-                child_id,
-                api_version="scheduling.k8s.io/v1",
-                kind="PriorityClass",
-                metadata=cdk8s.ApiObjectMetadata(
-                    name=spec.name, labels={"app.kubernetes.io/part-of": PART_OF}
-                ),
-                render=_class_body(spec),
-            )
+        classes = ModelClasses(
+            model=model,
+            headroom=headroom,
+            burst=burst,
+            default=default,
+            default_class_emitted=guarded and create_default_class is not False,
+        )
+        classes._check_order()
+        classes._check_unique_names()
+        return classes
 
     def emitted_items(self) -> list[tuple[str, PriorityClassSpec]]:
-        """The classes this construct emits, with their construct ids, in apply order."""
+        """The classes the app emits, with their construct ids, in apply order."""
         items = [("Headroom", self.headroom), ("Burst", self.burst)]
         if self.default is not None and self.default_class_emitted:
             items.insert(1, ("Default", self.default))
@@ -277,40 +256,27 @@ class HeadroomPriorityClasses(Construct):
 
     @property
     def emitted(self) -> list[PriorityClassSpec]:
-        """The classes this construct emits."""
+        """The classes the app emits."""
         return [spec for _, spec in self.emitted_items()]
 
-    @property
-    def referenced_names(self) -> list[str]:
-        """Every class name the model relies on, emitted or existing."""
-        specs = [self.headroom, self.burst] + ([self.default] if self.default else [])
-        return [spec.name for spec in specs]
+    def _ladder(self) -> list[tuple[str, PriorityClassSpec]]:
+        """The classes by role, lowest priority first."""
+        ladder = [("headroom", self.headroom)]
+        if self.default is not None:
+            ladder.append(("default", self.default))
+        return [*ladder, ("burst", self.burst)]
 
     def _check_order(self) -> None:
-        ladder = [("headroom_value", self.headroom.value)]
-        if self.default is not None:
-            ladder.append(("default_value", self.default.value))
-        ladder.append(("burst_value", self.burst.value))
-        for (low_field, low), (high_field, high) in pairwise(ladder):
-            if not low < high:
-                raise HeadroomConfigError(
-                    low_field,
-                    low,
-                    f"a value below {high_field}={high}: priorities must be ordered "
-                    "headroom < default < burst",
-                )
+        rules.check_ordered(
+            rules.PRIORITY_ORDER,
+            [(f"{role}_value", role, spec.value) for role, spec in self._ladder()],
+        )
 
     def _check_unique_names(self) -> None:
         seen: dict[str, str] = {}
-        for field_name, spec in (
-            ("headroom_class_name", self.headroom),
-            ("burst_class_name", self.burst),
-            ("default_class_name", self.default),
-        ):
-            if spec is None:
-                continue
+        for role, spec in self._ladder():
             if spec.name in seen:
-                raise HeadroomConfigError(
-                    field_name, spec.name, f"a name different from {seen[spec.name]}"
+                rules.CLASS_NAMES_DIFFER.fail(
+                    f"{role}_class_name", spec.name, other=seen[spec.name]
                 )
-            seen[spec.name] = field_name
+            seen[spec.name] = role

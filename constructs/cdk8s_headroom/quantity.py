@@ -6,75 +6,57 @@ The grammar is the one of ``k8s.io/apimachinery/pkg/api/resource``::
     <suffix>   ::= Ki | Mi | Gi | Ti | Pi | Ei | m | "" | k | M | G | T | P | E
                  | e<signedNumber> | E<signedNumber>
 
-Values are kept as exact fractions, so ``"0.5"`` and ``"500m"`` compare equal.
+The grammar and the comparisons are ``rules.QUANTITY`` and ``rules.amount``; values
+are kept as exact fractions, so ``"0.5"`` and ``"500m"`` compare equal.
 """
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
+from typing import Protocol, runtime_checkable
 
-import cdk8s
-import cdk8s_plus_27
+from . import rules
 
-from .errors import HeadroomConfigError
 
-QuantityLike = str | cdk8s.Size | cdk8s_plus_27.Cpu
+@runtime_checkable
+class SizeLike(Protocol):
+    """A memory size that renders itself as a quantity, such as ``cdk8s.Size``."""
+
+    def as_string(self) -> str: ...
+
+
+@runtime_checkable
+class CpuLike(Protocol):
+    """A CPU amount that holds its quantity, such as ``cdk8s_plus_27.Cpu``."""
+
+    @property
+    def amount(self) -> str: ...
+
+
+# Protocols rather than the cdk8s classes: this module is plain Python, and importing
+# cdk8s for an isinstance would start Node for every reader of quantities.
+QuantityLike = str | SizeLike | CpuLike
 """A quantity as a string (``"500m"``, ``"512Mi"``), a ``cdk8s.Size`` or a
 ``cdk8s_plus_27.Cpu``."""
 
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {
-    "m": Fraction(1, 1000),
-    "": Fraction(1),
-    "k": Fraction(10**3),
-    "M": Fraction(10**6),
-    "G": Fraction(10**9),
-    "T": Fraction(10**12),
-    "P": Fraction(10**15),
-    "E": Fraction(10**18),
-}
-# ASCII digits only: Python's \d, and Fraction, also take "١٢" (Arabic-Indic 12),
-# which the API server rejects.
-_QUANTITY = re.compile(
-    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?"
-)
-_ALLOWED = (
-    "a Kubernetes quantity: a number with an optional suffix m, k, M, G, T, P, E, "
-    'Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n>, e.g. "500m", "0.5", "512Mi", "1Gi"'
-)
+_BINARY = {suffix: 1024**power for suffix, power in rules.BINARY_SUFFIXES.items()}
 
 
-def quantity_text(value: QuantityLike | None, *, field: str) -> str:
-    """Returns the quantity as the string Kubernetes receives, without parsing it."""
-    if isinstance(value, bool):
-        raise HeadroomConfigError(field, value, _ALLOWED)
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, cdk8s.Size):
-        return str(value.as_string())
-    if isinstance(value, cdk8s_plus_27.Cpu):
-        return str(value.amount)
-    raise HeadroomConfigError(field, value, _ALLOWED)
+def quantity_text(
+    value: QuantityLike | None, *, field: str, grammar: rules.Grammar = rules.QUANTITY
+) -> str:
+    """Returns the quantity as the string Kubernetes receives; default: one greater than
+    zero (``rules.QUANTITY``)."""
+    if isinstance(value, SizeLike):
+        value = str(value.as_string())
+    elif isinstance(value, CpuLike):
+        value = str(value.amount)
+    return rules.quantity_text(value, field=field, grammar=grammar)
 
 
 def parse_quantity(value: QuantityLike | None, *, field: str) -> Fraction:
     """Parses a quantity into an exact number (cores for CPU, bytes for memory)."""
-    text = quantity_text(value, field=field)
-    match = _QUANTITY.fullmatch(text)
-    if match is None:
-        raise HeadroomConfigError(field, value, _ALLOWED)
-    number = Fraction(match["number"])
-    suffix = match["suffix"] or ""
-    if suffix in _BINARY:
-        return number * _BINARY[suffix]
-    if suffix in _DECIMAL:
-        return number * _DECIMAL[suffix]
-    exponent = int(suffix[1:])
-    if abs(exponent) > 64:
-        raise HeadroomConfigError(field, value, "an exponent between e-64 and e64")
-    return number * Fraction(10) ** exponent
+    return rules.exact_amount(quantity_text(value, field=field, grammar=rules.QUANTITY_SYNTAX))
 
 
 def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
@@ -82,10 +64,8 @@ def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, F
 
     Returns the text to emit and its exact value.
     """
-    amount = parse_quantity(value, field=field)
-    if amount <= 0:
-        raise HeadroomConfigError(field, value, "a quantity greater than zero")
-    return quantity_text(value, field=field), amount
+    text = quantity_text(value, field=field)
+    return text, rules.exact_amount(text)
 
 
 def format_cpu(cores: Fraction) -> str:

@@ -9,14 +9,15 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from . import names, security
+from . import names, securitycontext
 from .errors import HeadroomConfigError
 from .labels import workload_labels
 from .podsecurity import EXCEPTIONS_ANNOTATION
 from .priority import class_name
 from .quantity import QuantityLike, positive_quantity
 from .resource import RenderedApiObject
-from .targeting import INodePool, NodeSelectorRequirement, Placement, Toleration
+from .scheduling import NodeSelectorRequirement, Toleration
+from .targeting import INodePool, Placement
 from .task import ReserverTask, check_image
 
 DEFAULT_RESERVER_NAME = "headroom-reserver"
@@ -122,8 +123,8 @@ class HeadroomReserver(Construct):
 
     def _render(self) -> Any:
         task = self.task
-        volumes, mounts = security.scratch_volumes(task.scratch_paths)
-        host_volumes, host_mounts = security.host_path_volumes(
+        volumes, mounts = securitycontext.scratch_volumes(task.scratch_paths)
+        host_volumes, host_mounts = securitycontext.host_path_volumes(
             [(m.host_path, m.mount_path, m.read_only) for m in task.host_paths]
         )
         volumes += host_volumes
@@ -137,7 +138,9 @@ class HeadroomReserver(Construct):
                 # The slice, like the main container, so the pod's effective request
                 # stays the slice and its QoS class Guaranteed.
                 "resources": self._resources(),
-                "securityContext": security.container_security_context(security.NOBODY_UID),
+                "securityContext": securitycontext.container_security_context(
+                    securitycontext.NOBODY_UID
+                ),
             }
             for index, image in enumerate(self._prepull)
         ]
@@ -148,7 +151,7 @@ class HeadroomReserver(Construct):
             "command": list(task.command) or None,
             "args": list(task.args) or None,
             "resources": self._resources(),
-            "securityContext": security.container_security_context(
+            "securityContext": securitycontext.container_security_context(
                 task.run_as_user,
                 read_only_root_filesystem=task.read_only_root_filesystem,
                 add_capabilities=task.add_capabilities,
@@ -161,7 +164,7 @@ class HeadroomReserver(Construct):
             "terminationGracePeriodSeconds": 0,
             "automountServiceAccountToken": False,
             "enableServiceLinks": False,
-            "securityContext": security.pod_security_context(task.run_as_user),
+            "securityContext": securitycontext.pod_security_context(task.run_as_user),
             "initContainers": init_containers or None,
             "containers": [container],
             "volumes": volumes or None,

@@ -18,6 +18,7 @@ up; the scheduler counts ``MilliValue`` for CPU and ``Value`` for memory).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -195,14 +196,17 @@ _QUANTITY_ALLOWED = (
     "Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n> from e-64 to e64, e.g. "
     '"500m", "0.5", "512Mi", "1Gi"'
 )
+_QUANTITY_SYNTAX = Clause(
+    r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)"
+    r"(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?0*([0-9]|[1-5][0-9]|6[0-4]))?",
+    _QUANTITY_ALLOWED,
+)
+QUANTITY_SYNTAX = Grammar("quantitySyntax", (_QUANTITY_SYNTAX,))
+"""Any quantity, zero and negative ones too (what a manifest may hold)."""
 QUANTITY = Grammar(
     "quantity",
     (
-        Clause(
-            r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)"
-            r"(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?0*([0-9]|[1-5][0-9]|6[0-4]))?",
-            _QUANTITY_ALLOWED,
-        ),
+        _QUANTITY_SYNTAX,
         Clause(r"-.*|\+?[0.]*([KMGTPE]i|[mkMGTPE]|[eE].*)?", "a quantity greater than zero", True),
     ),
 )
@@ -221,17 +225,17 @@ class Resource(Enum):
     MEMORY = 0
 
 
-def quantity_text(value: object, *, field: str) -> str:
+def quantity_text(value: object, *, field: str, grammar: Grammar = QUANTITY) -> str:
     """The quantity as Kubernetes receives it: a string as given (stripped), or the
     digits of a whole number (what ``helm --set cpu=1`` passes)."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return QUANTITY.check(value, field=field, text=str(value))
-    return QUANTITY.check(value, field=field, text=value.strip() if isinstance(value, str) else None)
+        return grammar.check(value, field=field, text=str(value))
+    return grammar.check(value, field=field, text=value.strip() if isinstance(value, str) else None)
 
 
 def exact_amount(text: str) -> Fraction:
-    """The exact value of a quantity that ``QUANTITY`` accepts (cores, bytes)."""
-    match = re.fullmatch(r"\+?([0-9.]+)(.*)", text)
+    """The exact value of a quantity that ``QUANTITY_SYNTAX`` accepts (cores, bytes)."""
+    match = re.fullmatch(r"([+-]?[0-9.]+)(.*)", text)
     assert match is not None, text
     number, suffix = Fraction(match[1]), match[2]
     if suffix in BINARY_SUFFIXES:
@@ -273,8 +277,7 @@ REPLICAS_WITH_AUTOSCALER = Rule(
 )
 DEDICATED_POOL_NEEDS_POOL = Rule(
     "dedicatedPoolNeedsPool",
-    "a node pool with model dedicated-pool: the pool whose nodes carry the dedicated "
-    "taint {taint}",
+    "a node pool with model dedicated-pool: the pool whose nodes carry the dedicated taint {taint}",
 )
 DEDICATED_POOL_NEEDS_TAINT = Rule(
     "dedicatedPoolNeedsTaint",
@@ -326,6 +329,6 @@ def check_not_above(
 
 def check_ordered(rule: Rule, ladder: list[tuple[str, str, int]]) -> None:
     """Fails ``rule`` at the first step of ``(field, role, value)`` that does not rise."""
-    for (field, _, low), (_, role, high) in zip(ladder, ladder[1:]):
+    for (field, _, low), (_, role, high) in itertools.pairwise(ladder):
         if not low < high:
             rule.fail(field, low, above=role, limit=high)

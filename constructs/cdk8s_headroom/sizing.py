@@ -31,7 +31,8 @@ from typing import Protocol, runtime_checkable
 
 from .errors import HeadroomConfigError
 from .quantity import format_cpu, format_memory
-from .targeting import INodePool, NodeSelectorOperator, NodeSelectorRequirement
+from .scheduling import NodeSelectorOperator, NodeSelectorRequirement
+from .targeting import INodePool
 
 MIB = 2**20
 GIB = 2**30
@@ -70,10 +71,6 @@ class NodeSize:
 
     cpu: Fraction | None
     memory: Fraction | None
-
-    @property
-    def known(self) -> bool:
-        return self.cpu is not None or self.memory is not None
 
     def allocatable(self) -> NodeSize:
         """A rough allocatable estimate: capacity minus kube-reserved and eviction.
@@ -294,116 +291,3 @@ def max_nodes(node: NodeSize, limits: Mapping[str, Fraction]) -> int | None:
         if resource in limits and amount is not None and amount > 0
     ]
     return min(bounds) if bounds else None
-
-
-def _share(part: Fraction, whole: Fraction | None) -> Fraction | None:
-    return None if whole is None or whole <= 0 else part / whole
-
-
-def _percent(share: Fraction) -> str:
-    if 0 < share < Fraction(1, 100):
-        return "<1%"
-    return f"{round(share * 100)}%"
-
-
-def _limits_text(limits: Mapping[str, Fraction]) -> str:
-    parts = []
-    for resource, amount in sorted(limits.items()):
-        text = format_memory(amount) if resource == "memory" else format_cpu(amount)
-        parts.append(f"{resource} {text}")
-    return ", ".join(parts)
-
-
-@dataclass(frozen=True)
-class HeadroomSummary:
-    """What one headroom costs: the share of each node, and the worst case over the pool.
-
-    Attributes:
-        name: the reserver DaemonSet's name.
-        model: the priority model's name, e.g. ``GUARDED``.
-        pool_name: the targeted pool, or ``None`` for every node.
-        slice: the slice each node holds.
-        smallest_node: the smallest node the pool may launch (fields ``None`` when the
-            pool does not say), or ``None`` without a sized pool.
-        limits: the pool's limits (``cpu`` in cores, ``memory`` in bytes); empty when
-            the pool has none (or there is no pool), ``None`` when a referenced pool
-            does not declare them.
-    """
-
-    name: str
-    model: str
-    pool_name: str | None
-    slice: NodeSize
-    smallest_node: NodeSize | None
-    limits: Mapping[str, Fraction] | None
-
-    @property
-    def allocatable(self) -> NodeSize | None:
-        """The smallest node's estimated allocatable (``NodeSize.allocatable``)."""
-        return None if self.smallest_node is None else self.smallest_node.allocatable()
-
-    @property
-    def cpu_share(self) -> Fraction | None:
-        """The slice's share of the smallest node's allocatable CPU."""
-        allocatable = self.allocatable
-        return (
-            None if allocatable is None else _share(self.slice.cpu or Fraction(0), allocatable.cpu)
-        )
-
-    @property
-    def memory_share(self) -> Fraction | None:
-        """The slice's share of the smallest node's allocatable memory."""
-        allocatable = self.allocatable
-        return (
-            None
-            if allocatable is None
-            else _share(self.slice.memory or Fraction(0), allocatable.memory)
-        )
-
-    @property
-    def max_nodes(self) -> int | None:
-        """The most nodes the pool's limits allow, or ``None`` (unbounded or unknown)."""
-        if self.smallest_node is None or not self.limits:
-            return None
-        return max_nodes(self.smallest_node, self.limits)
-
-    @property
-    def worst_case(self) -> NodeSize | None:
-        """The slice times ``max_nodes``: the most the headroom can hold in the pool."""
-        count = self.max_nodes
-        if count is None:
-            return None
-        return NodeSize(
-            cpu=None if self.slice.cpu is None else self.slice.cpu * count,
-            memory=None if self.slice.memory is None else self.slice.memory * count,
-        )
-
-    def __str__(self) -> str:
-        where = f"pool {self.pool_name}" if self.pool_name else "every node"
-        line = f"{self.name} ({self.model}) on {where}: {self.slice} per node"
-        cpu_share, memory_share = self.cpu_share, self.memory_share
-        if cpu_share is not None or memory_share is not None:
-            shares = ", ".join(
-                f"{_percent(share)} {resource}"
-                for share, resource in ((cpu_share, "CPU"), (memory_share, "memory"))
-                if share is not None
-            )
-            line += f" = {shares} of the smallest node's allocatable ({self.smallest_node})"
-        elif self.pool_name:
-            line += (
-                "; node size unknown (the pool declares no instance-cpu, instance-memory, "
-                "instance-size or instance-type requirement)"
-            )
-        worst = self.worst_case
-        if worst is not None and self.limits:
-            line += (
-                f"; worst case {self.max_nodes} nodes (limits {_limits_text(self.limits)}) "
-                f"hold {worst}"
-            )
-        elif self.limits is None:
-            line += "; worst case unknown: the pool's limits are not declared"
-        elif self.limits:
-            line += f"; worst case unknown (limits {_limits_text(self.limits)}, node size unknown)"
-        else:
-            line += "; worst case unbounded: one slice per node, and the pool has no limits"
-        return line

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 
 from constructs import Construct
 
-from .blueprint import NodeHeadroom
+from .headroom import HeadroomSummary, NodeHeadroom
 from .priority import PriorityModel
 from .quantity import format_cpu, format_memory
-from .sizing import HeadroomSummary
 
 PROMISES: dict[PriorityModel, dict[str, str]] = {
     PriorityModel.GUARDED: {

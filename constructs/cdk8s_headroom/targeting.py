@@ -1,211 +1,15 @@
-"""Where pods may run: taints, tolerations, node selector requirements, node pools."""
+"""Node pools, and where a construct's pods go: the pool's selector and taints plus the
+user's node selector, tolerations and node affinity."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from . import names
+from . import names, rules
 from .errors import HeadroomConfigError
-
-
-class TaintEffect(Enum):
-    """What a node taint does to pods that do not tolerate it."""
-
-    NO_SCHEDULE = "NoSchedule"
-    PREFER_NO_SCHEDULE = "PreferNoSchedule"
-    NO_EXECUTE = "NoExecute"
-
-
-class TolerationOperator(Enum):
-    """How a toleration matches a taint's value."""
-
-    EQUAL = "Equal"
-    EXISTS = "Exists"
-
-
-class NodeSelectorOperator(Enum):
-    """Operators of a node selector requirement (node affinity)."""
-
-    IN = "In"
-    NOT_IN = "NotIn"
-    EXISTS = "Exists"
-    DOES_NOT_EXIST = "DoesNotExist"
-    GT = "Gt"
-    LT = "Lt"
-
-
-def _sequence(value: object, *, field: str, allowed: str) -> tuple[object, ...]:
-    """A list or tuple as a tuple; a string, which is a sequence of characters, is not."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise HeadroomConfigError(field, value, allowed)
-    return tuple(value)
-
-
-def _enum(value: object, enum: type[Enum], *, field: str) -> Enum:
-    if isinstance(value, enum):
-        return value
-    allowed = ", ".join(f"{enum.__name__}.{member.name}" for member in enum)
-    raise HeadroomConfigError(field, value, f"one of {allowed}")
-
-
-@dataclass(frozen=True)
-class Taint:
-    """A node taint, e.g. ``Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)``.
-
-    Args:
-        key: the taint key, a qualified label key.
-        value: the taint value, a label value. Default: empty.
-        effect: default: ``TaintEffect.NO_SCHEDULE``.
-    """
-
-    key: str
-    value: str = ""
-    effect: TaintEffect = TaintEffect.NO_SCHEDULE
-
-    def __post_init__(self) -> None:
-        names.label_key(self.key, field="taint.key")
-        names.label_value(self.value, field="taint.value")
-        _enum(self.effect, TaintEffect, field="taint.effect")
-
-    def toleration(self) -> Toleration:
-        """The toleration that matches exactly this taint."""
-        return Toleration(
-            key=self.key,
-            operator=TolerationOperator.EQUAL,
-            value=self.value,
-            effect=self.effect,
-        )
-
-    def __str__(self) -> str:
-        return f"{self.key}={self.value}:{self.effect.value}"
-
-
-@dataclass(frozen=True)
-class Toleration:
-    """A pod toleration.
-
-    Args:
-        key: the taint key to match; empty with ``EXISTS`` matches every taint.
-        operator: default: ``TolerationOperator.EQUAL``.
-        value: the value to match with ``EQUAL``; must be empty with ``EXISTS``.
-        effect: the effect to match. Default: ``None``, every effect.
-        toleration_seconds: for ``NO_EXECUTE`` only: how long the pod stays bound
-            after the taint appears. Default: ``None``, for ever.
-    """
-
-    key: str = ""
-    operator: TolerationOperator = TolerationOperator.EQUAL
-    value: str = ""
-    effect: TaintEffect | None = None
-    toleration_seconds: int | None = None
-
-    def __post_init__(self) -> None:
-        _enum(self.operator, TolerationOperator, field="toleration.operator")
-        if self.effect is not None:
-            _enum(self.effect, TaintEffect, field="toleration.effect")
-        if not isinstance(self.key, str):
-            raise HeadroomConfigError(
-                "toleration.key", self.key, "a label key, or '' with EXISTS to match every key"
-            )
-        if self.key:
-            names.label_key(self.key, field="toleration.key")
-        elif self.operator is not TolerationOperator.EXISTS:
-            raise HeadroomConfigError(
-                "toleration.key", self.key, "a key, unless the operator is EXISTS"
-            )
-        names.label_value(self.value, field="toleration.value")
-        if self.operator is TolerationOperator.EXISTS and self.value:
-            raise HeadroomConfigError(
-                "toleration.value", self.value, "an empty value with operator EXISTS"
-            )
-        if self.toleration_seconds is not None:
-            if self.effect is not TaintEffect.NO_EXECUTE:
-                raise HeadroomConfigError(
-                    "toleration.toleration_seconds",
-                    self.toleration_seconds,
-                    "None unless the effect is TaintEffect.NO_EXECUTE",
-                )
-            names.int32(self.toleration_seconds, field="toleration.toleration_seconds")
-
-    def tolerates(self, taint: Taint) -> bool:
-        """Whether this toleration lets a pod onto a node with ``taint``."""
-        if self.effect is not None and self.effect is not taint.effect:
-            return False
-        if self.operator is TolerationOperator.EXISTS:
-            return not self.key or self.key == taint.key
-        return self.key == taint.key and self.value == taint.value
-
-    def to_manifest(self) -> dict[str, Any]:
-        """The toleration as it appears in a PodSpec."""
-        return {
-            "key": self.key or None,
-            "operator": self.operator.value,
-            "value": self.value or None,
-            "effect": self.effect.value if self.effect else None,
-            "tolerationSeconds": self.toleration_seconds,
-        }
-
-
-@dataclass(frozen=True)
-class NodeSelectorRequirement:
-    """A required node affinity term: ``key operator values``.
-
-    Args:
-        key: a node label key.
-        operator: a ``NodeSelectorOperator``.
-        values: the values; non-empty for ``IN``/``NOT_IN``, empty for ``EXISTS`` and
-            ``DOES_NOT_EXIST``, a single integer for ``GT``/``LT``. Default: empty.
-    """
-
-    key: str
-    operator: NodeSelectorOperator
-    values: tuple[str, ...] = field(default_factory=tuple)
-
-    def __post_init__(self) -> None:
-        names.label_key(self.key, field="node_affinity.key")
-        op = _enum(self.operator, NodeSelectorOperator, field="node_affinity.operator")
-        object.__setattr__(
-            self,
-            "values",
-            _sequence(
-                self.values,
-                field=f"node_affinity[{self.key}].values",
-                allowed="a list of label values",
-            ),
-        )
-        for value in self.values:
-            names.label_value(value, field=f"node_affinity[{self.key}].values")
-        if op in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN) and not self.values:
-            raise HeadroomConfigError(
-                f"node_affinity[{self.key}].values",
-                list(self.values),
-                f"at least one value for operator {op.value}",
-            )
-        if op in (NodeSelectorOperator.EXISTS, NodeSelectorOperator.DOES_NOT_EXIST) and self.values:
-            raise HeadroomConfigError(
-                f"node_affinity[{self.key}].values",
-                list(self.values),
-                f"no values for operator {op.value}",
-            )
-        if op in (NodeSelectorOperator.GT, NodeSelectorOperator.LT) and (
-            len(self.values) != 1 or not self.values[0].lstrip("-").isdigit()
-        ):
-            raise HeadroomConfigError(
-                f"node_affinity[{self.key}].values",
-                list(self.values),
-                f"exactly one integer for operator {op.value}",
-            )
-
-    def to_manifest(self) -> dict[str, Any]:
-        """The requirement as it appears in a node selector term."""
-        return {
-            "key": self.key,
-            "operator": self.operator.value,
-            "values": list(self.values) or None,
-        }
+from .scheduling import NodeSelectorRequirement, Taint, Toleration, sequence
 
 
 @runtime_checkable
@@ -253,7 +57,7 @@ class NodePoolRef:
         object.__setattr__(
             self,
             "taints",
-            _sequence(self.taints, field="node_pool.taints", allowed="a list of Taint objects"),
+            sequence(self.taints, field="node_pool.taints", allowed="a list of Taint objects"),
         )
         for taint in self.taints:
             if not isinstance(taint, Taint):
@@ -332,12 +136,11 @@ class Placement:
         merged: dict[str, str] = dict(node_pool.node_selector) if node_pool else {}
         for key, value in selector.items():
             if key in merged and merged[key] != value:
-                raise HeadroomConfigError(
+                rules.SELECTOR_KEEPS_POOL.fail(
                     f"node_selector[{key!r}]",
                     value,
-                    f"{merged[key]!r}, the value that selects node pool {node_pool.pool_name!r}"
-                    if node_pool
-                    else "a single value per key",
+                    value=repr(merged[key]),
+                    pool=repr(node_pool.pool_name if node_pool else None),
                 )
             merged[key] = value
         own = check_tolerations(tolerations, field="tolerations")

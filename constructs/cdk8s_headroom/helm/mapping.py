@@ -19,15 +19,15 @@ from constructs import Construct
 
 from .. import rules
 from ..app import validate_app
-from ..blueprint import NodeHeadroom
 from ..burst import BurstWorkload, ImagePullPolicy
 from ..errors import HeadroomConfigError
+from ..headroom import NodeHeadroom
 from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
-from ..priority import HeadroomPriorityClasses, PriorityModel
+from ..priority import ModelClasses, PriorityModel
+from ..priorityclasses import HeadroomPriorityClasses
 from ..reserver import DEFAULT_RESERVER_NAME
-from ..targeting import (
-    NodePoolRef,
+from ..scheduling import (
     NodeSelectorOperator,
     NodeSelectorRequirement,
     Taint,
@@ -35,6 +35,7 @@ from ..targeting import (
     Toleration,
     TolerationOperator,
 )
+from ..targeting import NodePoolRef
 from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
 from .values import CHART_NAME, VALUES
 
@@ -141,8 +142,14 @@ def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
             rules.LABEL_KEY.check(key, field=f"{field}[{key!r}]")
             rules.LABEL_VALUE.check(node[key], field=f"{field}[{key!r}]")
     elif isinstance(rule, rules.IntRange):
-        rule.check(node if isinstance(node, bool) or not isinstance(node, float) else
-                   int(node) if node.is_integer() else node, field=field)
+        rule.check(
+            node
+            if isinstance(node, bool) or not isinstance(node, float)
+            else int(node)
+            if node.is_integer()
+            else node,
+            field=field,
+        )
     elif rule is rules.QUANTITY:
         rules.quantity_text(node, field=field)
     elif isinstance(node, list):
@@ -162,7 +169,9 @@ def check_values(values: Mapping[str, Any]) -> None:
 
 
 def _taint(item: Mapping[str, Any]) -> Taint:
-    return Taint(item["key"], item.get("value") or "", TaintEffect(item.get("effect") or "NoSchedule"))
+    return Taint(
+        item["key"], item.get("value") or "", TaintEffect(item.get("effect") or "NoSchedule")
+    )
 
 
 def _tolerations(items: Sequence[Mapping[str, Any]] | None) -> list[Toleration]:
@@ -225,7 +234,9 @@ def _prefixed(name: str, field: str, values: Mapping[str, Any], release: Release
     return name
 
 
-def build(app: Construct, values: Mapping[str, Any], release: Release = Release()) -> list[cdk8s.Chart]:
+def build(
+    app: Construct, values: Mapping[str, Any], release: Release = Release()
+) -> list[cdk8s.Chart]:
     """Builds what the chart renders for ``values`` (the defaults merged with the user's)
     into ``app``, and returns the charts whose objects the chart renders.
 
@@ -246,7 +257,9 @@ def build(app: Construct, values: Mapping[str, Any], release: Release = Release(
     classes_props = {prop: _get(values, path) for prop, path in _FIELDS.items() if "_" in prop
                      and path.startswith("priorityClasses")}  # fmt: skip
     with _in_values():
-        classes = HeadroomPriorityClasses(classes_scope, "priority-classes", model=model, **classes_props)
+        classes = HeadroomPriorityClasses(
+            classes_scope, "priority-classes", model=model, **classes_props
+        )
     workloads = cdk8s.Chart(app, "headroom")
     workloads.add_dependency(cluster)
     pool_name = _get(values, "nodePool.name")
@@ -263,7 +276,9 @@ def build(app: Construct, values: Mapping[str, Any], release: Release = Release(
             workloads,
             "headroom",
             cpu=rules.quantity_text(_get(values, "reservation.cpu"), field="reservation.cpu"),
-            memory=rules.quantity_text(_get(values, "reservation.memory"), field="reservation.memory"),
+            memory=rules.quantity_text(
+                _get(values, "reservation.memory"), field="reservation.memory"
+            ),
             model=model,
             node_pool=pool,
             namespace=namespace,
@@ -275,7 +290,9 @@ def build(app: Construct, values: Mapping[str, Any], release: Release = Release(
             tolerations=_tolerations(values.get("tolerations")),
             node_affinity=[
                 NodeSelectorRequirement(
-                    item["key"], NodeSelectorOperator(item["operator"]), tuple(item.get("values") or ())
+                    item["key"],
+                    NodeSelectorOperator(item["operator"]),
+                    tuple(item.get("values") or ()),
                 )
                 for item in values.get("nodeAffinity") or ()
             ],
@@ -319,7 +336,9 @@ def burst_props(
             props[f"{resource}_limit"] = rules.quantity_text(limits[resource], field=resource)
     keys = {"replicas": "replicas", "command": "command", "args": "args",
             "runAsUser": "run_as_user", "labels": "labels"}  # fmt: skip
-    props.update({prop: workload[key] for key, prop in keys.items() if workload.get(key) is not None})
+    props.update(
+        {prop: workload[key] for key, prop in keys.items() if workload.get(key) is not None}
+    )
     if autoscaling.get("targetCPUUtilization") is not None:
         props["target_cpu_utilization"] = autoscaling["targetCPUUtilization"]
     if workload.get("imagePullPolicy") is not None:
@@ -386,7 +405,7 @@ def values_from_app(app: Construct) -> Values:
         raise _unsupported("objects of the NodeHeadroom and its namespace only", strays)
 
     classes = headroom.priority_classes
-    reference = HeadroomPriorityClasses(cdk8s.Chart(cdk8s.App(), "r"), "c", model=headroom.model)
+    reference = ModelClasses.of(headroom.model)
     class_values: dict[str, Any] = {"create": True}
     for role in ("headroom", "burst", "default"):
         spec, base = getattr(classes, role), getattr(reference, role)
@@ -451,7 +470,9 @@ def values_from_app(app: Construct) -> Values:
         ],
         "dedicatedTaint": _taint_values(dedicated or Taint("headroom.cdk8s.io/burst", "true")),
         "labels": labels,
-        "burstWorkloads": [_burst_values(w, headroom, implied, labels) for w in headroom.burst_workloads],
+        "burstWorkloads": [
+            _burst_values(w, headroom, implied, labels) for w in headroom.burst_workloads
+        ],
     }
     return values
 
@@ -473,12 +494,16 @@ def _burst_values(
             "requests": {"cpu": workload.cpu, "memory": workload.memory},
             "limits": {
                 "cpu": None if workload.cpu_limit == workload.cpu else workload.cpu_limit,
-                "memory": None if workload.memory_limit == workload.memory else workload.memory_limit,
+                "memory": None
+                if workload.memory_limit == workload.memory
+                else workload.memory_limit,
             },
         },
         "command": list(workload.command),
         "args": list(workload.args),
-        "containerName": None if workload.container_name == workload.name else workload.container_name,
+        "containerName": None
+        if workload.container_name == workload.name
+        else workload.container_name,
         "imagePullPolicy": workload.image_pull_policy.value,
         "runAsUser": workload.run_as_user,
         "tolerations": [_toleration(t) for t in workload.placement.tolerations if t not in implied],

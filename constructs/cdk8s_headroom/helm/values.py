@@ -23,7 +23,7 @@ import yaml
 from .. import rules
 from ..burst import ImagePullPolicy
 from ..priority import PriorityModel
-from ..targeting import NodeSelectorOperator, TaintEffect, TolerationOperator
+from ..scheduling import NodeSelectorOperator, TaintEffect, TolerationOperator
 from ..task import TaskKind
 
 CHART_NAME = "node-headroom"
@@ -63,20 +63,40 @@ _TAINT = (
     ("effect", _enum(TaintEffect), "The taint effect.", None, False, False),
 )
 _TOLERATION = (
-    ("key", "string", "The taint key to match; empty with `Exists`: every taint.",
-     rules.LABEL_KEY, False, False),
+    (
+        "key",
+        "string",
+        "The taint key to match; empty with `Exists`: every taint.",
+        rules.LABEL_KEY,
+        False,
+        False,
+    ),
     ("operator", _enum(TolerationOperator), "How the value is matched.", None, False, False),
-    ("value", "string", "The value to match with `Equal`; empty with `Exists`.",
-     rules.LABEL_VALUE, False, False),
+    (
+        "value",
+        "string",
+        "The value to match with `Equal`; empty with `Exists`.",
+        rules.LABEL_VALUE,
+        False,
+        False,
+    ),
     ("effect", _enum(TaintEffect), "The effect to match. Null: every effect.", None, True, False),
-    ("tolerationSeconds", "integer", "With `NoExecute`: how long the pod stays once the taint "
-     "appears. Null: for ever.", rules.INT32, True, False),
+    (
+        "tolerationSeconds",
+        "integer",
+        "With `NoExecute`: how long the pod stays once the taint appears. Null: for ever.",
+        rules.INT32,
+        True,
+        False,
+    ),
 )
 
 
 def _items(prefix: str, fields: tuple[tuple[Any, ...], ...]) -> list[Value]:
-    return [Value(f"{prefix}[].{key}", kind, text, rule, nullable, required)
-            for key, kind, text, rule, nullable, required in fields]
+    return [
+        Value(f"{prefix}[].{key}", kind, text, rule, nullable, required)
+        for key, kind, text, rule, nullable, required in fields
+    ]
 
 
 _Q, _DNS, _IMG = rules.QUANTITY, rules.DNS_LABEL, rules.IMAGE
@@ -267,9 +287,39 @@ def schema_json() -> str:
     return json.dumps(values_schema(), indent=2) + "\n"
 
 
-def checks() -> list[list[str]]:
-    """``[path, rule name]`` of each value with a rule, for the templates."""
-    return [[value.path, value.rule.name] for value in VALUES if value.rule is not None]
+def checks_tpl(defaults: Mapping[str, Any]) -> list[str]:
+    """Go template lines that check each value with its rule, in the order of
+    ``VALUES`` (as ``mapping.check_values`` does); a default of values.yaml, valid by
+    construction, is not checked again. List items are named by their name (burst
+    workloads, as the library names them) or their index."""
+    lines = []
+    for value in VALUES:
+        rule = "labels" if value.kind == "labels" else value.rule and value.rule.name
+        if rule is None:
+            continue
+        *lists, leaf = value.path.split("[].")
+        node, field, loops = "$v", "", []
+        for depth, part in enumerate(lists):
+            keys = " ".join(f'"{key}"' for key in part.split("."))
+            source = f"$v.{part}" if node == "$v" else f"(dig {keys} list {node})"
+            loops.append(f"{{{{- range $i{depth}, $x{depth} := {source} }}}}")
+            name = f"$x{depth}.name" if part == "burstWorkloads" else f"$i{depth}"
+            field += f"{part}[%v]."
+            node = f"$x{depth}"
+            names = [*(names if depth else []), name]
+        keys = " ".join(f'"{key}"' for key in leaf.split("."))
+        access = f"$v.{leaf}" if node == "$v" else f"(dig {keys} nil {node})"
+        label = f'(printf "{field}{leaf}" {" ".join(names)})' if loops else f'"{leaf}"'
+        default: Any = defaults
+        for key in value.path.split("."):
+            default = default.get(key) if isinstance(default, Mapping) else None
+        known = f' "default" {json.dumps(default)}' if isinstance(default, (str, int)) else ""
+        check = (
+            f'{{{{- include "node-headroom.check" (dict "lib" $lib "rule" "{rule}" '
+            f'"value" {access} "field" {label}{known}) }}}}'
+        )
+        lines.append("".join(loops) + check + "{{- end }}" * len(loops))
+    return lines
 
 
 def _comment(text: str, indent: int) -> list[str]:
@@ -309,9 +359,11 @@ def _kind(value: Value) -> str:
     if isinstance(value.kind, tuple):
         text = "one of " + ", ".join(f"`{choice}`" for choice in value.kind)
     else:
-        text = {"strings": "list of strings", "labels": "map of labels", "list": "list of maps"}.get(
-            value.kind, value.kind
-        )
+        text = {
+            "strings": "list of strings",
+            "labels": "map of labels",
+            "list": "list of maps",
+        }.get(value.kind, value.kind)
     if value.rule is not None:
         text += f" ({value.rule.name})"
     return text + (" or null" if value.nullable else "")

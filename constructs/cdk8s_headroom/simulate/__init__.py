@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .cluster import ClusterFile, load_cluster, read_cluster
-    from .manifests import Manifests, load_manifests, read_manifests
+    from .manifests import Manifests, manifests_from_objects, read_manifests
     from .model import DisruptionBudget, Node, Placement, Pod, Resources, Role
     from .plot import plot_report
     from .promises import BrokenPromise, check_promises, describe_broken
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .scenario import Scenario, decide, load_scenario, read_scenario
     from .scheduler import Candidate, ClusterState, Decision, apply, schedule
     from .whatif import Event, Simulation, Step, Verdict, judge_p1, judge_p2, judge_p3
-    from .workloads import ClassRegistry, PodTemplate, PriorityClassInfo, Workload
+    from .workloads import ClassRegistry, PodTemplate, Workload
 
 # Re-exported lazily: NodeHeadroom's synth-time promise check needs only the scheduler
 # model, and loading the file readers, the report and the plotting glue with it would
@@ -35,7 +35,6 @@ _EXPORTS = {
     "Placement": "model",
     "Pod": "model",
     "PodTemplate": "workloads",
-    "PriorityClassInfo": "workloads",
     "Resources": "model",
     "Role": "model",
     "Scenario": "scenario",
@@ -53,7 +52,7 @@ _EXPORTS = {
     "judge_p2": "whatif",
     "judge_p3": "whatif",
     "load_cluster": "cluster",
-    "load_manifests": "manifests",
+    "manifests_from_objects": "manifests",
     "load_scenario": "scenario",
     "parse_bursts": "report",
     "plot_report": "plot",
@@ -86,7 +85,6 @@ __all__ = [
     "Placement",
     "Pod",
     "PodTemplate",
-    "PriorityClassInfo",
     "Resources",
     "Role",
     "Scenario",
@@ -104,8 +102,8 @@ __all__ = [
     "judge_p2",
     "judge_p3",
     "load_cluster",
-    "load_manifests",
     "load_scenario",
+    "manifests_from_objects",
     "parse_bursts",
     "plot_report",
     "read_cluster",

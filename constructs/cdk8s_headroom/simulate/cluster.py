@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import HeadroomConfigError
-from ..priority import PreemptionPolicy
+from ..priority import PreemptionPolicy, PriorityClassSpec
 from .model import DisruptionBudget, Node, Pod, Resources, Role
 from .reading import (
     Reader,
@@ -24,7 +24,7 @@ from .reading import (
     some,
     taints,
 )
-from .workloads import ClassRegistry, PriorityClassInfo
+from .workloads import ClassRegistry
 
 DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when the file gives none: the kubelet's default."""
@@ -60,7 +60,7 @@ class ExistingPod:
 
     def to_pod(self, classes: ClassRegistry) -> Pod:
         if self.priority is not None:
-            info = PriorityClassInfo("", self.priority, self.preemption_policy)
+            info = PriorityClassSpec("", self.priority, self.preemption_policy)
         else:
             info = classes.resolve(self.class_name, where=self.where)
         return Pod(
@@ -81,7 +81,7 @@ class ClusterFile:
     nodes: list[Node] = field(default_factory=list)
     pods: list[ExistingPod] = field(default_factory=list)
     pdbs: list[DisruptionBudget] = field(default_factory=list)
-    classes: list[tuple[PriorityClassInfo, str]] = field(default_factory=list)
+    classes: list[tuple[PriorityClassSpec, str]] = field(default_factory=list)
 
 
 def _names(base: str, count: int) -> list[str]:
@@ -165,12 +165,12 @@ def _pdb(value: Value) -> DisruptionBudget:
     )
 
 
-def _priority_class(value: Value) -> PriorityClassInfo:
+def _priority_class(value: Value) -> PriorityClassSpec:
     fields = value.fields(
         ("name", "value", "preemptionPolicy", "globalDefault", "description"),
         required=("name", "value"),
     )
-    return PriorityClassInfo(
+    return PriorityClassSpec(
         name=fields["name"].text(allow_empty=False),
         value=fields["value"].integer(minimum=-(2**31), maximum=2**31 - 1),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),

@@ -15,7 +15,9 @@ from pathlib import Path
 import yaml
 
 from ..errors import HeadroomConfigError
+from ..kube import CLUSTER_SCOPED_KINDS
 from ..output import MANIFEST_SUFFIX
+from ..priority import PriorityClassSpec
 from .model import Placement, Resources
 from .reading import (
     Reader,
@@ -25,7 +27,7 @@ from .reading import (
     preemption_policy,
     tolerations,
 )
-from .workloads import PodTemplate, PriorityClassInfo, Workload
+from .workloads import PodTemplate, Workload
 
 MODELS = (
     "The simulator reads PriorityClasses, DaemonSets and Deployments; in pod templates it "
@@ -46,8 +48,6 @@ NO_SCHEDULING_EFFECT = {
     "ServiceAccount": "no effect on scheduling",
 }
 """Kinds that may appear in the manifests and are reported as not simulated."""
-
-CLUSTER_SCOPED = frozenset({"PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"})
 
 _IGNORED_POD_FIELDS = (
     "activeDeadlineSeconds",
@@ -104,7 +104,7 @@ _LOCAL_VOLUMES = ("name", "emptyDir", "configMap", "secret", "projected", "downw
 class Manifests:
     """What a folder of manifests holds for the simulator."""
 
-    classes: list[tuple[PriorityClassInfo, str]] = field(default_factory=list)
+    classes: list[tuple[PriorityClassSpec, str]] = field(default_factory=list)
     daemonsets: list[Workload] = field(default_factory=list)
     deployments: list[Workload] = field(default_factory=list)
     not_simulated: list[str] = field(default_factory=list)
@@ -205,13 +205,13 @@ def pod_template(template: Value, namespace: str) -> PodTemplate:
     )
 
 
-def _priority_class(value: Value, name: str) -> PriorityClassInfo:
+def _priority_class(value: Value, name: str) -> PriorityClassSpec:
     fields = value.fields(
         ("value", "preemptionPolicy", "globalDefault"),
         required=("value",),
         ignored=("apiVersion", "kind", "metadata", "description"),
     )
-    return PriorityClassInfo(
+    return PriorityClassSpec(
         name=name,
         value=fields["value"].integer(minimum=-(2**31), maximum=1_000_000_000),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
@@ -243,7 +243,7 @@ def _read_document(manifests: Manifests, document: object, reader: Reader, index
     metadata = root.child("metadata")
     name = metadata.child("name").text(allow_empty=False)
     namespace = metadata.child("namespace").text_or("default")
-    label = f"{kind} {name}" if kind in CLUSTER_SCOPED else f"{kind} {namespace}/{name}"
+    label = f"{kind} {name}" if kind in CLUSTER_SCOPED_KINDS else f"{kind} {namespace}/{name}"
     value = Value(reader, document, label)
     if kind == "PriorityClass":
         manifests.classes.append((_priority_class(value, name), f"{reader.source}: {value.path}"))
@@ -278,10 +278,10 @@ def read_manifests(folder: Path) -> Manifests:
             where = f"{path}: line {mark.line + 1}" if mark else str(path)
             raise HeadroomConfigError(where, error.problem, "valid YAML") from None
         sources.append((str(path), documents))
-    return load_manifests(sources, source=str(folder))
+    return manifests_from_objects(sources, source=str(folder))
 
 
-def load_manifests(
+def manifests_from_objects(
     sources: Iterable[tuple[str, Iterable[object]]], *, source: str = "manifests"
 ) -> Manifests:
     """Reads manifest objects, given as (file name, objects) pairs; every unsupported

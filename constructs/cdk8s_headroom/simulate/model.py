@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..priority import PreemptionPolicy
-from ..targeting import NodeSelectorOperator, TaintEffect, TolerationOperator
+from ..scheduling import NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration
 
 NOW = 2**63 - 1
 """The start time of a pod that has none: ``GetPodStartTime`` returns ``time.Now()``,
@@ -43,68 +43,6 @@ class Resources:
 
 
 @dataclass(frozen=True)
-class NodeTaint:
-    key: str
-    value: str
-    effect: TaintEffect
-
-
-@dataclass(frozen=True)
-class PodToleration:
-    key: str
-    operator: TolerationOperator
-    value: str
-    effect: TaintEffect | None
-
-    def tolerates(self, taint: NodeTaint) -> bool:
-        """``v1.Toleration.ToleratesTaint``: an empty key or effect matches any."""
-        if self.effect is not None and self.effect is not taint.effect:
-            return False
-        if self.key and self.key != taint.key:
-            return False
-        if self.operator is TolerationOperator.EXISTS:
-            return True
-        return self.value == taint.value
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """A node selector requirement on a label (``matchExpressions``) or on the node's
-    name (``matchFields`` with ``metadata.name``)."""
-
-    key: str
-    operator: NodeSelectorOperator
-    values: tuple[str, ...] = ()
-
-    def matches(self, value: str | None) -> bool:
-        op = self.operator
-        if op is NodeSelectorOperator.IN:
-            return value is not None and value in self.values
-        if op is NodeSelectorOperator.NOT_IN:
-            return value is None or value not in self.values
-        if op is NodeSelectorOperator.EXISTS:
-            return value is not None
-        if op is NodeSelectorOperator.DOES_NOT_EXIST:
-            return value is None
-        # Gt and Lt compare integers; a label that is not an integer matches neither.
-        if value is None or len(self.values) != 1:
-            return False
-        try:
-            have, bound = int(value), int(self.values[0])
-        except ValueError:
-            return False
-        return have > bound if op is NodeSelectorOperator.GT else have < bound
-
-
-@dataclass(frozen=True)
-class NodeSelectorTerm:
-    """One term of required node affinity: every requirement must hold."""
-
-    expressions: tuple[Requirement, ...] = ()
-    fields: tuple[Requirement, ...] = ()
-
-
-@dataclass(frozen=True)
 class Placement:
     """Where a pod may go: the filters that give UnschedulableAndUnresolvable.
 
@@ -115,7 +53,7 @@ class Placement:
     node_selector: tuple[tuple[str, str], ...] = ()
     affinity: tuple[NodeSelectorTerm, ...] | None = None
     """Required node affinity terms, ORed; ``None`` when the pod has none."""
-    tolerations: tuple[PodToleration, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
     pinned_node: str | None = None
     """The node a DaemonSet pod is bound to (the controller's ``matchFields`` term)."""
 
@@ -126,7 +64,7 @@ class Node:
     allocatable: Resources
     max_pods: int
     labels: Mapping[str, str] = field(default_factory=dict)
-    taints: tuple[NodeTaint, ...] = ()
+    taints: tuple[Taint, ...] = ()
 
 
 @dataclass(eq=False)
@@ -165,7 +103,7 @@ class LabelSelector:
     which then matches nothing."""
 
     match_labels: tuple[tuple[str, str], ...] = ()
-    match_expressions: tuple[Requirement, ...] = ()
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
     valid: bool = True
 
     @property

@@ -1,8 +1,9 @@
 """The synth-time check: does a priority model keep P1-P3 for a given slice?
 
 Each promise is put to the scheduler model on a one-node cluster built from the
-model's own PriorityClasses: the node holds a headroom pod and ordinary pods of the
-default class, each the size of the slice, and is full.
+model's own PriorityClass specs (plain ``ModelClasses``, no construct): the node holds
+a headroom pod and ordinary pods of the default class, each the size of the slice, and
+is full.
 
 - P1: an ordinary pod arrives. Does it preempt the headroom pod?
 - P2: a burst pod the size of the slice arrives. Does it evict only the headroom pod?
@@ -15,14 +16,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import cdk8s
-
-from ..priority import HeadroomPriorityClasses, PriorityClassSpec, PriorityModel, check_model
+from ..priority import ModelClasses, PriorityClassSpec, PriorityModel, check_model
 from ..quantity import QuantityLike, positive_quantity
-from ..targeting import Taint, TolerationOperator
-from .model import Node, NodeTaint, Placement, Pod, PodToleration, Resources, Role
+from ..scheduling import DEFAULT_DEDICATED_TAINT, Taint
+from .model import Node, Placement, Pod, Resources, Role
 from .scheduler import ClusterState, Decision, schedule
-from .workloads import NO_CLASS, PriorityClassInfo
+from .workloads import NO_CLASS
 
 _ORDINARY_PODS_PER_NODE = 7
 """Ordinary pods on the probe node, each the size of the slice: the node holds eight
@@ -51,30 +50,20 @@ def describe_broken(model: PriorityModel, broken: list[BrokenPromise]) -> str:
     )
 
 
-def _info(spec: PriorityClassSpec) -> PriorityClassInfo:
-    return PriorityClassInfo(spec.name, spec.value, spec.preemption_policy)
-
-
 class _Probe:
     """Builds the one-node clusters the promises are checked on."""
 
-    def __init__(
-        self, classes: HeadroomPriorityClasses, slice_size: Resources, taint: Taint | None
-    ) -> None:
+    def __init__(self, classes: ModelClasses, slice_size: Resources, taint: Taint | None) -> None:
         self.slice = slice_size
-        self.headroom = _info(classes.headroom)
-        self.burst = _info(classes.burst)
-        self.ordinary = NO_CLASS if classes.default is None else _info(classes.default)
-        self.taints = () if taint is None else (NodeTaint(taint.key, taint.value, taint.effect),)
-        self.pool_tolerations = (
-            ()
-            if taint is None
-            else (PodToleration(taint.key, TolerationOperator.EQUAL, taint.value, taint.effect),)
-        )
+        self.headroom = classes.headroom
+        self.burst = classes.burst
+        self.ordinary = NO_CLASS if classes.default is None else classes.default
+        self.taints = () if taint is None else (taint,)
+        self.pool_tolerations = () if taint is None else (taint.toleration(),)
         self._started = 0
 
     def pod(
-        self, name: str, info: PriorityClassInfo, role: Role, *, pinned_node: str | None = None
+        self, name: str, info: PriorityClassSpec, role: Role, *, pinned_node: str | None = None
     ) -> Pod:
         self._started += 1
         tolerations = self.pool_tolerations if role is not Role.ORDINARY else ()
@@ -116,7 +105,7 @@ def check_promises(
     *,
     cpu: QuantityLike,
     memory: QuantityLike,
-    classes: HeadroomPriorityClasses | None = None,
+    classes: ModelClasses | None = None,
     dedicated_taint: Taint | None = None,
 ) -> list[BrokenPromise]:
     """The promises among P1-P3 that ``model`` breaks for a slice of ``cpu``/``memory``.
@@ -125,7 +114,8 @@ def check_promises(
         model: the priority model.
         cpu: the slice's CPU, e.g. ``"500m"``.
         memory: the slice's memory, e.g. ``"512Mi"``.
-        classes: the classes to judge. Default: the model's default classes.
+        classes: the classes to judge (``HeadroomPriorityClasses.classes``).
+            Default: the model's default classes.
         dedicated_taint: the pool's taint under DEDICATED_POOL.
             Default: ``DEFAULT_DEDICATED_TAINT``.
 
@@ -137,12 +127,9 @@ def check_promises(
     cores = positive_quantity(cpu, field="cpu")[1]
     size = positive_quantity(memory, field="memory")[1]
     if classes is None:
-        classes = HeadroomPriorityClasses(cdk8s.Chart(cdk8s.App(), "check"), "classes", model=model)
+        classes = ModelClasses.of(model)
     taint = None
     if model is PriorityModel.DEDICATED_POOL:
-        # Imported here: blueprint imports this module to run the check.
-        from ..blueprint import DEFAULT_DEDICATED_TAINT
-
         taint = dedicated_taint or DEFAULT_DEDICATED_TAINT
     probe = _Probe(classes, Resources(math.ceil(cores * 1000), math.ceil(size)), taint)
     broken: list[BrokenPromise] = []

@@ -21,15 +21,16 @@ import yaml
 from ..errors import HeadroomConfigError
 from ..priority import PreemptionPolicy
 from ..quantity import parse_quantity
-from ..targeting import NodeSelectorOperator, TaintEffect, TolerationOperator
-from .model import (
-    LabelSelector,
+from ..scheduling import (
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
     NodeSelectorTerm,
-    NodeTaint,
-    PodToleration,
-    Requirement,
-    Resources,
+    Taint,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
 )
+from .model import LabelSelector, Resources
 
 
 class UnsupportedInputError(HeadroomConfigError):
@@ -247,7 +248,7 @@ def preemption_policy(value: Value) -> PreemptionPolicy:
     return result
 
 
-def requirement(value: Value, *, label_operators: bool = False) -> Requirement:
+def requirement(value: Value, *, label_operators: bool = False) -> NodeSelectorRequirement:
     """A ``{key, operator, values}`` requirement (node affinity or a label selector)."""
     fields = value.fields(("key", "operator", "values"), required=("key", "operator"))
     operators = (
@@ -259,7 +260,9 @@ def requirement(value: Value, *, label_operators: bool = False) -> Requirement:
         fields["operator"], NodeSelectorOperator, allowed=operators
     )
     values = fields["values"].string_list()
-    return Requirement(fields["key"].text(allow_empty=False), operator, tuple(values))
+    return NodeSelectorRequirement.unchecked(
+        fields["key"].text(allow_empty=False), operator, tuple(values)
+    )
 
 
 def node_selector_terms(value: Value) -> tuple[NodeSelectorTerm, ...]:
@@ -289,7 +292,7 @@ def node_selector_terms(value: Value) -> tuple[NodeSelectorTerm, ...]:
     return tuple(terms)
 
 
-def taints(value: Value) -> tuple[NodeTaint, ...]:
+def taints(value: Value) -> tuple[Taint, ...]:
     result = []
     for item in value.items():
         fields = item.fields(("key", "value", "effect", "timeAdded"), required=("key", "effect"))
@@ -297,12 +300,14 @@ def taints(value: Value) -> tuple[NodeTaint, ...]:
             fields["effect"], TaintEffect, allowed="NoSchedule, PreferNoSchedule or NoExecute"
         )
         result.append(
-            NodeTaint(fields["key"].text(allow_empty=False), fields["value"].text_or(""), effect)
+            Taint.unchecked(
+                fields["key"].text(allow_empty=False), fields["value"].text_or(""), effect
+            )
         )
     return tuple(result)
 
 
-def tolerations(value: Value) -> tuple[PodToleration, ...]:
+def tolerations(value: Value) -> tuple[Toleration, ...]:
     result = []
     for item in value.items():
         fields = item.fields(
@@ -323,7 +328,9 @@ def tolerations(value: Value) -> tuple[PodToleration, ...]:
             )
         )
         result.append(
-            PodToleration(fields["key"].text_or(""), operator, fields["value"].text_or(""), effect)
+            Toleration.unchecked(
+                fields["key"].text_or(""), operator, fields["value"].text_or(""), effect
+            )
         )
     return tuple(result)
 
@@ -357,7 +364,7 @@ def label_selector(value: Value) -> LabelSelector | None:
     return LabelSelector(tuple(sorted(value.string_map().items())))
 
 
-def _valid_label_requirement(req: Requirement) -> bool:
+def _valid_label_requirement(req: NodeSelectorRequirement) -> bool:
     """``LabelSelectorAsSelector`` rejects these, and an invalid selector matches nothing."""
     if req.operator in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN):
         return bool(req.values)

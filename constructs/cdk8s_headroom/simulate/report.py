@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import HeadroomConfigError
+from ..priority import PriorityClassSpec
 from ..quantity import format_cpu, format_memory
 from .cluster import ClusterFile
 from .manifests import Manifests
 from .model import Resources, Role
 from .scheduler import ClusterState
 from .whatif import Event, Simulation, Step, Verdict, judge_p1, judge_p2, judge_p3, usage_by_role
-from .workloads import ClassRegistry, PriorityClassInfo
+from .workloads import ClassRegistry
 
 Usage = dict[str, dict[Role, Resources]]
 
@@ -119,12 +120,12 @@ def parse_bursts(values: Sequence[str], manifests: Manifests) -> dict[str, int]:
     return counts
 
 
-def _ordinary_classes(state: ClusterState, classes: ClassRegistry) -> list[PriorityClassInfo]:
+def _ordinary_classes(state: ClusterState, classes: ClassRegistry) -> list[PriorityClassSpec]:
     default = classes.default
-    seen = [PriorityClassInfo(default.name, default.value, default.preemption_policy)]
+    seen = [PriorityClassSpec(default.name, default.value, default.preemption_policy)]
     for pod in state.pods():
         if pod.role is Role.ORDINARY:
-            seen.append(PriorityClassInfo(pod.class_name, pod.priority, pod.preemption_policy))
+            seen.append(PriorityClassSpec(pod.class_name, pod.priority, pod.preemption_policy))
     return list(dict.fromkeys(seen))
 
 

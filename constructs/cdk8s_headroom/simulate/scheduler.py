@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..priority import PreemptionPolicy
-from ..targeting import TaintEffect
+from ..scheduling import TaintEffect
 from .model import DisruptionBudget, Node, Placement, Pod, Resources
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10

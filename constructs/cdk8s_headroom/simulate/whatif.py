@@ -20,13 +20,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from ..targeting import TaintEffect, TolerationOperator
-from .model import Placement, Pod, PodToleration, Resources, Role
+from ..priority import PriorityClassSpec
+from ..scheduling import TaintEffect, Toleration, TolerationOperator
+from .model import Placement, Pod, Resources, Role
 from .scheduler import ClusterState, Decision, apply, placement_problem, schedule
-from .workloads import ClassRegistry, PriorityClassInfo, Workload
+from .workloads import ClassRegistry, Workload
 
 DAEMONSET_TOLERATIONS = tuple(
-    PodToleration(f"node.kubernetes.io/{key}", TolerationOperator.EXISTS, "", effect)
+    Toleration(f"node.kubernetes.io/{key}", TolerationOperator.EXISTS, "", effect)
     for key, effect in (
         ("not-ready", TaintEffect.NO_EXECUTE),
         ("unreachable", TaintEffect.NO_EXECUTE),
@@ -214,12 +215,12 @@ class Verdict:
         return {"holds": self.holds, "reason": self.reason}
 
 
-def _class_label(info: PriorityClassInfo) -> str:
+def _class_label(info: PriorityClassSpec) -> str:
     name = info.name or "(no class)"
     return f"{name} ({info.value}, {info.preemption_policy.value})"
 
 
-def judge_p1(state: ClusterState, ordinary: Iterable[PriorityClassInfo]) -> Verdict:
+def judge_p1(state: ClusterState, ordinary: Iterable[PriorityClassSpec]) -> Verdict:
     """P1: can a pod of an ordinary class take a reserved slice by preemption?"""
     hosts = [n for n in state.nodes if any(p.role is Role.HEADROOM for p in n.pods)]
     if not hosts:

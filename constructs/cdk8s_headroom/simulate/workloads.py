@@ -6,27 +6,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import HeadroomConfigError
-from ..priority import PreemptionPolicy
-from .model import Placement, Pod, PodToleration, Resources, Role
+from ..priority import SYSTEM_PRIORITY_CLASSES, PriorityClassSpec
+from ..scheduling import Toleration
+from .model import Placement, Pod, Resources, Role
 
-SYSTEM_CLASSES = {
-    "system-cluster-critical": 2_000_000_000,
-    "system-node-critical": 2_000_001_000,
-}
-"""The classes every cluster has (``scheduling.SystemCriticalPriority`` and +1000)."""
-
-
-@dataclass(frozen=True)
-class PriorityClassInfo:
-    """A PriorityClass: what the Priority admission plugin copies onto pods."""
-
-    name: str
-    value: int
-    preemption_policy: PreemptionPolicy = PreemptionPolicy.PREEMPT_LOWER_PRIORITY
-    global_default: bool = False
-
-
-NO_CLASS = PriorityClassInfo("", 0)
+NO_CLASS = PriorityClassSpec("", 0)
 """What a pod without a class gets when no class is ``globalDefault``: priority 0,
 PreemptLowerPriority."""
 
@@ -35,12 +19,12 @@ class ClassRegistry:
     """The PriorityClasses known to a simulation: emitted, declared, or system."""
 
     def __init__(self) -> None:
-        self._classes: dict[str, PriorityClassInfo] = {
-            name: PriorityClassInfo(name, value) for name, value in SYSTEM_CLASSES.items()
+        self._classes: dict[str, PriorityClassSpec] = {
+            spec.name: spec for spec in SYSTEM_PRIORITY_CLASSES
         }
         self._sources: dict[str, str] = {}
 
-    def add(self, info: PriorityClassInfo, *, where: str) -> None:
+    def add(self, info: PriorityClassSpec, *, where: str) -> None:
         known = self._classes.get(info.name)
         if known is not None and known != info:
             origin = self._sources.get(info.name, "Kubernetes")
@@ -50,12 +34,12 @@ class ClassRegistry:
         self._classes[info.name] = info
         self._sources[info.name] = where
 
-    def update(self, infos: Iterable[tuple[PriorityClassInfo, str]]) -> None:
+    def update(self, infos: Iterable[tuple[PriorityClassSpec, str]]) -> None:
         for info, where in infos:
             self.add(info, where=where)
 
     @property
-    def default(self) -> PriorityClassInfo:
+    def default(self) -> PriorityClassSpec:
         """The class of pods without ``priorityClassName``."""
         defaults = [info for info in self._classes.values() if info.global_default]
         if len(defaults) > 1:
@@ -65,7 +49,7 @@ class ClassRegistry:
             )
         return defaults[0] if defaults else NO_CLASS
 
-    def resolve(self, name: str | None, *, where: str) -> PriorityClassInfo:
+    def resolve(self, name: str | None, *, where: str) -> PriorityClassSpec:
         if not name:
             return self.default
         info = self._classes.get(name)
@@ -99,7 +83,7 @@ class PodTemplate:
         role: Role,
         owner: str,
         pinned_node: str | None = None,
-        extra_tolerations: tuple[PodToleration, ...] = (),
+        extra_tolerations: tuple[Toleration, ...] = (),
     ) -> Pod:
         """A new, unscheduled pod of this template, with its class's priority."""
         info = classes.resolve(self.class_name, where=self.where)

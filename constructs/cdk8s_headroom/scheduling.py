@@ -1,0 +1,313 @@
+"""Where pods may run, in Kubernetes' own terms: taints, tolerations, node selector
+requirements and their operators, and the one matcher of each.
+
+Plain Python: the constructs render these objects, and the simulator reads manifests
+into them and matches them as kube-scheduler does. Objects built from props are
+validated in ``__post_init__``; a reader of manifests or cluster files uses
+``unchecked``, since the API server validated those objects already and the reader's
+own errors name the file and the path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from enum import Enum
+from typing import Any, TypeVar
+
+from . import names
+from .errors import HeadroomConfigError
+
+
+class TaintEffect(Enum):
+    """What a node taint does to pods that do not tolerate it."""
+
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class TolerationOperator(Enum):
+    """How a toleration matches a taint's value."""
+
+    EQUAL = "Equal"
+    EXISTS = "Exists"
+
+
+class NodeSelectorOperator(Enum):
+    """Operators of a node selector requirement (node affinity), and of a label
+    selector requirement (``IN``, ``NOT_IN``, ``EXISTS``, ``DOES_NOT_EXIST``)."""
+
+    IN = "In"
+    NOT_IN = "NotIn"
+    EXISTS = "Exists"
+    DOES_NOT_EXIST = "DoesNotExist"
+    GT = "Gt"
+    LT = "Lt"
+
+
+_T = TypeVar("_T")
+
+# strconv.ParseInt's grammar: an optional sign and ASCII digits (Python's int() would
+# also take spaces, underscores and other scripts' digits).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _unchecked(cls: type[_T], values: dict[str, Any]) -> _T:
+    """An instance of the frozen dataclass ``cls`` without ``__post_init__``'s checks."""
+    item = object.__new__(cls)
+    for spec in fields(cls):  # type: ignore[arg-type]
+        if spec.name in values:
+            value = values[spec.name]
+        elif spec.default is not MISSING:
+            value = spec.default
+        else:
+            value = spec.default_factory()  # type: ignore[operator]
+        object.__setattr__(item, spec.name, value)
+    return item
+
+
+def sequence(value: object, *, field: str, allowed: str) -> tuple[object, ...]:
+    """A list or tuple as a tuple; a string, which is a sequence of characters, is not."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise HeadroomConfigError(field, value, allowed)
+    return tuple(value)
+
+
+def check_enum(value: object, enum: type[Enum], *, field: str) -> Enum:
+    """``value`` when it is a member of ``enum``; the error lists the members."""
+    if isinstance(value, enum):
+        return value
+    allowed = ", ".join(f"{enum.__name__}.{member.name}" for member in enum)
+    raise HeadroomConfigError(field, value, f"one of {allowed}")
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A node taint, e.g. ``Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)``.
+
+    Args:
+        key: the taint key, a qualified label key.
+        value: the taint value, a label value. Default: empty.
+        effect: default: ``TaintEffect.NO_SCHEDULE``.
+    """
+
+    key: str
+    value: str = ""
+    effect: TaintEffect = TaintEffect.NO_SCHEDULE
+
+    def __post_init__(self) -> None:
+        names.label_key(self.key, field="taint.key")
+        names.label_value(self.value, field="taint.value")
+        check_enum(self.effect, TaintEffect, field="taint.effect")
+
+    @staticmethod
+    def unchecked(key: str, value: str, effect: TaintEffect) -> Taint:
+        """A taint read from a node (see the module docstring), not validated again."""
+        return _unchecked(Taint, {"key": key, "value": value, "effect": effect})
+
+    def toleration(self) -> Toleration:
+        """The toleration that matches exactly this taint."""
+        return Toleration(
+            key=self.key,
+            operator=TolerationOperator.EQUAL,
+            value=self.value,
+            effect=self.effect,
+        )
+
+    def to_manifest(self) -> dict[str, str]:
+        """The taint as it appears in a node (or a Karpenter NodePool) spec."""
+        body = {"effect": self.effect.value, "key": self.key}
+        if self.value:
+            body["value"] = self.value
+        return body
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect.value}"
+
+
+@dataclass(frozen=True)
+class Toleration:
+    """A pod toleration.
+
+    Args:
+        key: the taint key to match; empty with ``EXISTS`` matches every taint.
+        operator: default: ``TolerationOperator.EQUAL``.
+        value: the value to match with ``EQUAL``; must be empty with ``EXISTS``.
+        effect: the effect to match. Default: ``None``, every effect.
+        toleration_seconds: for ``NO_EXECUTE`` only: how long the pod stays bound
+            after the taint appears. Default: ``None``, for ever.
+    """
+
+    key: str = ""
+    operator: TolerationOperator = TolerationOperator.EQUAL
+    value: str = ""
+    effect: TaintEffect | None = None
+    toleration_seconds: int | None = None
+
+    def __post_init__(self) -> None:
+        check_enum(self.operator, TolerationOperator, field="toleration.operator")
+        if self.effect is not None:
+            check_enum(self.effect, TaintEffect, field="toleration.effect")
+        if not isinstance(self.key, str):
+            raise HeadroomConfigError(
+                "toleration.key", self.key, "a label key, or '' with EXISTS to match every key"
+            )
+        if self.key:
+            names.label_key(self.key, field="toleration.key")
+        elif self.operator is not TolerationOperator.EXISTS:
+            raise HeadroomConfigError(
+                "toleration.key", self.key, "a key, unless the operator is EXISTS"
+            )
+        names.label_value(self.value, field="toleration.value")
+        if self.operator is TolerationOperator.EXISTS and self.value:
+            raise HeadroomConfigError(
+                "toleration.value", self.value, "an empty value with operator EXISTS"
+            )
+        if self.toleration_seconds is not None:
+            if self.effect is not TaintEffect.NO_EXECUTE:
+                raise HeadroomConfigError(
+                    "toleration.toleration_seconds",
+                    self.toleration_seconds,
+                    "None unless the effect is TaintEffect.NO_EXECUTE",
+                )
+            names.int32(self.toleration_seconds, field="toleration.toleration_seconds")
+
+    @staticmethod
+    def unchecked(
+        key: str, operator: TolerationOperator, value: str, effect: TaintEffect | None
+    ) -> Toleration:
+        """A toleration read from a pod template (see the module docstring), not
+        validated again."""
+        return _unchecked(
+            Toleration, {"key": key, "operator": operator, "value": value, "effect": effect}
+        )
+
+    def tolerates(self, taint: Taint) -> bool:
+        """``v1.Toleration.ToleratesTaint``: an empty effect matches every effect, an
+        empty key every key; ``EXISTS`` matches any value, ``EQUAL`` the same value."""
+        if self.effect is not None and self.effect is not taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator is TolerationOperator.EXISTS:
+            return True
+        return self.value == taint.value
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The toleration as it appears in a PodSpec."""
+        return {
+            "key": self.key or None,
+            "operator": self.operator.value,
+            "value": self.value or None,
+            "effect": self.effect.value if self.effect else None,
+            "tolerationSeconds": self.toleration_seconds,
+        }
+
+
+@dataclass(frozen=True)
+class NodeSelectorRequirement:
+    """A node affinity requirement: ``key operator values``.
+
+    Args:
+        key: a node label key.
+        operator: a ``NodeSelectorOperator``.
+        values: the values; non-empty for ``IN``/``NOT_IN``, empty for ``EXISTS`` and
+            ``DOES_NOT_EXIST``, a single integer for ``GT``/``LT``. Default: empty.
+    """
+
+    key: str
+    operator: NodeSelectorOperator
+    values: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        names.label_key(self.key, field="node_affinity.key")
+        op = check_enum(self.operator, NodeSelectorOperator, field="node_affinity.operator")
+        object.__setattr__(
+            self,
+            "values",
+            sequence(
+                self.values,
+                field=f"node_affinity[{self.key}].values",
+                allowed="a list of label values",
+            ),
+        )
+        for value in self.values:
+            names.label_value(value, field=f"node_affinity[{self.key}].values")
+        if op in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN) and not self.values:
+            raise HeadroomConfigError(
+                f"node_affinity[{self.key}].values",
+                list(self.values),
+                f"at least one value for operator {op.value}",
+            )
+        if op in (NodeSelectorOperator.EXISTS, NodeSelectorOperator.DOES_NOT_EXIST) and self.values:
+            raise HeadroomConfigError(
+                f"node_affinity[{self.key}].values",
+                list(self.values),
+                f"no values for operator {op.value}",
+            )
+        if op in (NodeSelectorOperator.GT, NodeSelectorOperator.LT) and (
+            len(self.values) != 1 or not _INTEGER.fullmatch(self.values[0])
+        ):
+            raise HeadroomConfigError(
+                f"node_affinity[{self.key}].values",
+                list(self.values),
+                f"exactly one integer for operator {op.value}",
+            )
+
+    @staticmethod
+    def unchecked(
+        key: str, operator: NodeSelectorOperator, values: tuple[str, ...] = ()
+    ) -> NodeSelectorRequirement:
+        """A requirement read from a pod template or a selector (see the module
+        docstring), not validated again: ``matchFields`` keys and values are field
+        paths and node names, not labels."""
+        return _unchecked(
+            NodeSelectorRequirement, {"key": key, "operator": operator, "values": values}
+        )
+
+    def matches(self, value: str | None) -> bool:
+        """Whether a node (or pod) whose label ``key`` is ``value`` (``None``: no such
+        label) satisfies the requirement, as ``nodeaffinity`` and ``labels.Selector``
+        decide: ``GT``/``LT`` compare integers, and a value that is not one matches
+        neither."""
+        op = self.operator
+        if op is NodeSelectorOperator.IN:
+            return value is not None and value in self.values
+        if op is NodeSelectorOperator.NOT_IN:
+            return value is None or value not in self.values
+        if op is NodeSelectorOperator.EXISTS:
+            return value is not None
+        if op is NodeSelectorOperator.DOES_NOT_EXIST:
+            return value is None
+        if (
+            value is None
+            or len(self.values) != 1
+            or not _INTEGER.fullmatch(value)
+            or not _INTEGER.fullmatch(self.values[0])
+        ):
+            return False
+        have, bound = int(value), int(self.values[0])
+        return have > bound if op is NodeSelectorOperator.GT else have < bound
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The requirement as it appears in a node selector term."""
+        return {
+            "key": self.key,
+            "operator": self.operator.value,
+            "values": list(self.values) or None,
+        }
+
+
+@dataclass(frozen=True)
+class NodeSelectorTerm:
+    """One term of required node affinity: every requirement must hold. ``fields``
+    are ``matchFields`` requirements on the node's ``metadata.name``."""
+
+    expressions: tuple[NodeSelectorRequirement, ...] = ()
+    fields: tuple[NodeSelectorRequirement, ...] = ()
+
+
+DEFAULT_DEDICATED_TAINT = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)
+"""The taint that keeps ordinary pods off a DEDICATED_POOL pool."""
