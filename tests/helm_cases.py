@@ -1,4 +1,5 @@
-"""Value sets shared by the Helm tests and the benchmark: each one a user's overrides."""
+"""Value sets shared by the Helm tests and the benchmark: each one a user's overrides,
+with the release name and namespace (`helm install <release> -n <namespace>`)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ WORKER = {
     "runAsUser": 1000,
 }
 
-# (id, release name, overrides)
+# (id, release name, overrides); the namespace is the release's name
 PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("defaults", "node-headroom", {}),
+    ("defaults-with-the-namespace-object", "node-headroom", {"namespace": {"create": True}}),
     (
         "dedicated-pool",
         "node-headroom",
@@ -134,17 +136,24 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("no-burst-workloads", "node-headroom", {"burstWorkloads": []}),
     (
+        "whole-numbers-as-set-passes-them",
+        "node-headroom",
+        {
+            "reservation": {"cpu": 2, "memory": 4294967296},
+            "burstWorkloads": [{**API, "resources": {"requests": {"cpu": 1, "memory": "1Gi"}}}],
+        },
+    ),
+    (
         "second-release-without-classes",
         "web",
         {
             "priorityClasses": {"create": False},
-            "namespace": {"create": False, "name": "web"},
             "nodePool": {"name": "web"},
         },
     ),
     (
         "release-with-explicit-empty-prefix",
         "batch",
-        {"namePrefix": "", "namespace": {"name": "batch"}},
+        {"namePrefix": "", "namespace": {"name": "jobs", "create": True}},
     ),
 ]

@@ -177,9 +177,8 @@ class BurstWorkload(Construct):
         if value is None:
             return request
         text = quantity_text(value, field=field)
-        rules.check_not_above(
-            rules.LIMIT_NOT_BELOW_REQUEST, field, request, text, resource, request=repr(request)
-        )
+        if rules.amount(text, resource) < rules.amount(request, resource):
+            rules.LIMIT_NOT_BELOW_REQUEST.fail(field, value, request=repr(request))
         return text
 
     @property

@@ -239,7 +239,7 @@ def exact_amount(text: str) -> Fraction:
     assert match is not None, text
     number, suffix = Fraction(match[1]), match[2]
     if suffix in BINARY_SUFFIXES:
-        return number * 1024 ** BINARY_SUFFIXES[suffix]
+        return number * 1024 ** BINARY_SUFFIXES[suffix]  # type: ignore[no-any-return]
     exponent = DECIMAL_SUFFIXES[suffix] if suffix in DECIMAL_SUFFIXES else int(suffix[1:])
     return number * Fraction(10) ** exponent
 
@@ -284,7 +284,9 @@ DEDICATED_POOL_NEEDS_TAINT = Rule(
     "a pool whose nodes carry the dedicated taint {taint}, declared in its taints "
     "(model dedicated-pool keeps ordinary pods off the pool with it)",
 )
-SELECTOR_KEEPS_POOL = Rule("selectorKeepsPool", "{value}, the value that selects node pool {pool}")
+SELECTOR_KEEPS_POOL = Rule(
+    "selectorKeepsPool", "{selected}, the value that selects node pool {pool}"
+)
 CUSTOM_TASK_NEEDS_IMAGE = Rule("customTaskNeedsImage", IMAGE.clauses[0].allowed)
 UNIQUE_BURST_NAMES = Rule("uniqueBurstNames", "a name no other burst workload has")
 PREFIXED_NAME = Rule(
@@ -312,19 +314,6 @@ RULES = (
     PREFIXED_NAME,
 )
 """Every rule across values, for the chart generator."""
-
-
-def check_not_above(
-    rule: Rule,
-    field: str,
-    given: str,
-    limit: str,
-    resource: Resource,
-    **parts: object,
-) -> None:
-    """Fails ``rule`` when quantity ``given`` exceeds ``limit`` in the resource's unit."""
-    if amount(given, resource) > amount(limit, resource):
-        rule.fail(field, given, **parts)
 
 
 def check_ordered(rule: Rule, ladder: list[tuple[str, str, int]]) -> None:

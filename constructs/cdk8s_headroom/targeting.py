@@ -139,7 +139,7 @@ class Placement:
                 rules.SELECTOR_KEEPS_POOL.fail(
                     f"node_selector[{key!r}]",
                     value,
-                    value=repr(merged[key]),
+                    selected=repr(merged[key]),
                     pool=repr(node_pool.pool_name if node_pool else None),
                 )
             merged[key] = value

@@ -275,10 +275,8 @@ def build(
         headroom = NodeHeadroom(
             workloads,
             "headroom",
-            cpu=rules.quantity_text(_get(values, "reservation.cpu"), field="reservation.cpu"),
-            memory=rules.quantity_text(
-                _get(values, "reservation.memory"), field="reservation.memory"
-            ),
+            cpu=_get(values, "reservation.cpu"),
+            memory=_get(values, "reservation.memory"),
             model=model,
             node_pool=pool,
             namespace=namespace,
@@ -322,8 +320,8 @@ def burst_props(
     name = workload["name"]
     props: dict[str, Any] = {
         "image": workload["image"],
-        "cpu": rules.quantity_text(requests["cpu"], field="cpu"),
-        "memory": rules.quantity_text(requests["memory"], field="memory"),
+        "cpu": requests["cpu"],
+        "memory": requests["memory"],
         # The container keeps the workload's own name: a release prefix says which
         # Deployment it is, not what the container is.
         "container_name": workload.get("containerName") or name,
@@ -333,7 +331,7 @@ def burst_props(
     }
     for resource in ("cpu", "memory"):
         if limits.get(resource) is not None:
-            props[f"{resource}_limit"] = rules.quantity_text(limits[resource], field=resource)
+            props[f"{resource}_limit"] = limits[resource]
     keys = {"replicas": "replicas", "command": "command", "args": "args",
             "runAsUser": "run_as_user", "labels": "labels"}  # fmt: skip
     props.update(
@@ -386,8 +384,8 @@ def _own_labels(labels: Mapping[str, str], name: str, component: str) -> dict[st
 
 def values_from_app(app: Construct) -> Values:
     """The values that make the chart render what ``app`` synthesizes, for the release
-    named ``node-headroom`` in the app's namespace, with ``namespace.create`` set
-    when the app has a ``HeadroomNamespace``, as the chart README states.
+    named ``node-headroom`` in the app's namespace, with ``namespace.create=true`` when
+    the app has a ``HeadroomNamespace`` (the chart README's rule).
 
     Raises:
         HeadroomConfigError: when the app holds what the values cannot express.
@@ -434,7 +432,9 @@ def values_from_app(app: Construct) -> Values:
         "namePrefix": None,
         "model": headroom.model.value,
         "priorityClasses": class_values,
-        "namespace": {"create": bool(namespaces), "name": None},
+        # Helm's habit: the release namespace, which Helm creates; the Namespace object
+        # is opt-in (the README's rule for dist/ sets namespace.create=true).
+        "namespace": {"create": False, "name": None},
         "reservation": {"cpu": reserver.cpu, "memory": reserver.memory},
         "reserverName": None if reserver.name == default_name else reserver.name,
         "task": {

@@ -319,7 +319,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $_ := set $c "release" (ternary "" .root.Release.Name (kindIs "string" $v.namePrefix)) -}}
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
-{{- $_ := set $c "namespace" (dict "name" (default .root.Release.Namespace $v.namespace.name) "labels" $lib.namespaceLabels) -}}
+{{- $_ := set $c "namespace" (dict "name" (default (default "default" .root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels) -}}
 {{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
 {{- range $role := list "headroom" "burst" "default" -}}
 {{- $base := index $m $role -}}
@@ -433,7 +433,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- end -}}
 {{- range $key, $value := $v.nodeSelector -}}
 {{- if and (hasKey $selector $key) (ne (index $selector $key) $value) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "rule" "selectorKeepsPool" "parts" (dict "value" (include "node-headroom.repr" (index $selector $key)) "pool" (include "node-headroom.repr" $poolName))) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "rule" "selectorKeepsPool" "parts" (dict "selected" (include "node-headroom.repr" (index $selector $key)) "pool" (include "node-headroom.repr" $poolName))) -}}
 {{- end -}}
 {{- $_ := set $selector $key $value -}}
 {{- end -}}

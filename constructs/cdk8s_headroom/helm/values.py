@@ -217,8 +217,9 @@ _TYPES: dict[str, Schema] = {
     "string": {"type": "string"},
     "integer": {"type": "integer"},
     "boolean": {"type": "boolean"},
-    # A whole number is a quantity too: `--set reservation.cpu=2` passes one.
-    "quantity": {"type": ["string", "integer"]},
+    # A whole number is a quantity too (`--set reservation.cpu=2` passes one); the
+    # templates refuse a fraction with the quantity rule's message.
+    "quantity": {"type": ["string", "number"]},
     "strings": {"type": "array", "items": {"type": "string"}},
     "labels": {"type": "object", "additionalProperties": {"type": "string"}},
 }
@@ -277,7 +278,7 @@ def values_schema() -> Schema:
     """values.schema.json: the values' structure (types, choices, required keys); the
     rules of each value are the templates' checks, which say what is allowed."""
     return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$schema": "http://json-schema.org/draft-07/schema#",
         "title": f"{CHART_NAME} values",
         **_object_schema("", required_all=True),
     }
@@ -298,7 +299,9 @@ def checks_tpl(defaults: Mapping[str, Any]) -> list[str]:
         if rule is None:
             continue
         *lists, leaf = value.path.split("[].")
-        node, field, loops = "$v", "", []
+        node, field = "$v", ""
+        loops: list[str] = []
+        names: list[str] = []
         for depth, part in enumerate(lists):
             keys = " ".join(f'"{key}"' for key in part.split("."))
             source = f"$v.{part}" if node == "$v" else f"(dig {keys} list {node})"
@@ -306,7 +309,7 @@ def checks_tpl(defaults: Mapping[str, Any]) -> list[str]:
             name = f"$x{depth}.name" if part == "burstWorkloads" else f"$i{depth}"
             field += f"{part}[%v]."
             node = f"$x{depth}"
-            names = [*(names if depth else []), name]
+            names.append(name)
         keys = " ".join(f'"{key}"' for key in leaf.split("."))
         access = f"$v.{leaf}" if node == "$v" else f"(dig {keys} nil {node})"
         label = f'(printf "{field}{leaf}" {" ".join(names)})' if loops else f'"{leaf}"'
