@@ -6,6 +6,10 @@ pods at priority 0 in the rest. A burst of pods the size of the slice arrives, t
 preempted headroom pods are recreated, the burst pods finish, and a second wave of
 ordinary pods arrives while the recreated headroom pods still wait.
 
+The CapacityBuffer rows run the same scenario with a buffer of one chunk per burst pod
+instead of slices: the room each node keeps free is the buffer's, held by the
+autoscaler's placeholders, which nothing schedules and nothing preempts.
+
 The library's models are synthesized with ``NodeHeadroom`` and read back from their
 manifests, as ``cdk8s-headroom simulate`` reads ``dist/``; the classic pattern uses
 Cluster Autoscaler's expendable cutoff for its pause pods.
@@ -21,19 +25,21 @@ import math
 import re
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import cdk8s
 
 from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
+    BurstWorkload,
     HeadroomWarning,
     NodeHeadroom,
     NodePoolRef,
     PriorityModel,
 )
 from cdk8s_headroom.priority import CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF, PriorityClassSpec
-from cdk8s_headroom.quantity import parse_quantity
+from cdk8s_headroom.quantity import format_cpu, format_memory, parse_quantity
 from cdk8s_headroom.simulate import (
     ClassRegistry,
     ClusterState,
@@ -65,6 +71,8 @@ BURSTS = NODES
 SECOND_WAVE = NODES
 POOL = "burst-pool"
 CLASSIC = "classic overprovisioning"
+BUFFER_SHARED = "CapacityBuffer, shared pool (`GUARDED`)"
+BUFFER_DEDICATED = "CapacityBuffer, dedicated pool (`DEDICATED_POOL`)"
 
 
 def _quantity(text: str, unit: int) -> int:
@@ -84,27 +92,41 @@ class Row:
     slices_consumed: int
     evicting_recreations: int
     second_wave_in_slices: int
+    held_back: str
+    """The capacity the mechanism holds back in total: slices times nodes, or the
+    buffer's chunks times their size."""
 
 
-def _library_manifests(model: PriorityModel) -> Manifests:
-    """The model's PriorityClasses, reserver and a burst Deployment, synthesized."""
+def _held(count: int, unit: str) -> str:
+    cpu = SLICE.cpu * count
+    memory = SLICE.memory * count
+    total = f"{format_cpu(Fraction(cpu, 1000))} CPU, {format_memory(Fraction(memory))}"
+    return f"{total} ({count} {unit})"
+
+
+def _library_manifests(model: PriorityModel, *, buffer: bool = False) -> Manifests:
+    """The model's PriorityClasses, reserver (or, with ``buffer``, a CapacityBuffer of one
+    chunk per burst pod instead) and a burst Deployment, synthesized."""
     app = cdk8s.App()
     chart = cdk8s.Chart(app, "headroom")
     taints = [DEFAULT_DEDICATED_TAINT] if model is PriorityModel.DEDICATED_POOL else []
     with warnings.catch_warnings():
-        # SEED warns that it breaks P2 and P3; the table shows it.
+        # SEED warns that it breaks P2 and P3, a buffer on a shared pool that it breaks
+        # P1; the table shows both.
         warnings.simplefilter("ignore", HeadroomWarning)
         headroom = NodeHeadroom(
             chart,
             "headroom",
-            cpu=SLICE_CPU,
-            memory=SLICE_MEMORY,
+            cpu=None if buffer else SLICE_CPU,
+            memory=None if buffer else SLICE_MEMORY,
             model=model,
             node_pool=NodePoolRef.karpenter(POOL, taints=taints),
         )
-    headroom.add_burst_workload(
-        "burst", image="registry.k8s.io/pause:3.10", cpu=SLICE_CPU, memory=SLICE_MEMORY
-    )
+        workload: BurstWorkload = headroom.add_burst_workload(
+            "burst", image="registry.k8s.io/pause:3.10", cpu=SLICE_CPU, memory=SLICE_MEMORY
+        )
+        if buffer:
+            headroom.add_capacity_buffer(workload, replicas=BURSTS)
     return manifests_from_objects([(f"{model.name} synthesis", chart.to_json())])
 
 
@@ -159,18 +181,27 @@ def _cluster(model: PriorityModel | None, classes: ClassRegistry) -> ClusterStat
     return state
 
 
-def _run(name: str, model: PriorityModel | None) -> Row:
-    manifests = _library_manifests(model) if model is not None else _classic_manifests()
+def _run(name: str, model: PriorityModel | None, *, buffer: bool = False) -> Row:
+    manifests = _classic_manifests() if model is None else _library_manifests(model, buffer=buffer)
     classes = ClassRegistry()
     classes.update(manifests.classes)
     simulation = Simulation(_cluster(model, classes), classes)
     if model is None:
         simulation.create(manifests.daemonsets[0], NODES, Role.HEADROOM, Step.ESTABLISH)
+        held_back = _held(NODES, "pause pods")
+    elif buffer:
+        (kept,) = manifests.buffers
+        simulation.hold_buffer(kept)
+        held_back = _held(kept.units, "buffer chunks")
     else:
         simulation.establish_daemonset(manifests.daemonsets[0])
+        held_back = _held(NODES, "slices, one per node")
     arrivals = simulation.create(manifests.deployments[0], BURSTS, Role.BURST, Step.ARRIVAL)
     simulation.recreate()
     simulation.leave(event.pod for event in arrivals if event.decision.node is not None)
+    # The room the bursts freed is the buffer's again: the autoscaler's placeholders
+    # fit there once more.
+    simulation.refill()
     default = classes.default
     wave = [
         Pod(
@@ -190,19 +221,24 @@ def _run(name: str, model: PriorityModel | None) -> Row:
         ordinary_evicted=sum(
             1 for e in simulation.events for v in e.victims if v.role is Role.ORDINARY
         ),
-        slices_consumed=sum(1 for e in arrivals if any(v.role is Role.HEADROOM for v in e.victims)),
+        slices_consumed=sum(
+            1 for e in arrivals if e.took_buffer or any(v.role is Role.HEADROOM for v in e.victims)
+        ),
         evicting_recreations=sum(
             1
             for e in simulation.events
             if e.pod.role is Role.HEADROOM and e.step in (Step.RECREATION, Step.QUEUE) and e.victims
         ),
         second_wave_in_slices=_took_slice(simulation, queue, wave),
+        held_back=held_back,
     )
 
 
 def _took_slice(simulation: Simulation, queue: list[Event], wave: list[Pod]) -> int:
-    """Second-wave pods that preempted a headroom pod, or that sit on a node whose
-    headroom pod is still waiting."""
+    """Second-wave pods that preempted a headroom pod, that sit on a node whose
+    headroom pod is still waiting, or that took a buffer's room."""
+    if simulation.held or simulation.displaced:
+        return sum(1 for event in queue if event.pod in wave and event.took_buffer)
     missing = {
         node.name
         for node in simulation.state.nodes
@@ -223,6 +259,8 @@ def compare() -> list[Row]:
         _run("`GUARDED`", PriorityModel.GUARDED),
         _run("`DEDICATED_POOL`", PriorityModel.DEDICATED_POOL),
         _run(CLASSIC, None),
+        _run(BUFFER_SHARED, PriorityModel.GUARDED, buffer=True),
+        _run(BUFFER_DEDICATED, PriorityModel.DEDICATED_POOL, buffer=True),
     ]
 
 
@@ -230,12 +268,14 @@ def render_table(rows: list[Row]) -> str:
     lines = [
         "| model | bursts placed at once | ordinary pods evicted | headroom slices consumed "
         "| headroom recreations that evicted someone "
-        "| ordinary pods of the second wave that took a slice |",
-        "|---|---|---|---|---|---|",
+        "| ordinary pods of the second wave that took a slice "
+        "| capacity held back in total |",
+        "|---|---|---|---|---|---|---|",
     ]
     lines += [
         f"| {r.model} | {r.bursts_placed}/{BURSTS} | {r.ordinary_evicted} | {r.slices_consumed} "
-        f"| {r.evicting_recreations} | {r.second_wave_in_slices}/{SECOND_WAVE} |"
+        f"| {r.evicting_recreations} | {r.second_wave_in_slices}/{SECOND_WAVE} "
+        f"| {r.held_back} |"
         for r in rows
     ]
     return "\n".join(lines) + "\n"
@@ -282,6 +322,15 @@ How to read it:
   tainted pool, so the slices go back to the headroom.
 - {CLASSIC}: bursts take the pause pods' room and ordinary pods take it next; the pattern
   relies on Cluster Autoscaler adding nodes for the pending pause pods.
+- CapacityBuffer rows: the same nodes with the slice's room kept free by a buffer of
+  {BURSTS} chunks the size of the burst pod (the burst Deployment's PodTemplate shape).
+  "Slices consumed" counts bursts that took a chunk's room, which they do without
+  preemption, so nothing is recreated. On the shared pool the ordinary pods of the
+  second wave take the freed room as readily (P1 does not hold: the API reserves
+  capacity for no pod in particular); on the dedicated pool its taint keeps them off.
+- Capacity held back: slices cost one slice per node of the pool ({NODES} nodes here:
+  at {4 * NODES} nodes the slices would hold {_held(4 * NODES, "slices")}); a buffer
+  costs its chunks whatever the node count, so it grows with the burst you expect.
 """
 
 

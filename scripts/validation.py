@@ -4,8 +4,10 @@ Three checks, each usable on its own:
 
 1. strict schemas: kubernetes-validate's strict JSON schemas (unknown fields are errors)
    for Kubernetes 1.27 and the newest version the package ships; Karpenter kinds go to
-   the npm @kubernetes-models/karpenter validators (scripts/karpenter_validate.mjs).
-   A kind without a schema is a failure, never a pass.
+   the npm @kubernetes-models/karpenter validators (scripts/karpenter_validate.mjs);
+   CapacityBuffers to the project's own schema and rules
+   (``cdk8s_headroom.capacitybufferapi``). A kind without a schema is a failure, never
+   a pass.
 2. Pod Security "restricted" (``cdk8s_headroom.podsecurity``).
 3. checkov's Kubernetes policies, with the skips listed in .checkov.yaml.
 """
@@ -29,7 +31,7 @@ import kubernetes_validate.utils as kv
 import yaml
 from referencing import Registry, Resource
 
-from cdk8s_headroom import podsecurity
+from cdk8s_headroom import capacitybufferapi, podsecurity
 from cdk8s_headroom.errors import HeadroomConfigError
 from cdk8s_headroom.output import load_manifests
 
@@ -164,6 +166,12 @@ def is_karpenter(document: Manifest) -> bool:
     return str(document.get("apiVersion", "")).startswith(KARPENTER_API_GROUPS)
 
 
+def has_own_schema(document: Manifest) -> bool:
+    """Whether the object is of a kind the Kubernetes schemas do not hold, validated
+    with a schema of its own (Karpenter's, the project's CapacityBuffer)."""
+    return is_karpenter(document) or capacitybufferapi.is_capacity_buffer(document)
+
+
 def validate_karpenter(documents: list[Manifest]) -> list[ObjectResult]:
     """Validates Karpenter objects with the npm ``@kubernetes-models/karpenter`` schemas.
 
@@ -189,9 +197,38 @@ def validate_karpenter(documents: list[Manifest]) -> list[ObjectResult]:
     ]
 
 
+@functools.cache
+def _capacity_buffer_validator(
+    version: capacitybufferapi.CapacityBufferVersion,
+) -> jsonschema.protocols.Validator:
+    validator: jsonschema.protocols.Validator = jsonschema.Draft202012Validator(
+        capacitybufferapi.schema(version)
+    )
+    return validator
+
+
+def capacity_buffer_errors(document: Manifest) -> list[str]:
+    """A CapacityBuffer's errors against the project's schema and rules of its version
+    (``cdk8s_headroom.capacitybufferapi``); a version the project does not know is one."""
+    version = capacitybufferapi.version_of(document)
+    if version is None:
+        known = [v.api_version for v in capacitybufferapi.CapacityBufferVersion]
+        return [f"no schema for {document.get('apiVersion')} CapacityBuffer; known: {known}"]
+    errors = sorted(
+        _capacity_buffer_validator(version).iter_errors(document),
+        key=lambda e: list(map(str, e.path)),
+    )
+    found = [f"{'.'.join(map(str, e.path)) or '<root>'}: {e.message}" for e in errors]
+    spec = document.get("spec")
+    if not found and isinstance(spec, dict):
+        found += capacitybufferapi.rule_errors(spec)
+    return found
+
+
 def validate_schemas(documents: Sequence[Manifest]) -> list[list[str]]:
     """The schema errors of each object, in order, for every release in
-    ``kubernetes_versions()`` (Karpenter objects: their own schemas)."""
+    ``kubernetes_versions()`` (Karpenter objects and CapacityBuffers: their own
+    schemas)."""
     results: list[list[str]] = [[] for _ in documents]
     karpenter = [i for i, d in enumerate(documents) if is_karpenter(d)]
     for index, result in zip(
@@ -200,6 +237,11 @@ def validate_schemas(documents: Sequence[Manifest]) -> list[list[str]]:
         results[index].extend(f"karpenter schema: {e}" for e in result.errors)
     for index, document in enumerate(documents):
         if index in karpenter:
+            continue
+        if capacitybufferapi.is_capacity_buffer(document):
+            results[index].extend(
+                f"CapacityBuffer schema: {e}" for e in capacity_buffer_errors(document)
+            )
             continue
         for version in kubernetes_versions():
             results[index].extend(

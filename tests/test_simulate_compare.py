@@ -101,3 +101,28 @@ def test_the_script_writes_the_document_and_refreshes_a_readme_with_markers(
     assert "| `GUARDED` | 10/10 | 0 | 10 | 0 | 10/10 |" in readme.read_text()
     assert "stale" not in readme.read_text()
     assert (tmp_path / "model-comparison.md").read_text().startswith("<!-- Generated")
+
+
+def test_a_buffer_gives_bursts_room_without_preemption_on_either_pool(
+    rows: dict[str, Any], compare_models: ModuleType
+) -> None:
+    for name in (compare_models.BUFFER_SHARED, compare_models.BUFFER_DEDICATED):
+        row = rows[name.strip("`")]
+        assert row.bursts_placed == row.slices_consumed == 10
+        assert row.ordinary_evicted == row.evicting_recreations == 0
+
+
+def test_only_a_buffer_on_the_dedicated_pool_keeps_the_second_wave_out_of_its_room(
+    rows: dict[str, Any], compare_models: ModuleType
+) -> None:
+    assert rows[compare_models.BUFFER_SHARED.strip("`")].second_wave_in_slices == 10
+    assert rows[compare_models.BUFFER_DEDICATED.strip("`")].second_wave_in_slices == 0
+
+
+def test_the_capacity_held_back_counts_slices_per_node_and_buffer_chunks(
+    rows: dict[str, Any], compare_models: ModuleType
+) -> None:
+    assert rows["GUARDED"].held_back == "5 CPU, 5Gi (10 slices, one per node)"
+    assert rows[compare_models.BUFFER_DEDICATED.strip("`")].held_back == (
+        "5 CPU, 5Gi (10 buffer chunks)"
+    )

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .app import synth, validate_app
     from .burst import BurstWorkload, ImagePullPolicy
+    from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
+    from .capacitybufferapi import CapacityBufferVersion
     from .errors import HeadroomConfigError, HeadroomWarning
     from .headroom import HeadroomSummary, NodeHeadroom
     from .karpenter import (
@@ -46,7 +48,11 @@ if TYPE_CHECKING:
 # constructs it uses. The imports above are for type checkers and editors.
 _EXPORTS = {
     "DEFAULT_DEDICATED_TAINT": "scheduling",
+    "BufferHold": "capacitybuffer",
     "BurstWorkload": "burst",
+    "CapacityBuffer": "capacitybuffer",
+    "CapacityBufferForm": "capacitybuffer",
+    "CapacityBufferVersion": "capacitybufferapi",
     "ConsolidationPolicy": "karpenter",
     "Ec2NodeClass": "karpenter",
     "HeadroomConfigError": "errors",
@@ -98,7 +104,11 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
+    "BufferHold",
     "BurstWorkload",
+    "CapacityBuffer",
+    "CapacityBufferForm",
+    "CapacityBufferVersion",
     "ConsolidationPolicy",
     "Ec2NodeClass",
     "HeadroomConfigError",

@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from constructs import Construct
+import jsii
+from constructs import Construct, IValidation
 
 from . import names, rules
 from .burst import BurstWorkload
+from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
+from .capacitybufferapi import CapacityBufferVersion
 from .errors import HeadroomConfigError, HeadroomWarning
 from .karpenter import KarpenterNodePool
 from .priority import PriorityModel, check_model
@@ -41,10 +44,14 @@ class NodeHeadroom(Construct):
     A ``HeadroomReserver`` DaemonSet holds ``cpu`` and ``memory`` on every node of the
     pool; burst workloads added with ``add_burst_workload`` preempt it and start on the
     existing node. ``model`` decides which promises hold (see ``PriorityModel``).
+    ``add_capacity_buffer`` keeps room for a burst workload's pods with the
+    autoscaler's ``CapacityBuffer`` instead of, or as well as, the slices.
 
     Args:
-        cpu: the CPU slice per node, e.g. ``"500m"``.
-        memory: the memory slice per node, e.g. ``"512Mi"``.
+        cpu: the CPU slice per node, e.g. ``"500m"``. Default: none, with ``memory``
+            none too: no slices, the headroom is kept by capacity buffers alone
+            (``add_capacity_buffer``; synthesis fails without one).
+        memory: the memory slice per node, e.g. ``"512Mi"``. Default: none.
         model: default: ``PriorityModel.GUARDED``.
         node_pool: the pool to reserve on; burst workloads target it too. Required
             for DEDICATED_POOL. A ``KarpenterNodePool`` (emitted) or
@@ -56,9 +63,10 @@ class NodeHeadroom(Construct):
         priority_classes: classes shared with other ``NodeHeadroom`` s (PriorityClasses
             are cluster-scoped; share one instance per cluster). Its model must be
             ``model``. Default: a new ``HeadroomPriorityClasses`` for ``model``.
-        task: what the reserver does. Default: ``ReserverTask.pause()``.
+        task: what the reserver does (slices only). Default: ``ReserverTask.pause()``.
         prepull_burst_images: pull every burst workload's image onto the pool's nodes
-            from the reserver, so bursts start without a pull. Default: ``False``.
+            from the reserver (slices only), so bursts start without a pull.
+            Default: ``False``.
         reserver_name: default: ``headroom-reserver``, or ``headroom-reserver-<pool>``
             with a ``node_pool``.
         node_selector: extra node labels for the reserver and bursts. Default: none.
@@ -76,8 +84,8 @@ class NodeHeadroom(Construct):
         scope: Construct,
         id: str,
         *,
-        cpu: QuantityLike,
-        memory: QuantityLike,
+        cpu: QuantityLike | None = None,
+        memory: QuantityLike | None = None,
         model: PriorityModel = PriorityModel.GUARDED,
         node_pool: INodePool | None = None,
         namespace: str = "default",
@@ -105,7 +113,25 @@ class NodeHeadroom(Construct):
                 )
         if not isinstance(dedicated_taint, Taint):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
-        if isinstance(node_pool, ISizedNodePool):
+        slices = cpu is not None or memory is not None
+        if slices and (cpu is None or memory is None):
+            missing = "cpu" if cpu is None else "memory"
+            raise HeadroomConfigError(
+                missing,
+                None,
+                "a quantity: slices need both cpu and memory (pass neither for a headroom "
+                "kept by capacity buffers alone)",
+            )
+        if not slices:
+            for prop, given in (("task", task), ("prepull_burst_images", prepull_burst_images)):
+                if given not in (None, False):
+                    raise HeadroomConfigError(
+                        prop,
+                        given,
+                        "no value without slices: the reserver runs it, and a headroom "
+                        "without cpu and memory has no reserver",
+                    )
+        if cpu is not None and memory is not None and isinstance(node_pool, ISizedNodePool):
             self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
         self.dedicated_taint: Taint | None = None
         extra_tolerations = check_tolerations(tolerations, field="tolerations")
@@ -133,65 +159,89 @@ class NodeHeadroom(Construct):
                     "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
                 )
         names.dns_label(reserver_name, field="reserver_name")
+        self.placement = Placement.of(
+            node_pool=node_pool,
+            node_selector=node_selector,
+            tolerations=extra_tolerations,
+            node_affinity=node_affinity,
+        )
+        """Where the headroom's pods go: the pool, selector, affinity and tolerations."""
 
         super().__init__(scope, id)
         self.priority_classes = priority_classes or HeadroomPriorityClasses(
             self, "PriorityClasses", model=self.model
         )
-        self.reserver = HeadroomReserver(
-            self,
-            "Reserver",
-            cpu=cpu,
-            memory=memory,
-            priority_class_name=self.priority_classes.headroom.name,
-            name=reserver_name,
-            namespace=namespace,
-            task=task,
-            node_pool=node_pool,
-            node_selector=node_selector,
-            tolerations=extra_tolerations,
-            node_affinity=node_affinity,
-            labels=labels,
-        )
-        self.reserver.node.add_dependency(self.priority_classes)
+        self._namespace = names.dns_label(namespace, field="namespace")
+        self.reserver: HeadroomReserver | None = None
+        """The slices' DaemonSet; ``None`` for a headroom kept by buffers alone."""
+        if cpu is not None and memory is not None:
+            self.reserver = HeadroomReserver(
+                self,
+                "Reserver",
+                cpu=cpu,
+                memory=memory,
+                priority_class_name=self.priority_classes.headroom.name,
+                name=reserver_name,
+                namespace=namespace,
+                task=task,
+                node_pool=node_pool,
+                node_selector=node_selector,
+                tolerations=extra_tolerations,
+                node_affinity=node_affinity,
+                labels=labels,
+            )
+            self.reserver.node.add_dependency(self.priority_classes)
+        else:
+            self.node.add_validation(_HasBuffer(self))
         self.burst_workloads: list[BurstWorkload] = []
         """The burst workloads added so far."""
+        self.capacity_buffers: list[CapacityBuffer] = []
+        """The capacity buffers added so far."""
         if isinstance(node_pool, KarpenterNodePool):
             # Last, once nothing above can fail, so a rejected headroom leaves the
             # pool as it was. The pod templates read the pool's taints at synthesis.
             if self.dedicated_taint is not None:
                 node_pool.add_taint(self.dedicated_taint)
             pool = node_pool
-            node_pool.watch_slice(
-                lambda node: self._check_slice_on_pool(pool.pool_name, node, cpu, memory)
+            if cpu is not None and memory is not None:
+                slice_cpu, slice_memory = cpu, memory
+                node_pool.watch_slice(
+                    lambda node: self._check_slice_on_pool(
+                        pool.pool_name, node, slice_cpu, slice_memory
+                    )
+                )
+        if self.reserver is not None:
+            broken = check_promises(
+                self.model,
+                cpu=self.reserver.cpu,
+                memory=self.reserver.memory,
+                classes=self.priority_classes.classes,
+                dedicated_taint=self.dedicated_taint,
             )
-        broken = check_promises(
-            self.model,
-            cpu=self.reserver.cpu,
-            memory=self.reserver.memory,
-            classes=self.priority_classes.classes,
-            dedicated_taint=self.dedicated_taint,
-        )
-        if broken:
-            warnings.warn(describe_broken(self.model, broken), HeadroomWarning, stacklevel=2)
+            if broken:
+                warnings.warn(describe_broken(self.model, broken), HeadroomWarning, stacklevel=2)
 
     @property
     def namespace(self) -> str:
-        return self.reserver.namespace
+        return self._namespace
 
     @property
     def slice_description(self) -> str:
-        """The slice per node, e.g. ``500m CPU, 512Mi memory``."""
+        """The slice per node, e.g. ``500m CPU, 512Mi memory``; ``no slices`` without."""
+        if self.reserver is None:
+            return "no slices"
         cores, size = self.reserver.slice
         return f"{format_cpu(cores)} CPU, {format_memory(size)} memory"
 
     def summary(self) -> HeadroomSummary:
-        """What this headroom costs: its share of each node and the pool's worst case.
+        """What this headroom costs: its share of each node and the pool's worst case,
+        and what each capacity buffer holds back.
 
         The share is of the smallest node's estimated allocatable (``NodeSize``); the
         worst case is the slice times the most nodes the pool's limits allow. Both are
-        unknown when the pool does not declare sizes or limits. ``str()`` of the
-        summary is one printable line.
+        unknown when the pool does not declare sizes or limits. A buffer holds back its
+        chunks times the burst pod's requests, whatever the node count. ``str()`` of
+        the summary is printable text, one line per mechanism.
         """
         pool = self.node_pool
         node: NodeSize | None = None
@@ -200,14 +250,15 @@ class NodeHeadroom(Construct):
             node, limits = pool.smallest_node, pool.limit_amounts
         elif pool is None:
             limits = {}  # every node of the cluster: nothing bounds the node count
-        cores, size = self.reserver.slice
+        reserver = self.reserver
         return HeadroomSummary(
-            name=self.reserver.name,
+            name=self.node.id if reserver is None else reserver.name,
             model=self.model.name,
             pool_name=None if pool is None else pool.pool_name,
-            slice=NodeSize(cpu=cores, memory=size),
+            slice=None if reserver is None else NodeSize(*reserver.slice),
             smallest_node=node,
             limits=limits,
+            buffers=tuple(buffer.hold() for buffer in self.capacity_buffers),
         )
 
     def add_burst_workload(self, id: str, **props: Any) -> BurstWorkload:
@@ -221,7 +272,7 @@ class NodeHeadroom(Construct):
         Errors name the field as ``burst_workloads[<name>].<prop>``.
         """
         name = props.get("name", id)
-        with _within_workload(name):
+        with _within("burst_workloads", name):
             return self._add_burst_workload(id, props)
 
     def _add_burst_workload(self, id: str, props: dict[str, Any]) -> BurstWorkload:
@@ -243,7 +294,7 @@ class NodeHeadroom(Construct):
                 props["priority_class_name"],
                 f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
             )
-        placement = self.reserver.placement
+        placement = self.placement
         expected = {
             "node_pool": self.node_pool,
             "node_selector": {
@@ -287,13 +338,66 @@ class NodeHeadroom(Construct):
             **props,
         )
         workload.node.add_dependency(self.priority_classes)
-        if self.prepull_burst_images:
+        if self.prepull_burst_images and self.reserver is not None:
             self.reserver.add_prepull_image(workload.image)
         self.burst_workloads.append(workload)
         return workload
 
+    def add_capacity_buffer(
+        self,
+        workload: BurstWorkload,
+        *,
+        form: CapacityBufferForm = CapacityBufferForm.POD_TEMPLATE,
+        replicas: int | None = None,
+        percentage: int | None = None,
+        limits: Mapping[str, QuantityLike] | None = None,
+        api_version: CapacityBufferVersion = CapacityBufferVersion.V1BETA1,
+        name: str | None = None,
+    ) -> CapacityBuffer:
+        """Keeps room for copies of ``workload``'s pod with a ``CapacityBuffer``.
+
+        ``workload`` is one this headroom holds (``add_burst_workload``); the buffer
+        carries its scheduling shape (requests, pool, selector, affinity, tolerations,
+        the dedicated taint's included) and the headroom's labels. The other props are
+        those of ``CapacityBuffer``; errors name the field as
+        ``capacity_buffers[<name>].<prop>``. Under GUARDED or SEED the pool admits
+        ordinary pods, which can take the buffer's room: a ``HeadroomWarning`` says so.
+        """
+        buffer_name = name if name is not None else f"{getattr(workload, 'name', workload)}-buffer"
+        with _within("capacity_buffers", buffer_name):
+            if workload not in self.burst_workloads:
+                raise HeadroomConfigError(
+                    "workload",
+                    getattr(workload, "name", workload),
+                    f"a burst workload of this headroom: one of "
+                    f"{[w.name for w in self.burst_workloads]} (add it with add_burst_workload)",
+                )
+            id = f"{workload.node.id}Buffer"
+            if self.node.try_find_child(id) is not None:
+                raise HeadroomConfigError(
+                    "workload",
+                    workload.name,
+                    "a workload without a buffer yet: one buffer per burst workload",
+                )
+            buffer = CapacityBuffer(
+                self,
+                id,
+                workload=workload,
+                form=form,
+                replicas=replicas,
+                percentage=percentage,
+                limits=limits,
+                api_version=api_version,
+                name=name,
+                labels=self._labels,
+            )
+        self.capacity_buffers.append(buffer)
+        return buffer
+
     def _check_fit(self, name: object, cpu: QuantityLike, memory: QuantityLike) -> None:
         reserver = self.reserver
+        if reserver is None:
+            return  # no slice to fit in: a buffer's chunk is the burst pod itself
         message = rules.BURST_FITS_SLICE.allowed.format(
             slice=f"{reserver.cpu} CPU, {reserver.memory} memory"
         )
@@ -377,23 +481,26 @@ class HeadroomSummary:
     """What one headroom costs: the share of each node, and the worst case over the pool.
 
     Attributes:
-        name: the reserver DaemonSet's name.
+        name: the reserver DaemonSet's name (the headroom's id without slices).
         model: the priority model's name, e.g. ``GUARDED``.
         pool_name: the targeted pool, or ``None`` for every node.
-        slice: the slice each node holds.
+        slice: the slice each node holds, or ``None`` for a headroom kept by capacity
+            buffers alone.
         smallest_node: the smallest node the pool may launch (fields ``None`` when the
             pool does not say), or ``None`` without a sized pool.
         limits: the pool's limits (``cpu`` in cores, ``memory`` in bytes); empty when
             the pool has none (or there is no pool), ``None`` when a referenced pool
             does not declare them.
+        buffers: what each capacity buffer of the headroom holds back. Default: none.
     """
 
     name: str
     model: str
     pool_name: str | None
-    slice: NodeSize
+    slice: NodeSize | None
     smallest_node: NodeSize | None
     limits: Mapping[str, Fraction] | None
+    buffers: tuple[BufferHold, ...] = ()
 
     @property
     def allocatable(self) -> NodeSize | None:
@@ -404,19 +511,17 @@ class HeadroomSummary:
     def cpu_share(self) -> Fraction | None:
         """The slice's share of the smallest node's allocatable CPU."""
         allocatable = self.allocatable
-        return (
-            None if allocatable is None else _share(self.slice.cpu or Fraction(0), allocatable.cpu)
-        )
+        if allocatable is None or self.slice is None:
+            return None
+        return _share(self.slice.cpu or Fraction(0), allocatable.cpu)
 
     @property
     def memory_share(self) -> Fraction | None:
         """The slice's share of the smallest node's allocatable memory."""
         allocatable = self.allocatable
-        return (
-            None
-            if allocatable is None
-            else _share(self.slice.memory or Fraction(0), allocatable.memory)
-        )
+        if allocatable is None or self.slice is None:
+            return None
+        return _share(self.slice.memory or Fraction(0), allocatable.memory)
 
     @property
     def max_nodes(self) -> int | None:
@@ -429,7 +534,7 @@ class HeadroomSummary:
     def worst_case(self) -> NodeSize | None:
         """The slice times ``max_nodes``: the most the headroom can hold in the pool."""
         count = self.max_nodes
-        if count is None:
+        if count is None or self.slice is None:
             return None
         return NodeSize(
             cpu=None if self.slice.cpu is None else self.slice.cpu * count,
@@ -437,7 +542,16 @@ class HeadroomSummary:
         )
 
     def __str__(self) -> str:
+        """One line for the slices (or ``no slices``), then one per buffer."""
         where = f"pool {self.pool_name}" if self.pool_name else "every node"
+        first = (
+            f"{self.name} ({self.model}) on {where}: no slices"
+            if self.slice is None
+            else self._slice_line(where)
+        )
+        return "\n".join([first, *(str(buffer) for buffer in self.buffers)])
+
+    def _slice_line(self, where: str) -> str:
         line = f"{self.name} ({self.model}) on {where}: {self.slice} per node"
         cpu_share, memory_share = self.cpu_share, self.memory_share
         if cpu_share is not None or memory_share is not None:
@@ -478,13 +592,36 @@ def _describe(placement: Placement) -> str:
     return ", ".join(parts) or "every node"
 
 
+@jsii.implements(IValidation)
+class _HasBuffer:
+    """A headroom without slices must keep its room with at least one buffer; judged
+    at synthesis, once ``add_capacity_buffer`` had its chance."""
+
+    def __init__(self, headroom: NodeHeadroom) -> None:
+        self.headroom = headroom
+
+    def validate(self) -> list[str]:
+        if self.headroom.capacity_buffers:
+            return []
+        return [
+            str(
+                HeadroomConfigError(
+                    f"{self.headroom.node.path}.cpu",
+                    None,
+                    "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): "
+                    "this headroom keeps no room at all",
+                )
+            )
+        ]
+
+
 @contextmanager
-def _within_workload(name: object) -> Iterator[None]:
-    """Names a burst workload's errors ``burst_workloads[<name>].<field>``: a headroom may
-    have several, and a bare ``replicas`` would not say which."""
+def _within(collection: str, name: object) -> Iterator[None]:
+    """Names a child's errors ``<collection>[<name>].<field>``: a headroom may have
+    several burst workloads and buffers, and a bare ``replicas`` would not say which."""
     try:
         yield
     except HeadroomConfigError as error:
         raise HeadroomConfigError(
-            f"burst_workloads[{name}].{error.field}", error.value, error.allowed
+            f"{collection}[{name}].{error.field}", error.value, error.allowed
         ) from None

@@ -255,8 +255,10 @@ def check_slice_fits(
     memory_field: str,
     cpu_value: object,
     memory_value: object,
+    what: str = "a slice",
 ) -> None:
-    """Raises when a slice cannot fit on the smallest node the pool may launch.
+    """Raises when a slice (or ``what`` else a node must hold whole, such as a buffer
+    pod) cannot fit on the smallest node the pool may launch.
 
     The slice is compared to the node's estimated allocatable (see
     ``NodeSize.allocatable``), not its capacity: a reserver larger than that stays
@@ -272,10 +274,10 @@ def check_slice_fits(
         raise HeadroomConfigError(
             field,
             value,
-            f"a slice that fits on the smallest node of pool {pool_name!r}: its "
+            f"{what} that fits on the smallest node of pool {pool_name!r}: its "
             f"{fmt(capacity)} leave about {fmt(max(room, Fraction(0)))} allocatable after "
-            "kube-reserved and eviction; lower the slice or require larger instances "
-            "(instance-cpu, instance-memory or instance-size requirements)",
+            f"kube-reserved and eviction; lower {what.replace('a ', 'the ', 1)} or require "
+            "larger instances (instance-cpu, instance-memory or instance-size requirements)",
         )
 
 

@@ -35,7 +35,10 @@ class BurstFit:
     cpu: str
     memory: str
     replicas: int
-    fits: bool
+    fits: bool | None
+    """``None`` when the headroom has no slices to fit in."""
+    buffer: str | None = None
+    """The workload's capacity buffer, e.g. ``api-buffer x3``; ``None`` without one."""
 
 
 @dataclass(frozen=True)
@@ -60,26 +63,41 @@ def summarize(app: Construct) -> list[HeadroomReport]:
     for headroom in app.node.find_all():
         if not isinstance(headroom, NodeHeadroom):
             continue
-        cores, size = headroom.reserver.slice
+        reserver = headroom.reserver
+        buffers = {
+            buffer.workload: f"{buffer.name} x{buffer.hold().units}"
+            for buffer in headroom.capacity_buffers
+        }
         bursts = tuple(
             BurstFit(
                 name=burst.name,
                 cpu=burst.cpu,
                 memory=burst.memory,
                 replicas=burst.replicas,
-                fits=burst.cpu_cores <= cores and burst.memory_bytes <= size,
+                fits=None
+                if reserver is None
+                else burst.cpu_cores <= reserver.cpu_cores
+                and burst.memory_bytes <= reserver.memory_bytes,
+                buffer=buffers.get(burst),
             )
             for burst in headroom.burst_workloads
         )
         promises = dict(PROMISES[headroom.model])
-        prepull = bool(headroom.reserver.prepull_images)
+        prepull = reserver is not None and bool(reserver.prepull_images)
         promises["P4"] = "grace 0s, " + ("burst images pre-pulled" if prepull else "no pre-pull")
+        if headroom.capacity_buffers:
+            dedicated = all(buffer.dedicated for buffer in headroom.capacity_buffers)
+            promises["buffer"] = (
+                "no preemption; room kept for the burst pods by the pool's taint"
+                if dedicated
+                else "no preemption; BROKEN P1: any pod the nodes admit can take the room"
+            )
         found.append(
             HeadroomReport(
                 path=headroom.node.path,
                 pool=headroom.node_pool.pool_name if headroom.node_pool else "every node",
-                slice_cpu=format_cpu(cores),
-                slice_memory=format_memory(size),
+                slice_cpu="-" if reserver is None else format_cpu(reserver.cpu_cores),
+                slice_memory="-" if reserver is None else format_memory(reserver.memory_bytes),
                 model=headroom.model,
                 bursts=bursts,
                 promises=promises,
@@ -93,17 +111,23 @@ def summarize(app: Construct) -> list[HeadroomReport]:
 def render(summaries: Sequence[HeadroomReport], files: Sequence[str]) -> str:
     """A short plain-text table for the end of ``make synth``."""
     lines = []
-    header = ("pool", "slice per node", "model", "burst workload", "per pod", "fits")
+    header = ("pool", "slice per node", "model", "burst workload", "per pod", "fits", "buffer")
     rows: list[tuple[str, ...]] = []
     for summary in summaries:
         first = (summary.pool, f"{summary.slice_cpu} / {summary.slice_memory}", summary.model.name)
         if not summary.bursts:
-            rows.append((*first, "-", "-", "-"))
+            rows.append((*first, "-", "-", "-", "-"))
         for index, burst in enumerate(summary.bursts):
             lead = first if index == 0 else ("", "", "")
-            fits = "yes" if burst.fits else "NO"
+            fits = {True: "yes", False: "NO", None: "-"}[burst.fits]
             rows.append(
-                (*lead, f"{burst.name} x{burst.replicas}", f"{burst.cpu} / {burst.memory}", fits)
+                (
+                    *lead,
+                    f"{burst.name} x{burst.replicas}",
+                    f"{burst.cpu} / {burst.memory}",
+                    fits,
+                    burst.buffer or "-",
+                )
             )
     widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
     for row in (header, *rows):
@@ -111,7 +135,7 @@ def render(summaries: Sequence[HeadroomReport], files: Sequence[str]) -> str:
             "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         )
     for summary in summaries:
-        lines.append(f"cost: {summary.cost}")
+        lines.extend(f"cost: {line}" for line in str(summary.cost).splitlines())
         lines.append(f"promises for {summary.pool} ({summary.model.name}):")
         lines.extend(f"  {key}: {value}" for key, value in sorted(summary.promises.items()))
     lines.append("files: " + (", ".join(files) if files else "none"))

@@ -416,6 +416,10 @@ def values_from_app(app: Construct) -> Values:
         **class_values["default"],
     }
     reserver = headroom.reserver
+    if reserver is None:
+        raise _unsupported("a headroom with slices (cpu and memory)", headroom.node.path)
+    if headroom.capacity_buffers:
+        raise _unsupported("a headroom without capacity buffers", len(headroom.capacity_buffers))
     pool = headroom.node_pool
     if pool is not None and not isinstance(pool, NodePoolRef):
         raise _unsupported("a node pool given as NodePoolRef", pool.pool_name)

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..documents import read_document
 from ..errors import HeadroomConfigError
 from ..priority import PreemptionPolicy, PriorityClassSpec
 from .model import DisruptionBudget, Node, Pod, Resources, Role
@@ -18,7 +19,6 @@ from .reading import (
     Reader,
     Value,
     label_selector,
-    load_document,
     preemption_policy,
     resources,
     some,
@@ -229,4 +229,4 @@ def _check_fit(cluster: ClusterFile, pods: Value) -> None:
 
 def read_cluster(path: Path) -> ClusterFile:
     """Loads a cluster file (YAML or JSON)."""
-    return load_cluster(load_document(path), source=str(path))
+    return load_cluster(read_document(path), source=str(path))

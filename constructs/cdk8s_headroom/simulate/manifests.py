@@ -1,22 +1,25 @@
-"""Reading synthesized manifests: PriorityClasses, DaemonSets and Deployments.
+"""Reading synthesized manifests: PriorityClasses, DaemonSets, Deployments, and
+CapacityBuffers with their PodTemplates.
 
 Every DaemonSet is taken as a headroom reserver and every Deployment as a burst
-workload, which is what this library emits. Pod template fields that change scheduling
+workload, which is what this library emits. A CapacityBuffer's count is the one the
+autoscaler computes: ``replicas``, or ``percentage`` of the scalable Deployment's
+replicas rounded up to at least 1, capped by ``limits`` on cpu and memory (as many
+chunks as fit, when they are the only count). Pod template fields that change scheduling
 in ways the simulator does not model (inter-pod affinity, topology spread, volumes
 that bind storage, host ports, extended resources...) make the input unsupported.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from ..errors import HeadroomConfigError
+from ..capacitybufferapi import API_GROUP, rule_errors, version_of
+from ..documents import read_objects
 from ..kube import CLUSTER_SCOPED_KINDS
-from ..output import MANIFEST_SUFFIX
 from ..priority import PriorityClassSpec
 from .model import Placement, Resources
 from .reading import (
@@ -27,10 +30,11 @@ from .reading import (
     preemption_policy,
     tolerations,
 )
-from .workloads import PodTemplate, Workload
+from .workloads import Buffer, PodTemplate, Workload
 
 MODELS = (
-    "The simulator reads PriorityClasses, DaemonSets and Deployments; in pod templates it "
+    "The simulator reads PriorityClasses, DaemonSets, Deployments, CapacityBuffers and "
+    "their PodTemplates; in pod templates it "
     "models container and init container cpu/memory requests, overhead, "
     "priorityClassName, nodeSelector, required node affinity and tolerations "
     "(see docs/simulate.md)."
@@ -107,6 +111,7 @@ class Manifests:
     classes: list[tuple[PriorityClassSpec, str]] = field(default_factory=list)
     daemonsets: list[Workload] = field(default_factory=list)
     deployments: list[Workload] = field(default_factory=list)
+    buffers: list[Buffer] = field(default_factory=list)
     not_simulated: list[str] = field(default_factory=list)
 
 
@@ -236,7 +241,123 @@ def _workload(value: Value, kind: str, name: str, namespace: str) -> Workload:
     return Workload(kind, name, namespace, replicas, pod_template(spec["template"], namespace))
 
 
-def _read_document(manifests: Manifests, document: object, reader: Reader, index: int) -> None:
+@dataclass(frozen=True)
+class _BufferSpec:
+    """A CapacityBuffer as read, before its reference is resolved."""
+
+    value: Value
+    name: str
+    namespace: str
+    template: str | None
+    deployment: str | None
+    replicas: int | None
+    percentage: int | None
+    limits: tuple[int | None, int | None]
+    """cpu (millicores) and memory (bytes) limits; ``None`` where not given."""
+
+
+def _buffer_spec(value: Value, name: str, namespace: str) -> _BufferSpec:
+    fields = value.fields(
+        ("spec",), required=("spec",), ignored=("apiVersion", "kind", "metadata", "status")
+    )
+    spec = fields["spec"]
+    if version_of(value.mapping()) is None:
+        raise value.child("apiVersion").fail(
+            f"{API_GROUP}/v1beta1 or {API_GROUP}/v1alpha1, the versions the simulator reads"
+        )
+    broken = rule_errors(spec.mapping())
+    if broken:
+        raise spec.fail("; ".join(broken))
+    given = spec.fields(
+        ("podTemplateRef", "scalableRef", "replicas", "percentage", "limits"),
+        ignored=("provisioningStrategy",),
+    )
+    template = None
+    if not given["podTemplateRef"].is_null():
+        reference = given["podTemplateRef"].fields(("name",), required=("name",))
+        template = reference["name"].text(allow_empty=False)
+    deployment = None
+    if not given["scalableRef"].is_null():
+        scalable = given["scalableRef"].fields(
+            ("apiGroup", "kind", "name"), required=("kind", "name")
+        )
+        if (scalable["apiGroup"].text_or("apps"), scalable["kind"].text()) != (
+            "apps",
+            "Deployment",
+        ):
+            raise given["scalableRef"].fail(
+                "a Deployment (apiGroup apps), the kind the simulator reads"
+            )
+        deployment = scalable["name"].text(allow_empty=False)
+    amounts = given["limits"].fields(("cpu", "memory"))
+    limits = tuple(
+        None if amounts[name].is_null() else amounts[name].quantity(unit)
+        for name, unit in (("cpu", 1000), ("memory", 1))
+    )
+    return _BufferSpec(
+        value=value,
+        name=name,
+        namespace=namespace,
+        template=template,
+        deployment=deployment,
+        replicas=None if given["replicas"].is_null() else given["replicas"].integer(minimum=0),
+        percentage=None
+        if given["percentage"].is_null()
+        else given["percentage"].integer(minimum=0),
+        limits=(limits[0], limits[1]),
+    )
+
+
+def _units(spec: _BufferSpec, request: Resources, scalable: Workload | None) -> int:
+    """The autoscaler's count of chunks. With both ``replicas`` and ``percentage`` it is
+    the smaller, as Karpenter (and Cluster Autoscaler up to 1.36.1) compute it."""
+    counts = [] if spec.replicas is None else [spec.replicas]
+    if spec.percentage is not None and scalable is not None:
+        counts.append(max(1, math.ceil(spec.percentage * scalable.replicas / 100)))
+    for limit, per_pod in zip(spec.limits, (request.cpu, request.memory), strict=True):
+        if limit is not None and per_pod > 0:
+            counts.append(limit // per_pod)
+    return min(counts, default=0)
+
+
+def _resolve_buffers(
+    manifests: Manifests, specs: list[_BufferSpec], templates: dict[tuple[str, str], Value]
+) -> None:
+    deployments = {(w.namespace, w.name): w for w in manifests.deployments}
+    for spec in specs:
+        scalable = None
+        if spec.template is not None:
+            found = templates.get((spec.namespace, spec.template))
+            if found is None:
+                raise (
+                    spec.value.child("spec")
+                    .child("podTemplateRef")
+                    .fail("the name of a PodTemplate of the manifests in the buffer's namespace")
+                )
+            fields = found.fields(
+                ("template",), required=("template",), ignored=("apiVersion", "kind", "metadata")
+            )
+            template = pod_template(fields["template"], spec.namespace)
+        else:
+            scalable = deployments.get((spec.namespace, spec.deployment or ""))
+            if scalable is None:
+                raise (
+                    spec.value.child("spec")
+                    .child("scalableRef")
+                    .fail("the name of a Deployment of the manifests in the buffer's namespace")
+                )
+            template = scalable.template
+        units = _units(spec, template.requests, scalable)
+        manifests.buffers.append(Buffer(spec.name, spec.namespace, template, units))
+
+
+def _read_document(
+    manifests: Manifests,
+    document: object,
+    reader: Reader,
+    index: int,
+    pending: tuple[list[_BufferSpec], dict[tuple[str, str], Value]],
+) -> None:
     root = Value(reader, document, f"[{index}]")
     header = root.mapping()
     kind = header.get("kind")
@@ -250,35 +371,23 @@ def _read_document(manifests: Manifests, document: object, reader: Reader, index
     elif kind in ("DaemonSet", "Deployment"):
         workload = _workload(value, kind, name, namespace)
         (manifests.daemonsets if kind == "DaemonSet" else manifests.deployments).append(workload)
+    elif kind == "CapacityBuffer":
+        pending[0].append(_buffer_spec(value, name, namespace))
+    elif kind == "PodTemplate":
+        # Read when a buffer names it: a PodTemplate alone schedules nothing.
+        pending[1][(namespace, name)] = value
     elif isinstance(kind, str) and kind in NO_SCHEDULING_EFFECT:
         manifests.not_simulated.append(f"{value.path}: {NO_SCHEDULING_EFFECT[kind]}")
     else:
         reader.unsupported.append(f"{value.path}: a kind the simulator does not place or read")
 
 
-def read_manifests(folder: Path) -> Manifests:
-    """Reads every ``*.k8s.yaml`` file under ``folder``, in name order."""
-    if not folder.is_dir():
-        raise HeadroomConfigError(
-            "--manifests", str(folder), f"a folder of synthesized {MANIFEST_SUFFIX} files"
-        )
-    files = sorted(folder.rglob(f"*{MANIFEST_SUFFIX}"))
-    if not files:
-        raise HeadroomConfigError(
-            "--manifests",
-            str(folder),
-            f"a folder that holds {MANIFEST_SUFFIX} files (run cdk8s synth)",
-        )
-    sources = []
-    for path in files:
-        try:
-            documents = list(yaml.safe_load_all(path.read_text()))
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark
-            where = f"{path}: line {mark.line + 1}" if mark else str(path)
-            raise HeadroomConfigError(where, error.problem, "valid YAML") from None
-        sources.append((str(path), documents))
-    return manifests_from_objects(sources, source=str(folder))
+def read_manifests(path: Path) -> Manifests:
+    """Reads every manifest file of a folder (recursively, in name order), or one file."""
+    by_file: dict[str, list[object]] = {}
+    for item in read_objects(path):
+        by_file.setdefault(item.file, []).append(item.obj)
+    return manifests_from_objects(by_file.items(), source=str(path))
 
 
 def manifests_from_objects(
@@ -288,12 +397,18 @@ def manifests_from_objects(
     field or kind of every file is listed in one ``UnsupportedInputError``."""
     manifests = Manifests()
     problems: list[str] = []
+    pending: tuple[list[_BufferSpec], dict[tuple[str, str], Value]] = ([], {})
+    readers = []
     for name, documents in sources:
         reader = Reader(name, MODELS)
+        readers.append(reader)
         objects = [document for document in documents if document is not None]
         for index, document in enumerate(objects):
-            _read_document(manifests, document, reader, index)
-        problems += [f"{name}: {item}" for item in reader.unsupported]
+            _read_document(manifests, document, reader, index, pending)
+    # After every file: a buffer may name a PodTemplate or Deployment of another file.
+    _resolve_buffers(manifests, *pending)
+    for reader in readers:
+        problems += [f"{reader.source}: {item}" for item in reader.unsupported]
     if problems:
         raise UnsupportedInputError(source, problems, MODELS)
     return manifests

@@ -26,6 +26,8 @@ class Role(Enum):
     ORDINARY = "ordinary"
     HEADROOM = "headroom"
     BURST = "burst"
+    BUFFER = "buffer"
+    """A CapacityBuffer's placeholder: it exists only inside the autoscaler."""
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,18 @@ from .report import Usage, WhatIfReport
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-_COLOURS = {Role.ORDINARY: "#9e9e9e", Role.HEADROOM: "#1f77b4", Role.BURST: "#ff7f0e"}
-_LABELS = {Role.ORDINARY: "ordinary pods", Role.HEADROOM: "headroom", Role.BURST: "burst pods"}
+_COLOURS = {
+    Role.ORDINARY: "#9e9e9e",
+    Role.HEADROOM: "#1f77b4",
+    Role.BURST: "#ff7f0e",
+    Role.BUFFER: "#aec7e8",
+}
+_LABELS = {
+    Role.ORDINARY: "ordinary pods",
+    Role.HEADROOM: "headroom",
+    Role.BURST: "burst pods",
+    Role.BUFFER: "buffer room (kept free)",
+}
 
 
 def plot_report(report: WhatIfReport, path: Path) -> None:

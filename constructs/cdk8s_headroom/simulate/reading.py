@@ -9,14 +9,10 @@ so ``Reader.finish`` refuses the whole input and lists them.
 from __future__ import annotations
 
 import calendar
-import json
 import math
 import re
 from collections.abc import Collection, Mapping
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from ..errors import HeadroomConfigError
 from ..priority import PreemptionPolicy
@@ -379,28 +375,3 @@ def resources(value: Value) -> Resources:
     return Resources(
         cpu=fields["cpu"].quantity_or(0, 1000), memory=fields["memory"].quantity_or(0, 1)
     )
-
-
-def load_document(path: Path) -> object:
-    """One JSON or YAML document; syntax errors name the line."""
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise HeadroomConfigError(
-            str(path), str(path), f"a readable file ({error.strerror})"
-        ) from None
-    if path.suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            where = f"{path}: line {error.lineno}, column {error.colno}"
-            raise HeadroomConfigError(where, error.msg, "valid JSON") from None
-    try:
-        # The C loader, when PyYAML has it, reads large cluster files several times faster.
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark
-        where = f"{path}: line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
-        raise HeadroomConfigError(where, error.problem, "valid YAML or JSON") from None
-    except yaml.YAMLError as error:
-        raise HeadroomConfigError(str(path), str(error), "valid YAML or JSON") from None

@@ -34,6 +34,10 @@ class WhatIfReport:
     after: Usage
     """Per node and role, after the bursts and the recreations."""
     not_simulated: list[str]
+    buffers: tuple[Event, ...] = ()
+    """Each buffer placeholder at establishment: the room it holds, or none."""
+    refills: tuple[Event, ...] = ()
+    """The placeholders whose room was taken, held again where room came back."""
 
     def to_json(self) -> dict[str, object]:
         def usage(snapshot: Usage) -> dict[str, object]:
@@ -46,7 +50,7 @@ class WhatIfReport:
             }
 
         placed = [e for e in self.establishment if e.decision.node is not None]
-        return {
+        document: dict[str, object] = {
             "nodes": self.nodes,
             "establishment": {
                 "running": len(placed),
@@ -59,22 +63,45 @@ class WhatIfReport:
             "usage": {"before": usage(self.before), "after": usage(self.after)},
             "not_simulated": self.not_simulated,
         }
+        if self.buffers:
+            held = [e for e in self.buffers if e.decision.node is not None]
+            document["buffers"] = {
+                "held": len(held),
+                "need_new_nodes": len(self.buffers) - len(held),
+                "events": [e.to_json() for e in self.buffers],
+                "refills": [e.to_json() for e in self.refills],
+            }
+        return document
 
     def render(self) -> str:
         lines = []
         pending = [e for e in self.establishment if e.decision.node is None]
         running = len(self.establishment) - len(pending)
-        lines.append(
-            f"Headroom established: {running}/{len(self.establishment)} reserver pods running, "
-            f"{len(pending)} pending"
-        )
+        if self.establishment or not self.buffers:
+            lines.append(
+                f"Headroom established: {running}/{len(self.establishment)} reserver pods "
+                f"running, {len(pending)} pending"
+            )
         lines += [
             f"  {_describe(e)}" for e in self.establishment if e.victims or e.decision.node is None
         ]
+        if self.buffers:
+            homeless = sum(1 for e in self.buffers if e.decision.node is None)
+            lines.append(
+                f"Buffers established: {len(self.buffers) - homeless}/{len(self.buffers)} "
+                f"placeholders hold room on the nodes, {homeless} need new nodes "
+                "(the autoscaler adds them)"
+            )
         lines.append(f"Burst arrivals ({len(self.arrivals)}):")
         lines += [f"  {_describe(e)}" for e in self.arrivals]
         lines.append(f"Recreated pods ({len(self.recreations)}):")
         lines += [f"  {_describe(e)}" for e in self.recreations]
+        if self.refills:
+            unplaced = sum(1 for e in self.refills if e.decision.node is None)
+            lines.append(
+                f"Buffer room taken ({len(self.refills)} placeholders): {unplaced} wait for new "
+                "nodes the autoscaler adds, the rest are held again"
+            )
         lines.append("Verdict:")
         lines += [f"  {v.promise} {v.label}: {v.reason}" for v in self.verdicts]
         if self.not_simulated:
@@ -99,6 +126,8 @@ def _describe(event: Event) -> str:
     if event.victims:
         evicted = ", ".join(f"{v.name} ({v.role.value})" for v in event.victims)
         text += f", evicts {evicted}"
+    if event.took_buffer:
+        text += ", takes the buffer room of " + ", ".join(p.name for p in event.took_buffer)
     return text
 
 
@@ -146,8 +175,13 @@ def run_whatif(
         for daemonset in manifests.daemonsets
         for event in simulation.establish_daemonset(daemonset)
     ]
-    before = usage_by_role(state)
-    p1 = judge_p1(state, _ordinary_classes(state, classes))
+    # The autoscaler keeps the buffers' room beside what is running once the
+    # reservers are in place.
+    buffers = tuple(
+        event for buffer in manifests.buffers for event in simulation.hold_buffer(buffer)
+    )
+    before = usage_by_role(state, simulation.held)
+    p1 = judge_p1(state, _ordinary_classes(state, classes), simulation.held)
     counts = dict(bursts or {})
     arrivals = [
         event
@@ -157,6 +191,7 @@ def run_whatif(
         )
     ]
     recreations = simulation.recreate()
+    refills = tuple(simulation.refill())
     return WhatIfReport(
         nodes=[node.name for node in state.nodes],
         allocatable={node.name: node.node.allocatable for node in state.nodes},
@@ -165,6 +200,8 @@ def run_whatif(
         recreations=recreations,
         verdicts=[p1, judge_p2(arrivals), judge_p3(recreations)],
         before=before,
-        after=usage_by_role(state),
+        after=usage_by_role(state, simulation.held),
         not_simulated=manifests.not_simulated,
+        buffers=buffers,
+        refills=refills,
     )

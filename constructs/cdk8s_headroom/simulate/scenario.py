@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..documents import read_document
 from .model import DisruptionBudget, Node, Placement, Pod, Resources
 from .reading import (
     Reader,
     Value,
     label_selector,
-    load_document,
     node_selector_terms,
     preemption_policy,
     resources,
@@ -207,7 +207,7 @@ def load_scenario(data: object, *, source: str = "scenario") -> Scenario:
 
 def read_scenario(path: Path) -> Scenario:
     """Loads a scenario file (JSON or YAML)."""
-    return load_scenario(load_document(path), source=str(path))
+    return load_scenario(read_document(path), source=str(path))
 
 
 def decide(scenario: Scenario) -> Decision:

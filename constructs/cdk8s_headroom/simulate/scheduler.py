@@ -151,6 +151,14 @@ def _fits(request: Resources, node: Node, cpu: int, memory: int, count: int) -> 
     return not (request.memory > 0 and request.memory > node.allocatable.memory - memory)
 
 
+def fits_beside(request: Resources, state: NodeState, held: Sequence[Pod]) -> bool:
+    """Whether ``request`` fits on the node beside its pods and the ``held`` pods, which
+    count against it without being bound (a CapacityBuffer's placeholders)."""
+    cpu = state.cpu + sum(pod.requests.cpu for pod in held)
+    memory = state.memory + sum(pod.requests.memory for pod in held)
+    return _fits(request, state.node, cpu, memory, len(state.pods) + len(held))
+
+
 def resource_status(request: Resources, state: NodeState) -> tuple[Code, list[str]]:
     """NodeResourcesFit's status and reasons for ``state`` as it is."""
     node = state.node

@@ -7,10 +7,19 @@ read the recorded events:
 
 - P1: a probe pod of each ordinary class, pinned to a node that holds a headroom pod
   and sized so that it fits only by evicting a slice's worth of pods: does its
-  preemption take the headroom pod?
-- P2: did every burst arrival that had a slice it fits in within reach take it by
-  preempting the headroom, without evicting an ordinary pod?
+  preemption take the headroom pod? And can an ordinary pod reach a node where a
+  buffer holds room?
+- P2: did every burst arrival that had a slice or buffer room it fits in within reach
+  take it (a slice by preempting the headroom, buffer room without preemption),
+  without evicting an ordinary pod?
 - P3: did every recreated headroom pod evict nobody?
+
+A ``CapacityBuffer``'s placeholders exist only inside the autoscaler: ``hold_buffer``
+puts each on the first node of its placement with room for it beside the pods and the
+placeholders held already (the autoscaler adds nodes for the rest), without binding
+it. The scheduler never sees them, so any pod that lands on the room takes it without
+preemption; the placeholders that no longer fit are displaced, and ``refill`` holds
+them again where room has come back.
 """
 
 from __future__ import annotations
@@ -20,11 +29,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from ..priority import PriorityClassSpec
+from ..priority import PreemptionPolicy, PriorityClassSpec
 from ..scheduling import TaintEffect, Toleration, TolerationOperator
 from .model import Placement, Pod, Resources, Role
-from .scheduler import ClusterState, Decision, apply, placement_problem, schedule
-from .workloads import ClassRegistry, Workload
+from .scheduler import ClusterState, Decision, apply, fits_beside, placement_problem, schedule
+from .workloads import Buffer, ClassRegistry, Workload
 
 DAEMONSET_TOLERATIONS = tuple(
     Toleration(f"node.kubernetes.io/{key}", TolerationOperator.EXISTS, "", effect)
@@ -47,6 +56,7 @@ class Step(Enum):
     ARRIVAL = "arrival"
     RECREATION = "recreation"
     QUEUE = "queue"
+    REFILL = "refill"
 
 
 @dataclass(frozen=True)
@@ -56,8 +66,10 @@ class Event:
     step: Step
     decision: Decision
     slice_within_reach: bool = False
-    """For arrivals: a headroom pod at least as large as this pod was running on a node
-    this pod may use, so P2 applies to it."""
+    """For arrivals: a headroom pod or buffer placeholder at least as large as this pod
+    held room on a node this pod may use, so P2 applies to it."""
+    took_buffer: tuple[Pod, ...] = ()
+    """The buffer placeholders whose room this pod took (displaced, not evicted)."""
 
     @property
     def pod(self) -> Pod:
@@ -68,7 +80,7 @@ class Event:
         return self.decision.victims
 
     def to_json(self) -> dict[str, object]:
-        return {
+        document: dict[str, object] = {
             "pod": self.pod.name,
             "role": self.pod.role.value,
             "node": self.decision.node,
@@ -78,6 +90,9 @@ class Event:
             ],
             "reason": self.decision.reason,
         }
+        if self.took_buffer:
+            document["took_buffer_room_of"] = [pod.name for pod in self.took_buffer]
+        return document
 
 
 def _recreated_name(name: str) -> str:
@@ -95,6 +110,10 @@ class Simulation:
         self.pending: list[Pod] = []
         """Pods that did not schedule, in creation order (the queue's tie-break)."""
         self._to_recreate: list[Pod] = []
+        self.held: list[Pod] = []
+        """Buffer placeholders holding room, ``node`` set but not bound."""
+        self.displaced: list[Pod] = []
+        """Buffer placeholders without room on the nodes: the autoscaler adds nodes."""
         self._clock = max(
             (pod.start_time for pod in state.pods() if pod.start_time is not None), default=0
         )
@@ -102,23 +121,85 @@ class Simulation:
     def place(self, pod: Pod, step: Step) -> Event:
         wanted = pod.requests
         within_reach = step is Step.ARRIVAL and any(
-            other.role is Role.HEADROOM
+            other.role in (Role.HEADROOM, Role.BUFFER)
             and other.requests.cpu >= wanted.cpu
             and other.requests.memory >= wanted.memory
             for node in self.state.reachable(pod.placement)
-            for other in node.pods
+            for other in [*node.pods, *self._held_on(node.name)]
         )
         decision = schedule(self.state, pod)
         apply(self.state, decision)
+        taken: tuple[Pod, ...] = ()
         if decision.node is None:
             self.pending.append(pod)
         else:
             self._clock += _SECOND
             pod.start_time = self._clock
+            taken = self._displace(decision.node)
         self._to_recreate += [victim for victim in decision.victims if victim.owner]
-        event = Event(step, decision, within_reach)
+        event = Event(step, decision, within_reach, taken)
         self.events.append(event)
         return event
+
+    def _held_on(self, node: str) -> list[Pod]:
+        return [pod for pod in self.held if pod.node == node]
+
+    def _displace(self, node: str) -> tuple[Pod, ...]:
+        """The placeholders on ``node`` that no longer fit beside its pods, last held
+        first out: their room was taken, and the autoscaler must find them more."""
+        state = self.state.get(node)
+        assert state is not None
+        kept: list[Pod] = []
+        displaced: list[Pod] = []
+        for pod in self._held_on(node):
+            if fits_beside(pod.requests, state, kept):
+                kept.append(pod)
+            else:
+                displaced.append(pod)
+        for pod in displaced:
+            self.held.remove(pod)
+            pod.node = None
+        self.displaced += displaced
+        return tuple(displaced)
+
+    def hold_buffer(self, buffer: Buffer, step: Step = Step.ESTABLISH) -> list[Event]:
+        """The buffer's placeholders, each held where the autoscaler finds room now."""
+        return [
+            self._hold(
+                buffer.template.instantiate(
+                    f"{buffer.name}-{index}", self.classes, role=Role.BUFFER, owner=buffer.ref
+                ),
+                step,
+            )
+            for index in range(1, buffer.units + 1)
+        ]
+
+    def _hold(self, pod: Pod, step: Step) -> Event:
+        # Placeholders evict nobody: the autoscaler only looks for free room.
+        pod.preemption_policy = PreemptionPolicy.NEVER
+        node = next(
+            (
+                state.name
+                for state in self.state.reachable(pod.placement)
+                if fits_beside(pod.requests, state, self._held_on(state.name))
+            ),
+            None,
+        )
+        if node is None:
+            self.displaced.append(pod)
+            reason = "no room on the nodes: the autoscaler adds a node for it"
+        else:
+            self.held.append(pod)
+            reason = "room held free by the autoscaler"
+        pod.node = node
+        event = Event(step, Decision(pod, eligible=False, node=node, reason=reason))
+        self.events.append(event)
+        return event
+
+    def refill(self) -> list[Event]:
+        """The displaced placeholders, held again where room has come back."""
+        displaced, self.displaced = self.displaced, []
+        return [self._hold(pod, Step.REFILL) for pod in displaced]
 
     def establish_daemonset(self, daemonset: Workload) -> list[Event]:
         """One pod per node that the DaemonSet controller selects (selector, affinity,
@@ -188,14 +269,20 @@ class Simulation:
         return [self.place(pod, Step.QUEUE) for pod in queue]
 
 
-def usage_by_role(state: ClusterState) -> dict[str, dict[Role, Resources]]:
-    """Per node, the requests of the pods of each role."""
+def usage_by_role(
+    state: ClusterState, held: Iterable[Pod] = ()
+) -> dict[str, dict[Role, Resources]]:
+    """Per node, the requests of the pods of each role, and the room ``held`` buffer
+    placeholders keep free."""
     usage: dict[str, dict[Role, Resources]] = {}
     for node in state.nodes:
         per_role = {role: Resources() for role in Role}
         for pod in node.pods:
             per_role[pod.role] += pod.requests
         usage[node.name] = per_role
+    for pod in held:
+        if pod.node is not None:
+            usage[pod.node][Role.BUFFER] += pod.requests
     return usage
 
 
@@ -220,8 +307,34 @@ def _class_label(info: PriorityClassSpec) -> str:
     return f"{name} ({info.value}, {info.preemption_policy.value})"
 
 
-def judge_p1(state: ClusterState, ordinary: Iterable[PriorityClassSpec]) -> Verdict:
-    """P1: can a pod of an ordinary class take a reserved slice by preemption?"""
+def judge_p1(
+    state: ClusterState, ordinary: Iterable[PriorityClassSpec], held: Sequence[Pod] = ()
+) -> Verdict:
+    """P1: can a pod of an ordinary class take a reserved slice by preemption, or
+    buffer room by landing on it?"""
+    open_room = [
+        f"{pod.name} on {pod.node}"
+        for pod in held
+        if pod.node is not None
+        and (host := state.get(pod.node)) is not None
+        and placement_problem(Placement(), host.node) is None
+    ]
+    buffers = (
+        "ordinary pods can take the room buffer placeholders hold ("
+        + ", ".join(open_room)
+        + "): it is free capacity, reserved for no pod in particular; only a taint the "
+        "burst pods alone tolerate keeps it"
+    )
+    slices = _judge_slices(state, ordinary)
+    if open_room:
+        reason = f"{slices.reason}; {buffers}" if slices.holds is False else buffers
+        return Verdict("P1", False, reason)
+    if held and slices.holds is None:
+        return Verdict("P1", True, "no ordinary pod can reach the nodes where buffers hold room")
+    return slices
+
+
+def _judge_slices(state: ClusterState, ordinary: Iterable[PriorityClassSpec]) -> Verdict:
     hosts = [n for n in state.nodes if any(p.role is Role.HEADROOM for p in n.pods)]
     if not hosts:
         return Verdict("P1", None, "no headroom pod is running, so there is no slice to take")
@@ -268,6 +381,7 @@ def judge_p2(events: Sequence[Event]) -> Verdict:
     """P2: a burst pod with a slice within reach takes it, and evicts no ordinary pod."""
     broken: list[str] = []
     took = 0
+    took_room = 0
     beyond = 0
     for event in events:
         pod = event.pod
@@ -284,6 +398,8 @@ def judge_p2(events: Sequence[Event]) -> Verdict:
             broken.append(f"{pod.name} stayed pending with a slice within reach")
         elif any(v.role is Role.HEADROOM for v in event.victims):
             took += 1
+        elif event.took_buffer:
+            took_room += 1
     note = (
         f"; {beyond} more arrived with no slice they fit in within reach and evicted "
         "ordinary pods, as any higher-priority pod does"
@@ -292,10 +408,16 @@ def judge_p2(events: Sequence[Event]) -> Verdict:
     )
     if broken:
         return Verdict("P2", False, "; ".join(broken) + note)
-    if took:
-        return Verdict(
-            "P2", True, f"{took} burst pod(s) took a slice and evicted no ordinary pod{note}"
+    if took or took_room:
+        what = " and ".join(
+            text
+            for count, text in (
+                (took, f"{took} burst pod(s) took a slice"),
+                (took_room, f"{took_room} took buffer room without preemption"),
+            )
+            if count
         )
+        return Verdict("P2", True, f"{what} and evicted no ordinary pod{note}")
     return Verdict("P2", None, "no burst pod needed a slice" + note)
 
 

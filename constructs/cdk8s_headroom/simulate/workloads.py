@@ -120,3 +120,18 @@ class Workload:
     @property
     def ref(self) -> str:
         return f"{self.kind} {self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A ``CapacityBuffer`` of the manifests: ``units`` placeholders of ``template``'s
+    shape, which the autoscaler keeps room for and nothing schedules."""
+
+    name: str
+    namespace: str
+    template: PodTemplate
+    units: int
+
+    @property
+    def ref(self) -> str:
+        return f"CapacityBuffer {self.namespace}/{self.name}"

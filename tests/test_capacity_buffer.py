@@ -1,0 +1,326 @@
+"""CapacityBuffer: the pod-template and scalable forms, from NodeHeadroom and standalone,
+slices and buffers on one pool, the refusals, and what a buffer holds back."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from pathlib import Path
+from typing import Any
+
+import cdk8s
+import pytest
+
+from cdk8s_headroom import (
+    DEFAULT_DEDICATED_TAINT,
+    BurstWorkload,
+    CapacityBuffer,
+    CapacityBufferForm,
+    CapacityBufferVersion,
+    HeadroomConfigError,
+    HeadroomWarning,
+    KarpenterNodePool,
+    NodeClassRef,
+    NodeHeadroom,
+    NodePoolRef,
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
+    PriorityModel,
+    ReserverTask,
+    Taint,
+    podsecurity,
+    synth,
+)
+from cdk8s_headroom.summary import render, summarize
+from tests.conftest import Manifest, find, find_all
+
+IMAGE = "registry.example/checkout:1"
+
+
+def dedicated(chart: cdk8s.Chart, **props: Any) -> NodeHeadroom:
+    pool = NodePoolRef.karpenter("burst", taints=[DEFAULT_DEDICATED_TAINT])
+    return NodeHeadroom(
+        chart, "headroom", model=PriorityModel.DEDICATED_POOL, node_pool=pool, **props
+    )
+
+
+def sized_pool(chart: cdk8s.Chart, cpus: str = "4") -> KarpenterNodePool:
+    pool = KarpenterNodePool(chart, "pool", limits={"cpu": "64"})
+    pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, [cpus])
+    return pool
+
+
+def test_the_pod_template_form_carries_the_burst_pods_scheduling_shape_and_a_pause_container(
+    chart: cdk8s.Chart, synth: Any
+) -> None:
+    headroom = dedicated(
+        chart,
+        node_affinity=[
+            NodeSelectorRequirement("topology.kubernetes.io/zone", NodeSelectorOperator.IN, ("a",))
+        ],
+    )
+    workload = headroom.add_burst_workload(
+        "checkout", image=IMAGE, cpu="250m", memory="256Mi", memory_limit="512Mi"
+    )
+    headroom.add_capacity_buffer(workload, replicas=4)
+    objects = synth(chart)
+
+    buffer = find(objects, "CapacityBuffer", "checkout-buffer")
+    assert buffer["apiVersion"] == "autoscaling.x-k8s.io/v1beta1"
+    assert buffer["spec"] == {
+        "podTemplateRef": {"name": "checkout-buffer"},
+        "provisioningStrategy": "buffer.x-k8s.io/active-capacity",
+        "replicas": 4,
+    }
+    template = find(objects, "PodTemplate", "checkout-buffer")["template"]["spec"]
+    burst = find(objects, "Deployment", "checkout")["spec"]["template"]["spec"]
+    for field in ("nodeSelector", "affinity", "tolerations"):
+        assert template[field] == burst[field], field
+    assert {
+        "key": "headroom.cdk8s.io/burst",
+        "operator": "Equal",
+        "value": "true",
+        "effect": "NoSchedule",
+    } in template["tolerations"]
+    (pause,) = template["containers"]
+    assert pause["image"] == "registry.k8s.io/pause:3.10"
+    assert pause["resources"] == {
+        "requests": {"cpu": "250m", "memory": "256Mi"},
+        "limits": {"cpu": "250m", "memory": "512Mi"},
+    }
+    assert "priorityClassName" not in template
+
+
+def test_the_scalable_form_refers_to_the_burst_deployment_with_a_percentage(
+    chart: cdk8s.Chart, synth: Any
+) -> None:
+    headroom = dedicated(chart)
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi", replicas=10)
+    buffer = headroom.add_capacity_buffer(
+        workload, form=CapacityBufferForm.SCALABLE, percentage=20, limits={"cpu": "4"}
+    )
+    objects = synth(chart)
+    assert find_all(objects, "PodTemplate") == []
+    assert find(objects, "CapacityBuffer")["spec"] == {
+        "scalableRef": {"apiGroup": "apps", "kind": "Deployment", "name": "api"},
+        "provisioningStrategy": "buffer.x-k8s.io/active-capacity",
+        "percentage": 20,
+        "limits": {"cpu": "4"},
+    }
+    assert buffer.hold().units == 2
+
+
+def test_v1alpha1_is_a_choice_for_cluster_autoscaler_1_34(chart: cdk8s.Chart, synth: Any) -> None:
+    headroom = dedicated(chart)
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
+    headroom.add_capacity_buffer(workload, replicas=1, api_version=CapacityBufferVersion.V1ALPHA1)
+    assert find(synth(chart), "CapacityBuffer")["apiVersion"] == "autoscaling.x-k8s.io/v1alpha1"
+
+
+def test_slices_and_a_buffer_keep_one_pool_together(chart: cdk8s.Chart, synth: Any) -> None:
+    headroom = dedicated(chart, cpu="500m", memory="512Mi")
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="500m", memory="512Mi")
+    headroom.add_capacity_buffer(workload, replicas=2)
+    objects = synth(chart)
+    assert [o["kind"] for o in objects if o["kind"] in ("DaemonSet", "CapacityBuffer")] == [
+        "DaemonSet",
+        "CapacityBuffer",
+    ]
+    assert str(headroom.summary()).splitlines()[1] == (
+        "buffer api-buffer: 2 x (500m CPU, 512Mi memory) = 1 CPU, 1Gi memory held back, "
+        "whatever the node count"
+    )
+
+
+def test_a_headroom_kept_by_a_buffer_alone_has_no_reserver_and_no_slice_check(
+    chart: cdk8s.Chart, synth: Any
+) -> None:
+    headroom = dedicated(chart)
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="3", memory="6Gi")
+    headroom.add_capacity_buffer(workload, replicas=2)
+    objects = synth(chart)
+    assert headroom.reserver is None
+    assert find_all(objects, "DaemonSet") == []
+    summary = headroom.summary()
+    assert summary.slice is None and summary.worst_case is None
+    assert str(summary).splitlines()[0] == "headroom (DEDICATED_POOL) on pool burst: no slices"
+
+
+def test_a_headroom_with_neither_slices_nor_a_buffer_fails_synthesis() -> None:
+    app = cdk8s.App()
+    dedicated(cdk8s.Chart(app, "c"))
+    with pytest.raises(Exception, match="slices \\(cpu and memory\\) or a capacity buffer"):
+        synth(app)
+
+
+@pytest.mark.parametrize(
+    ("props", "field"),
+    [
+        ({"cpu": "1"}, "memory"),
+        ({"memory": "1Gi"}, "cpu"),
+        ({"task": ReserverTask.pause()}, "task"),
+        ({"prepull_burst_images": True}, "prepull_burst_images"),
+    ],
+)
+def test_slice_props_without_slices_are_refused(
+    chart: cdk8s.Chart, props: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(HeadroomConfigError) as raised:
+        dedicated(chart, **props)
+    assert raised.value.field == field
+
+
+def test_a_standalone_buffer_takes_any_burst_workload(chart: cdk8s.Chart, synth: Any) -> None:
+    taint = Taint("team", "search")
+    workload = BurstWorkload(
+        chart,
+        "search",
+        image=IMAGE,
+        cpu="1",
+        memory="1Gi",
+        node_pool=NodePoolRef.karpenter("search", taints=[taint]),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HeadroomWarning)
+        buffer = CapacityBuffer(chart, "buffer", workload=workload, limits={"cpu": "3500m"})
+    assert buffer.dedicated
+    assert buffer.hold().units == 3
+    template = find(synth(chart), "PodTemplate")["template"]["spec"]
+    assert template["tolerations"] == [
+        {"key": "team", "operator": "Equal", "value": "search", "effect": "NoSchedule"}
+    ]
+
+
+def test_a_buffer_on_a_shared_pool_warns_that_ordinary_pods_can_take_its_room(
+    chart: cdk8s.Chart,
+) -> None:
+    headroom = NodeHeadroom(chart, "h", node_pool=NodePoolRef.karpenter("web"))
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
+    with pytest.warns(HeadroomWarning, match="any pod can take the buffer's room.*P1 does not"):
+        buffer = headroom.add_capacity_buffer(workload, replicas=1)
+    assert not buffer.dedicated
+
+
+def test_a_buffer_on_a_dedicated_pool_does_not_warn(chart: cdk8s.Chart) -> None:
+    headroom = dedicated(chart)
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HeadroomWarning)
+        assert headroom.add_capacity_buffer(workload, replicas=1).dedicated
+
+
+@pytest.mark.parametrize(
+    ("props", "field", "says"),
+    [
+        ({"percentage": 10}, "capacity_buffers[api-buffer].percentage", "pod-template form"),
+        (
+            {"form": CapacityBufferForm.SCALABLE, "percentage": 10, "replicas": 2},
+            "capacity_buffers[api-buffer].percentage",
+            "either replicas or percentage",
+        ),
+        ({"limits": {"cpu": "lots"}}, "capacity_buffers[api-buffer].limits[cpu]", "quantity"),
+        ({"limits": {"cpu": "-1"}}, "capacity_buffers[api-buffer].limits[cpu]", "greater"),
+        ({}, "capacity_buffers[api-buffer].replicas", "a count of chunks"),
+        ({"limits": {"nvidia.com/gpu": "1"}}, "capacity_buffers[api-buffer].replicas", "count"),
+        ({"replicas": -1}, "capacity_buffers[api-buffer].replicas", "from 0 to"),
+        ({"form": "scalable", "replicas": 1}, "capacity_buffers[api-buffer].form", "SCALABLE"),
+        ({"api_version": "v1", "replicas": 1}, "capacity_buffers[api-buffer].api_version", "V1"),
+    ],
+)
+def test_a_bad_buffer_prop_is_refused_naming_the_field(
+    chart: cdk8s.Chart, props: dict[str, Any], field: str, says: str
+) -> None:
+    headroom = dedicated(chart)
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
+    with pytest.raises(HeadroomConfigError) as raised:
+        headroom.add_capacity_buffer(workload, **props)
+    assert raised.value.field == field
+    assert says in str(raised.value)
+    assert headroom.capacity_buffers == []
+
+
+def test_a_buffer_on_eks_auto_mode_is_refused(chart: cdk8s.Chart) -> None:
+    pool = KarpenterNodePool(chart, "auto", node_class=NodeClassRef.eks_auto_mode())
+    headroom = NodeHeadroom(
+        chart, "h", cpu="100m", memory="128Mi", model=PriorityModel.DEDICATED_POOL, node_pool=pool
+    )
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="100m", memory="128Mi")
+    with pytest.raises(HeadroomConfigError, match="Auto Mode exposes no Karpenter feature gates"):
+        headroom.add_capacity_buffer(workload, replicas=1)
+
+
+def test_a_buffer_on_auto_modes_built_in_pool_is_refused(chart: cdk8s.Chart) -> None:
+    headroom = NodeHeadroom(
+        chart,
+        "h",
+        cpu="100m",
+        memory="128Mi",
+        node_pool=KarpenterNodePool.from_name("general-purpose"),
+    )
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="100m", memory="128Mi")
+    with pytest.raises(HeadroomConfigError) as raised:
+        headroom.add_capacity_buffer(workload, replicas=1)
+    assert raised.value.field == "capacity_buffers[api-buffer].node_pool"
+
+
+def test_a_buffer_pod_larger_than_the_pools_smallest_node_is_refused(chart: cdk8s.Chart) -> None:
+    headroom = NodeHeadroom(
+        chart, "h", model=PriorityModel.DEDICATED_POOL, node_pool=sized_pool(chart, "4")
+    )
+    workload = headroom.add_burst_workload("big", image=IMAGE, cpu="4", memory="1Gi")
+    with pytest.raises(HeadroomConfigError) as raised:
+        headroom.add_capacity_buffer(workload, replicas=1)
+    assert raised.value.field == "capacity_buffers[big-buffer].workload.cpu"
+    assert "a buffer pod that fits on the smallest node of pool 'pool'" in str(raised.value)
+
+
+def test_a_buffer_is_for_a_workload_the_headroom_holds_and_only_one_per_workload(
+    chart: cdk8s.Chart,
+) -> None:
+    headroom = dedicated(chart)
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
+    stranger = BurstWorkload(chart, "other", image=IMAGE, cpu="1", memory="1Gi")
+    with pytest.raises(HeadroomConfigError, match="a burst workload of this headroom"):
+        headroom.add_capacity_buffer(stranger, replicas=1)
+    headroom.add_capacity_buffer(workload, replicas=1)
+    with pytest.raises(HeadroomConfigError, match="one buffer per burst workload"):
+        headroom.add_capacity_buffer(workload, replicas=2, name="again")
+
+
+def test_the_pod_template_meets_pod_security_and_a_loosened_one_does_not(
+    chart: cdk8s.Chart, synth: Any
+) -> None:
+    headroom = dedicated(chart)
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
+    headroom.add_capacity_buffer(workload, replicas=1)
+    template: Manifest = find(synth(chart), "PodTemplate")
+    assert podsecurity.check_object(template).violations == ()
+    template["template"]["spec"]["containers"][0]["securityContext"]["privileged"] = True
+    assert podsecurity.check_object(template).violations
+
+
+def test_the_synth_summary_shows_what_a_buffer_holds_back_beside_the_slices(
+    chart: cdk8s.Chart,
+) -> None:
+    headroom = dedicated(chart, cpu="500m", memory="512Mi")
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="500m", memory="512Mi")
+    headroom.add_capacity_buffer(workload, replicas=3)
+    (report,) = summarize(chart)
+    text = render([report], [])
+    assert "buffer api-buffer: 3 x (500m CPU, 512Mi memory) = 1500m CPU, 1536Mi memory" in text
+    header = text.splitlines()[0]
+    assert "buffer" in header
+    assert "api-buffer x3" in text.splitlines()[1]
+
+
+def test_the_capacity_buffer_example_runs_and_prints_what_each_headroom_holds_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path))
+    importlib.import_module("examples.capacity_buffer").main()
+    out = capsys.readouterr().out
+    assert "buffer checkout-buffer: 3 x (1 CPU, 2Gi memory) = 3 CPU, 6Gi memory held back" in out
+    assert "search (DEDICATED_POOL) on pool search: no slices" in out
+    assert "buffer search-buffer: 2 x (2 CPU, 4Gi memory)" in out
+    written = (tmp_path / "0001-headroom.k8s.yaml").read_text()
+    assert written.count("kind: CapacityBuffer") == 2
