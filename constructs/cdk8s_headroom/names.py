@@ -7,7 +7,8 @@ from collections.abc import Mapping
 
 from . import rules
 from .errors import HeadroomConfigError
-from .rules import INT32_MAX, INT32_MIN
+from .rules import INT32_MAX as INT32_MAX
+from .rules import INT32_MIN as INT32_MIN
 
 DNS_LABEL_MAX = 63
 
