@@ -16,6 +16,9 @@ export CDK8S_CHECK_UPGRADE := false
 
 VENV_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+# Outside make, `source .venv/bin/activate` gives the same tools: Node 22 as `node` (jsii
+# finds it on PATH) and `cdk8s` without its upgrade check.
+VENV_TOOLS := $(VENV)/bin/node $(VENV)/bin/cdk8s
 # checkov gets a virtualenv of its own: its dependencies conflict with the project's pins.
 CHECKOV_VENV := .venv-checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
@@ -50,7 +53,15 @@ $(CHECKOV_STAMP): requirements-checkov.txt
 	fi
 	touch $@
 
-install: $(VENV_STAMP) $(NODE_STAMP) ## create the virtualenv and install the pinned Python and npm packages
+$(VENV)/bin/node: $(VENV_STAMP) $(NODE_STAMP)
+	ln -sf $(CURDIR)/node_modules/node/bin/node $@
+
+$(VENV)/bin/cdk8s: $(VENV_STAMP) $(NODE_STAMP)
+	printf '#!/bin/sh\n# cdk8s-cli on the project'"'"'s Node 22 (also for the app'"'"'s jsii), without the upgrade check (make install)\nexport CDK8S_CHECK_UPGRADE=false PATH="%s:$$PATH"\nexec node "%s" "$$@"\n' \
+	  "$(CURDIR)/$(VENV)/bin" "$(CURDIR)/node_modules/cdk8s-cli/bin/cdk8s" > $@
+	chmod +x $@
+
+install: $(VENV_STAMP) $(NODE_STAMP) $(VENV_TOOLS) ## create the virtualenv (with Node 22 and cdk8s in .venv/bin) and install the pinned Python and npm packages
 
 synth: install ## synthesize into dist/ (staged, checked, then swapped in); Q=1 for no summary
 	rm -rf $(STAGE)

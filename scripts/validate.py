@@ -1,23 +1,26 @@
 """Checks a folder of manifests: `python -m scripts.validate [DIR]` (`make validate DIR=...`).
 
-For every object in every YAML file under DIR (default dist/): the strict schemas of
+For every object in every manifest file under DIR (default dist/; `*.yaml`, `*.yml` and
+`*.json`, read as `kubectl apply -f` reads them, Lists flattened): the strict schemas of
 Kubernetes 1.27 and of the newest release kubernetes-validate knows (Karpenter objects:
 their own schemas), Pod Security "restricted" with a read-only root filesystem, and
 checkov's Kubernetes policies (skips and their reasons: .checkov.yaml). Prints one line
-per object and a summary; exits 1 when anything fails.
+per object, and a FAILED line with the reason for each file that cannot be read, then a
+summary; exits 1 when anything fails, 2 when DIR itself cannot be read.
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
+from cdk8s_headroom.documents import InputFileError
 from scripts.validation import (
     ROOT,
     ObjectReport,
     kubernetes_versions,
-    load_folder,
-    run_checkov,
+    read_folder,
     validate_objects,
 )
 
@@ -25,9 +28,15 @@ from scripts.validation import (
 def report_line(report: ObjectReport) -> str:
     item = report.item
     verdict = "OK" if report.ok else "FAILED"
-    line = f"{item.source}\t{item.kind}\t{item.name}\t{verdict}"
+    line = f"{item.file}\t{item.kind}\t{item.name or '<unnamed>'}\t{verdict}"
     details = [*report.errors, *report.notes]
     return line + "".join(f"\n    {detail}" for detail in details)
+
+
+def unreadable_line(error: InputFileError) -> str:
+    """A file that cannot be read: the file, no kind or name, and the reason."""
+    reason = str(error).removeprefix(f"{error.file}: ")
+    return f"{error.file}\t-\t-\tFAILED\n    cannot read the file: {reason}"
 
 
 def main(argv: list[str]) -> int:
@@ -35,25 +44,29 @@ def main(argv: list[str]) -> int:
         print("usage: python -m scripts.validate [DIR]", file=sys.stderr)
         return 2
     folder = Path(argv[0]) if argv else ROOT / "dist"
-    if not folder.is_dir():
-        print(f"{folder} is not a folder", file=sys.stderr)
+    try:
+        files = read_folder(folder)
+    except InputFileError as error:
+        print(f"validate: error: {error}", file=sys.stderr)
         return 2
-    objects = load_folder(folder)
-    if not objects:
-        print(f"{folder}: no Kubernetes objects found in *.yaml or *.yml files")
-        return 1
-    reports = validate_objects(objects, checkov=run_checkov(folder))
-    for report in reports:
-        print(report_line(report))
+    reports = validate_objects([o for f in files for o in f.objects])
+    unreadable = [f.error for f in files if f.error is not None]
+    remaining = iter(reports)
+    for file in files:
+        if file.error is not None:
+            print(unreadable_line(file.error))
+        for report in itertools.islice(remaining, len(file.objects)):
+            print(report_line(report))
     failed = sum(not r.ok for r in reports)
     excepted = sum(bool(r.notes) for r in reports)
     print(
         f"{len(reports)} objects in {folder}: {len(reports) - failed} OK, {failed} failed"
+        + (f", {len(unreadable)} files unreadable" if unreadable else "")
         + (f", {excepted} with declared Pod Security exceptions" if excepted else "")
         + f" (schemas: Kubernetes {' and '.join(kubernetes_versions())}; Pod Security "
         "restricted; checkov)"
     )
-    return 1 if failed else 0
+    return 1 if failed or unreadable else 0
 
 
 if __name__ == "__main__":

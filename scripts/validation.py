@@ -21,8 +21,8 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ import yaml
 from referencing import Registry, Resource
 
 from cdk8s_headroom import capacitybufferapi, podsecurity
+from cdk8s_headroom.documents import FileObjects, InputFileError, SourcedObject, read_each
 from cdk8s_headroom.errors import HeadroomConfigError
 from cdk8s_headroom.output import load_manifests
 
@@ -45,8 +46,6 @@ CHECKOV_CONFIG = ROOT / ".checkov.yaml"
 OLDEST_KUBERNETES = "1.27"
 """The oldest Kubernetes release the output must be valid for (cdk8s-plus-27's API)."""
 
-MANIFEST_SUFFIXES = (".yaml", ".yml")
-
 Manifest = dict[str, Any]
 
 
@@ -59,31 +58,11 @@ class ObjectResult:
     errors: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class LoadedObject:
-    """An object read from a manifest file, with where it sits in the file."""
-
-    source: str
-    document: Manifest
-    first_line: int
-    last_line: int
-
-    @property
-    def kind(self) -> str:
-        return str(self.document.get("kind", "<no kind>"))
-
-    @property
-    def name(self) -> str:
-        metadata = self.document.get("metadata")
-        name = metadata.get("name") if isinstance(metadata, dict) else None
-        return str(name or "<unnamed>")
-
-
 @dataclass
 class ObjectReport:
     """Everything found about one object; it passes when ``errors`` is empty."""
 
-    item: LoadedObject
+    item: SourcedObject
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -129,8 +108,15 @@ def _registry(version: str) -> Registry[Any]:
     return Resource.from_contents(definitions) @ Registry()
 
 
+_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}")
+_API_VERSION = re.compile(r"(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?v[0-9][a-z0-9]{0,20}")
+
+
 @functools.cache
 def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+    # A kind or apiVersion is part of a file name below: only API names may get there.
+    if not _KIND.fullmatch(kind) or not _API_VERSION.fullmatch(api_version):
+        return None
     # The file naming of kubernetes-validate: "rbac.authorization.k8s.io/v1" -> "rbac-v1".
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     try:
@@ -225,14 +211,26 @@ def capacity_buffer_errors(document: Manifest) -> list[str]:
     return found
 
 
+def _is_json(document: Manifest) -> bool:
+    # YAML's .inf and .nan, and JSON's 1e400, have no JSON form for the Node validator.
+    try:
+        json.dumps(document, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
 def validate_schemas(documents: Sequence[Manifest]) -> list[list[str]]:
     """The schema errors of each object, in order, for every release in
     ``kubernetes_versions()`` (Karpenter objects and CapacityBuffers: their own
     schemas)."""
     results: list[list[str]] = [[] for _ in documents]
     karpenter = [i for i, d in enumerate(documents) if is_karpenter(d)]
+    sendable = [i for i in karpenter if _is_json(documents[i])]
+    for index in set(karpenter) - set(sendable):
+        results[index].append("karpenter schema: a number that JSON cannot hold (inf or nan)")
     for index, result in zip(
-        karpenter, validate_karpenter([documents[i] for i in karpenter]), strict=True
+        sendable, validate_karpenter([documents[i] for i in sendable]), strict=True
     ):
         results[index].extend(f"karpenter schema: {e}" for e in result.errors)
     for index, document in enumerate(documents):
@@ -359,66 +357,86 @@ def run_checkov(folder: Path, *, config: Path | None = CHECKOV_CONFIG) -> list[C
 # --- folders of manifests ------------------------------------------------------------
 
 
-def load_folder(folder: Path) -> list[LoadedObject]:
-    """Every object of every YAML file under ``folder``, with its line range (1-based)."""
-    objects = []
-    for path in sorted(p for p in folder.rglob("*") if p.suffix in MANIFEST_SUFFIXES):
-        source = str(path.relative_to(folder))
-        for node in yaml.compose_all(path.read_text(), Loader=yaml.SafeLoader):
-            if node is None:
-                continue
-            document = yaml.SafeLoader("").construct_document(node)
-            if document is None:
-                continue
-            objects.append(
-                LoadedObject(
-                    source=source,
-                    document=document if isinstance(document, dict) else {"value": document},
-                    first_line=node.start_mark.line + 1,
-                    last_line=node.end_mark.line + 1,
-                )
+def read_folder(path: Path) -> list[FileObjects]:
+    """Every manifest file under ``path`` (a folder, read recursively, or a file), in
+    reading order, with its objects or the error that stopped it; files are named
+    relative to ``path``.
+
+    Raises:
+        InputFileError: when ``path`` itself cannot be read or holds no manifests.
+    """
+    base = path if path.is_dir() else path.parent
+    results = []
+    for result in read_each(path):
+        error = result.error
+        results.append(
+            FileObjects(
+                _relative(result.file, base),
+                [replace(o, file=_relative(o.file, base)) for o in result.objects],
+                None
+                if error is None
+                else InputFileError(
+                    _relative(error.file, base), error.problem, line=error.line, column=error.column
+                ),
             )
+        )
+    return results
+
+
+def _relative(file: str, base: Path) -> str:
+    return Path(file).relative_to(base).as_posix() if Path(file).is_relative_to(base) else file
+
+
+def load_folder(path: Path) -> list[SourcedObject]:
+    """Every object under ``path``, as ``read_folder`` names them.
+
+    Raises:
+        InputFileError: for the first file that cannot be read.
+    """
+    objects = []
+    for result in read_folder(path):
+        if result.error is not None:
+            raise result.error
+        objects += result.objects
     return objects
 
 
+def checkov_failures(objects: Sequence[SourcedObject]) -> list[list[CheckovFailure]]:
+    """checkov's failures for each object.
+
+    Each object goes to checkov in a file of its own, as read: so checkov judges exactly
+    the objects the other checks judge (it skips the items of a ``PodList``, and it
+    cannot read a file the reader refused), and every failure has one owner.
+    """
+    if not objects:
+        return []
+    with tempfile.TemporaryDirectory() as workdir:
+        folder = Path(workdir)
+        for index, item in enumerate(objects):
+            (folder / f"{index:06d}.yaml").write_text(yaml.safe_dump(item.obj, sort_keys=False))
+        failures = run_checkov(folder)
+    owned: list[list[CheckovFailure]] = [[] for _ in objects]
+    for failure in failures:
+        owned[int(Path(failure.file).stem)].append(failure)
+    return owned
+
+
 def validate_objects(
-    objects: Sequence[LoadedObject], *, checkov: Iterable[CheckovFailure] = ()
+    objects: Sequence[SourcedObject], *, checkov: bool = True
 ) -> list[ObjectReport]:
-    """Runs checks 1 and 2 on each object and files checkov's failures under theirs."""
+    """Runs the strict schemas and Pod Security on each object, and checkov when asked."""
     reports = [ObjectReport(item) for item in objects]
-    well_formed = [
-        r
-        for r in reports
-        if isinstance(r.item.document.get("apiVersion"), str)
-        and isinstance(r.item.document.get("kind"), str)
-    ]
-    for report in reports:
-        if report not in well_formed:
-            report.errors.append("not a Kubernetes object: apiVersion and kind are required")
-    for report, errors in zip(
-        well_formed, validate_schemas([r.item.document for r in well_formed]), strict=True
-    ):
+    for report, errors in zip(reports, validate_schemas([o.obj for o in objects]), strict=True):
         report.errors.extend(errors)
-    for report in well_formed:
+    for report in reports:
         try:
-            verdict = podsecurity.check_object(report.item.document)
+            verdict = podsecurity.check_object(report.item.obj)
         except HeadroomConfigError as error:
             report.errors.append(f"pod security: {error}")
             continue
         report.errors.extend(f"pod security: {v}" for v in verdict.violations)
         report.notes.extend(f"pod security exception: {v}" for v in verdict.excepted)
-    for failure in checkov:
-        owner = next(
-            (
-                r
-                for r in reports
-                if r.item.source == failure.file
-                and r.item.first_line <= failure.first_line <= r.item.last_line
-            ),
-            None,
-        )
-        message = f"checkov {failure.check_id}: {failure.check_name}"
-        if owner is None:
-            raise RuntimeError(f"checkov reported {message} for {failure.file}, no such object")
-        owner.errors.append(message)
+    if checkov:
+        for report, failures in zip(reports, checkov_failures(objects), strict=True):
+            report.errors.extend(f"checkov {f.check_id}: {f.check_name}" for f in failures)
     return reports

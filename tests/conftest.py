@@ -22,6 +22,16 @@ def chart() -> cdk8s.Chart:
     return K8sTesting.chart()
 
 
+def chart_with_classes() -> cdk8s.Chart:
+    """A test chart with the GUARDED PriorityClasses, for workloads built on their own:
+    synthesis refuses a pod template whose class the app neither emits nor declares."""
+    from cdk8s_headroom import HeadroomPriorityClasses
+
+    chart = K8sTesting.chart()
+    HeadroomPriorityClasses(chart, "classes")
+    return chart
+
+
 @pytest.fixture
 def synth() -> Callable[[cdk8s.Chart], list[Manifest]]:
     def _synth(chart: cdk8s.Chart) -> list[Manifest]:

@@ -2,10 +2,24 @@
 
 from typing import Any
 
+import cdk8s
 import pytest
 
-from cdk8s_headroom import BurstWorkload, HeadroomConfigError, ImagePullPolicy
-from tests.conftest import find, find_all, pod_spec
+from cdk8s_headroom import (
+    BurstWorkload,
+    HeadroomConfigError,
+    ImagePullPolicy,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
+)
+from tests.conftest import chart_with_classes, find, find_all, pod_spec
+
+
+@pytest.fixture
+def chart() -> cdk8s.Chart:
+    """The workloads here reference the GUARDED classes."""
+    return chart_with_classes()
 
 
 def burst(chart: Any, synth: Any, **props: Any) -> list[dict[str, Any]]:
@@ -27,6 +41,24 @@ def test_defaults_to_the_burst_class_one_replica_and_if_not_present(chart: Any, 
         "requests": {"cpu": "500m", "memory": "512Mi"},
         "limits": {"cpu": "500m", "memory": "512Mi"},
     }
+
+
+def test_tolerations_added_after_construction_reach_the_output(chart: Any, synth: Any) -> None:
+    workload = BurstWorkload(chart, "api", image="busybox", cpu="500m", memory="512Mi")
+    workload.add_toleration(Toleration(key="gpu", value="true", effect=TaintEffect.NO_SCHEDULE))
+
+    spec = pod_spec(find(synth(chart), "Deployment"))
+
+    assert spec["tolerations"] == [
+        {"key": "gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
+    ]
+
+
+def test_add_toleration_takes_a_toleration_object(chart: Any) -> None:
+    workload = BurstWorkload(chart, "api", image="busybox", cpu="500m", memory="512Mi")
+
+    with pytest.raises(HeadroomConfigError, match="toleration: invalid value"):
+        workload.add_toleration(TolerationOperator.EXISTS)  # type: ignore[arg-type]
 
 
 def test_limits_can_exceed_requests(chart: Any, synth: Any) -> None:
@@ -95,7 +127,7 @@ def test_bad_burst_props_raise_naming_the_field(
         burst(chart, synth, **props)
     assert raised.value.field == field
     assert allowed in str(raised.value)
-    assert synth(chart) == []
+    assert find_all(synth(chart), "Deployment") == []
 
 
 def test_pull_policy_can_be_forced(chart: Any, synth: Any) -> None:

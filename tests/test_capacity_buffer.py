@@ -3,6 +3,7 @@ slices and buffers on one pool, the refusals, and what a buffer holds back."""
 
 from __future__ import annotations
 
+import copy
 import importlib
 import warnings
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import cdk8s
 import pytest
+import yaml
 
 from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
@@ -32,7 +34,8 @@ from cdk8s_headroom import (
     synth,
 )
 from cdk8s_headroom.summary import render, summarize
-from tests.conftest import Manifest, find, find_all
+from scripts.validation import load_folder, run_checkov, validate_objects
+from tests.conftest import Manifest, chart_with_classes, find, find_all
 
 IMAGE = "registry.example/checkout:1"
 
@@ -149,8 +152,12 @@ def test_a_headroom_kept_by_a_buffer_alone_has_no_reserver_and_no_slice_check(
 def test_a_headroom_with_neither_slices_nor_a_buffer_fails_synthesis() -> None:
     app = cdk8s.App()
     dedicated(cdk8s.Chart(app, "c"))
-    with pytest.raises(Exception, match="slices \\(cpu and memory\\) or a capacity buffer"):
+    with pytest.raises(HeadroomConfigError) as raised:
         synth(app)
+    assert raised.value.field == "c/headroom.cpu"
+    assert "slices (cpu and memory) or a capacity buffer" in str(raised.value)
+    with pytest.raises(RuntimeError, match="this headroom keeps no room at all"):
+        app.synth()  # the app's checks, as a cdk8s validation
 
 
 @pytest.mark.parametrize(
@@ -170,7 +177,8 @@ def test_slice_props_without_slices_are_refused(
     assert raised.value.field == field
 
 
-def test_a_standalone_buffer_takes_any_burst_workload(chart: cdk8s.Chart, synth: Any) -> None:
+def test_a_standalone_buffer_takes_any_burst_workload(synth: Any) -> None:
+    chart = chart_with_classes()  # the burst workload's class
     taint = Taint("team", "search")
     workload = BurstWorkload(
         chart,
@@ -324,3 +332,42 @@ def test_the_capacity_buffer_example_runs_and_prints_what_each_headroom_holds_ba
     assert "buffer search-buffer: 2 x (2 CPU, 4Gi memory)" in out
     written = (tmp_path / "0001-headroom.k8s.yaml").read_text()
     assert written.count("kind: CapacityBuffer") == 2
+
+
+def test_a_requirement_that_later_shrinks_the_pool_below_the_buffer_pod_is_refused(
+    chart: cdk8s.Chart,
+) -> None:
+    pool = KarpenterNodePool(chart, "pool", limits={"cpu": "64"})
+    headroom = NodeHeadroom(chart, "h", model=PriorityModel.DEDICATED_POOL, node_pool=pool)
+    workload = headroom.add_burst_workload("big", image=IMAGE, cpu="3", memory="1Gi")
+    headroom.add_capacity_buffer(workload, replicas=1)
+    with pytest.raises(HeadroomConfigError) as raised:
+        pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["2"])
+    assert raised.value.field == "requirements[karpenter.k8s.aws/instance-cpu]"
+    assert "a buffer pod that fits" in str(raised.value)
+    assert all(r.key != "karpenter.k8s.aws/instance-cpu" for r in pool.requirements)
+
+
+def test_make_validate_judges_the_pod_template_with_checkov_and_pod_security(
+    chart: cdk8s.Chart, synth: Any, tmp_path: Path
+) -> None:
+    headroom = dedicated(chart)
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
+    headroom.add_capacity_buffer(workload, replicas=1)
+    good = find(synth(chart), "PodTemplate")
+    loose = copy.deepcopy(good)
+    loose["metadata"]["name"] = "loose"
+    container = loose["template"]["spec"]["containers"][0]
+    container["securityContext"] |= {"privileged": True, "allowPrivilegeEscalation": True}
+    del container["resources"]["limits"]
+    (tmp_path / "templates.yaml").write_text(yaml.safe_dump_all([good, loose]))
+
+    reports = {
+        r.item.name: r.errors
+        for r in validate_objects(load_folder(tmp_path), checkov=run_checkov(tmp_path))
+    }
+    assert reports["api-buffer"] == []
+    assert {"checkov CKV_K8S_16", "checkov CKV_K8S_11", "checkov CKV_K8S_13"} <= {
+        error.split(":")[0] for error in reports["loose"]
+    }
+    assert any(error.startswith("pod security: ") for error in reports["loose"])

@@ -27,6 +27,7 @@ from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
     CapacityBufferForm,
     CapacityBufferVersion,
+    HeadroomPriorityClasses,
     HeadroomWarning,
     NodeHeadroom,
     NodePoolRef,
@@ -117,6 +118,9 @@ def emitted_buffers() -> list[Manifest]:
     """Buffers of every form and version the constructs offer."""
     app = cdk8s.App()
     chart = cdk8s.Chart(app, "buffers")
+    # One set for every headroom: PriorityClasses are cluster-scoped, and synthesis
+    # refuses two of one name.
+    classes = HeadroomPriorityClasses(chart, "classes", model=PriorityModel.DEDICATED_POOL)
     variants: list[dict[str, Any]] = [
         {"replicas": 3},
         {"limits": {"cpu": "8", "memory": "16Gi"}},
@@ -135,6 +139,7 @@ def emitted_buffers() -> list[Manifest]:
                     model=PriorityModel.DEDICATED_POOL,
                     node_pool=NodePoolRef.karpenter("pool", taints=[DEFAULT_DEDICATED_TAINT]),
                     namespace=f"n{index}{version.value}",
+                    priority_classes=classes,
                 )
                 workload = headroom.add_burst_workload(
                     "api", image="example/api:1", cpu="500m", memory="1Gi", replicas=4

@@ -69,7 +69,26 @@ def test_timestamps_stay_strings_as_kubernetes_reads_them() -> None:
     assert pod.obj["metadata"]["creationTimestamp"] == "2024-05-01T10:00:00Z"
 
 
-def test_a_list_is_flattened_and_a_typed_lists_items_get_its_kind_and_api_version() -> None:
+def test_yaml_tags_read_as_a_conversion_to_json_reads_them() -> None:
+    text = b"""\
+apiVersion: v1
+kind: Secret
+metadata: {name: s}
+data: {key: !!binary aGVsbG8=}
+stringData: {ordered: !!omap [a: 1, b: 2], members: !!set {x, y}, "=": =}
+"""
+    (secret,) = parse_objects(text, "s.yaml")
+
+    assert secret.obj["data"] == {"key": "aGVsbG8="}
+    assert secret.obj["stringData"] == {
+        "ordered": [{"a": 1}, {"b": 2}],
+        "members": {"x": None, "y": None},
+        "=": "=",
+    }
+    assert "could not determine a constructor" in _error(b"a: !!python/object/apply:os.system [1]")
+
+
+def test_lists_are_flattened_and_a_typed_lists_items_get_its_kind_and_api_version() -> None:
     snapshot = {
         "apiVersion": "v1",
         "kind": "List",
@@ -85,11 +104,15 @@ def test_a_list_is_flattened_and_a_typed_lists_items_get_its_kind_and_api_versio
 
     assert [o.describe() for o in objects] == [
         "cluster.json: Node ip-10-0-0-1",
-        "cluster.json: PodList (document 1, items[1])",
+        "cluster.json: Pod apps/web",
         "cluster.json: Node n2",
     ]
     assert objects[2].obj == {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}}
-    assert (objects[2].index, objects[2].item) == (1, 0)
+    assert [(o.index, o.item) for o in objects] == [
+        (0, "items[0]"),
+        (0, "items[1].items[0]"),
+        (1, "items[0]"),
+    ]
 
 
 def test_items_of_a_yaml_list_carry_their_own_lines() -> None:
@@ -188,7 +211,10 @@ def test_an_empty_file_is_an_error(text: str) -> None:
         ("just text\n", "a str ('just text')"),
         ("metadata: {name: x}\n", "a mapping without a string apiVersion and kind"),
         ("apiVersion: v1\nkind: Pod\n---\n42\n", "line 4: document 2: not a Kubernetes object"),
-        ("apiVersion: v1\nkind: List\nitems: [3]\n", "items[0] of the List: not a Kubernetes"),
+        (
+            "apiVersion: v1\nkind: List\nitems: [3]\n",
+            "document 1: items[0] of the List: not a Kubernetes",
+        ),
     ],
 )
 def test_a_document_that_is_not_an_object_or_list_is_an_error(text: str, expected: str) -> None:

@@ -39,6 +39,8 @@ from hypothesis import strategies as st
 from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
     BurstWorkload,
+    CapacityBufferForm,
+    CapacityBufferVersion,
     HeadroomConfigError,
     HeadroomNamespace,
     HeadroomPriorityClasses,
@@ -90,8 +92,9 @@ VALID_CPU: st.SearchStrategy[Quantity] = st.one_of(
     ),
 )
 VALID_MEMORY: st.SearchStrategy[Quantity] = st.one_of(
-    st.integers(1, 65_536).map(lambda n: (f"{n}Mi", Fraction(n * MiB))),
-    st.integers(1, 65_536).map(lambda n: (cdk8s.Size.mebibytes(n), Fraction(n * MiB))),
+    # From 4Mi: less is refused as a likely missing unit (quantity.MIN_CONTAINER_MEMORY).
+    st.integers(4, 65_536).map(lambda n: (f"{n}Mi", Fraction(n * MiB))),
+    st.integers(4, 65_536).map(lambda n: (cdk8s.Size.mebibytes(n), Fraction(n * MiB))),
     st.integers(1, 64).map(lambda n: (f"{n}Gi", Fraction(n * 2**30))),
     st.sampled_from([("512M", Fraction(512 * 10**6)), ("1e9", Fraction(10**9))]),
 )
@@ -582,6 +585,45 @@ def burst_props(
     return props, cpu, memory
 
 
+# --- capacity buffers -----------------------------------------------------------------
+
+BUFFER_COUNTS = ("replicas", "percentage", "limits", "replicas+limits", "percentage+limits")
+
+
+def capacity_buffer_props(draw: Draw, label: str) -> dict[str, Any]:
+    """Props of ``add_capacity_buffer``; labels are ``<label><prop>``."""
+    form = draw.prop(
+        f"{label}form", st.sampled_from(CapacityBufferForm), st.sampled_from(["scalable", None])
+    )
+    props: dict[str, Any] = {"form": form}
+    if draw(st.booleans(), "api_version?"):
+        props["api_version"] = draw.prop(
+            f"{label}api_version", st.sampled_from(CapacityBufferVersion), st.just("v1beta1")
+        )
+    counts = draw(st.sampled_from(BUFFER_COUNTS), "buffer count")
+    if draw.rarely():
+        counts = draw(st.sampled_from(["", "replicas+percentage"]), "buffer count (invalid)")
+        # no count, or two the autoscalers combine differently
+        draw.invalid.add(f"{label}percentage" if counts else f"{label}replicas")
+    if "replicas" in counts:
+        props["replicas"] = draw.prop(
+            f"{label}replicas", st.integers(0, 20), st.sampled_from([-1, 2**31, True, "3"])
+        )
+    if "percentage" in counts:
+        props["percentage"] = draw.prop(
+            f"{label}percentage", st.integers(0, 200), st.sampled_from([-1, True, "10"])
+        )
+        if form is not CapacityBufferForm.SCALABLE:
+            draw.invalid.add(f"{label}percentage")  # a percentage of a scalable's replicas
+    if "limits" in counts:
+        resource = draw(st.sampled_from(["cpu", "memory"]), "limit resource")
+        amount = draw.quantity(
+            f"{label}limits[{resource}]", VALID_CPU if resource == "cpu" else VALID_MEMORY
+        )
+        props["limits"] = {resource: amount[0]}
+    return props
+
+
 # --- the scenarios --------------------------------------------------------------------
 
 
@@ -686,10 +728,17 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
                 draw.invalid.add(f"{label}memory")
         children = len(headroom.node.children)
         try:
-            headroom.add_burst_workload(burst_id, **burst)
+            workload = headroom.add_burst_workload(burst_id, **burst)
         except HeadroomConfigError:
             assert len(headroom.node.children) == children, "a rejected workload left a child"
             raise
+        if draw(st.booleans(), "capacity buffer?"):
+            buffer = capacity_buffer_props(draw, f"capacity_buffers[{workload.name}-buffer].")
+            try:
+                headroom.add_capacity_buffer(workload, **buffer)
+            except HeadroomConfigError:
+                assert len(headroom.node.children) == children + 1, "a rejected buffer left a child"
+                raise
     return built
 
 
@@ -749,10 +798,10 @@ def check_output(outdir: Path, built: Built) -> int:
     """Checks every object written; returns how many there were."""
     objects = load_folder(outdir)
     assert objects, "a valid configuration wrote no objects"
-    for item, errors in zip(objects, validate_schemas([o.document for o in objects]), strict=True):
+    for item, errors in zip(objects, validate_schemas([o.obj for o in objects]), strict=True):
         assert errors == [], f"{item.kind}/{item.name}: {errors}"
     for item in objects:
-        report = check_object(item.document)
+        report = check_object(item.obj)
         assert report.ok, f"{item.kind}/{item.name}: {[str(v) for v in report.violations]}"
         expected = built.opt_outs.get(item.name) if item.kind == "DaemonSet" else None
         assert {v.control for v in report.excepted} == (expected or set())

@@ -22,6 +22,7 @@ from cdk8s_headroom import (
     TolerationOperator,
 )
 from cdk8s_headroom.quantity import parse_quantity
+from tests.conftest import chart_with_classes
 
 Build = Callable[[Any], object]
 
@@ -132,6 +133,7 @@ def test_quantities_take_ascii_digits_only() -> None:
         parse_quantity("١٢", field="memory")
 
 
-def test_multi_line_scripts_may_still_hold_tabs(chart: Any, synth: Any) -> None:
+def test_multi_line_scripts_may_still_hold_tabs(synth: Any) -> None:
+    chart = chart_with_classes()
     burst(chart, args=["for i in 1 2; do\n\techo $i\ndone"])
     assert synth(chart)

@@ -1,5 +1,6 @@
 """NodeHeadroom: one pool's classes, reserver and bursts, kept consistent."""
 
+import inspect
 import warnings
 from typing import Any
 
@@ -98,6 +99,20 @@ def test_a_burst_pod_larger_than_the_slice_only_warns_in_seed(chart: Any, synth:
 def test_seed_warns_that_it_breaks_p2_and_p3(chart: Any) -> None:
     with pytest.warns(HeadroomWarning, match=r"PriorityModel\.SEED breaks P2 and P3"):
         headroom(chart, model=PriorityModel.SEED)
+
+
+def test_warnings_point_at_the_users_line_not_into_jsii_or_the_library(chart: Any) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        seed = NodeHeadroom(chart, "seed", cpu="1", memory="1Gi", model=PriorityModel.SEED)
+        seed_line = inspect.currentframe().f_lineno - 1  # type: ignore[union-attr]
+        seed.add_burst_workload("api", image="ghcr.io/acme/api:1.2", cpu="2", memory="1Gi")
+        burst_line = inspect.currentframe().f_lineno - 1  # type: ignore[union-attr]
+
+    assert [(w.filename, w.lineno) for w in caught] == [
+        (__file__, seed_line),
+        (__file__, burst_line),
+    ]
 
 
 def test_guarded_does_not_warn(chart: Any) -> None:

@@ -212,9 +212,27 @@ CASES = [
     ),
     (
         "cpu-a-fraction-of-a-milli-unit-above-the-slice",
-        {"reservation": {"cpu": "0.1"}, "burstWorkloads": [requests("0.10000000000000001", "1Mi")]},
+        {"reservation": {"cpu": "0.1"}, "burstWorkloads": [requests("0.10000000000000001", "4Mi")]},
         "burstWorkloads[api].resources.requests.cpu",
         "fits in the headroom slice (0.1 CPU, 512Mi memory)",
+    ),
+    (
+        "memory-without-a-unit",
+        {"reservation": {"memory": "512"}},
+        "reservation.memory",
+        'did you mean "512Mi"? a number without a unit is bytes',
+    ),
+    (
+        "memory-from-set-without-a-unit",
+        {"reservation": {"memory": 512}},
+        "reservation.memory",
+        'did you mean "512Mi"? a number without a unit is bytes',
+    ),
+    (
+        "burst-memory-below-4Mi",
+        {"burstWorkloads": [requests("100m", "2Ki")]},
+        "burstWorkloads[api].resources.requests.memory",
+        "a memory of at least 4Mi, the least a container starts with",
     ),
 ]
 
@@ -237,7 +255,7 @@ def test_a_bad_value_fails_with_the_librarys_message(
 
 def test_every_rule_has_a_case() -> None:
     messages = " ".join(c[3] for c in CASES)
-    checked = {"priorityOrder", "classNamesDiffer", "defaultClassGuardedOnly", "burstFitsSlice",
+    checked = {"containerMemory", "priorityOrder", "classNamesDiffer", "defaultClassGuardedOnly", "burstFitsSlice",
                "limitNotBelowRequest", "maxReplicasNotBelowReplicas", "replicasWithAutoscaler",
                "dedicatedPoolNeedsPool", "dedicatedPoolNeedsTaint", "selectorKeepsPool",
                "customTaskNeedsImage", "uniqueBurstNames"}  # fmt: skip
@@ -263,10 +281,10 @@ def test_quantities_equal_in_other_units_fit(chart: helm.Chart) -> None:
 
 
 def test_quantities_compare_as_the_scheduler_counts_them(chart: helm.Chart) -> None:
-    # 0.1001 and 0.1005 CPU are both 101m to the scheduler; 1.5 bytes is 2 bytes
+    # 0.1001 and 0.1005 CPU are both 101m to the scheduler; 0.5 byte more is 1 byte more
     overrides = {
-        "reservation": {"cpu": "0.1001", "memory": "2"},
-        "burstWorkloads": [requests("0.1005", "1.5")],
+        "reservation": {"cpu": "0.1001", "memory": "4194305"},
+        "burstWorkloads": [requests("0.1005", "4194304.5")],
     }
     assert render(chart, overrides)
     assert rules.amount("0.1005", rules.Resource.CPU) == 101

@@ -18,6 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 EXAMPLE_CLUSTER = ROOT / "docs" / "examples" / "cluster.yaml"
+SNAPSHOT = ROOT / "docs" / "examples" / "snapshot.json"
+SNAPSHOT_AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "cdk8s-headroom"
 NODE_MODULES = ("jsii", "cdk8s", "cdk8s_plus_27", "constructs")
 
@@ -82,6 +84,22 @@ def test_importing_the_vocabulary_and_the_simulator_loads_no_jsii(
     assert loaded == []
 
 
+def test_the_package_root_loads_a_name_only_when_it_is_used(no_node_env: dict[str, str]) -> None:
+    code = (
+        "import cdk8s_headroom\n"
+        "bare = sorted(m for m in sys.modules if m.startswith('cdk8s_headroom.'))\n"
+        "cdk8s_headroom.PriorityModel\n"
+        "print(json.dumps([bare, 'NodeHeadroom' in dir(cdk8s_headroom),\n"
+        "    'cdk8s_headroom.headroom' in sys.modules]))\n"
+    )
+
+    result, loaded = _probe(code, no_node_env)
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [[], True, False]
+    assert loaded == []
+
+
 @pytest.mark.parametrize(
     "arguments",
     [
@@ -90,10 +108,12 @@ def test_importing_the_vocabulary_and_the_simulator_loads_no_jsii(
         ["simulate", "--scenario", "{scenario}", "--json"],
         ["simulate", "--manifests", str(DIST), "--cluster", str(EXAMPLE_CLUSTER)],
         ["simulate", "--manifests", str(DIST), "--cluster", str(EXAMPLE_CLUSTER), "--json"],
+        ["plan", "--manifests", str(DIST), "--snapshot", str(SNAPSHOT), "--max-pending", "1"],
+        ["status", "--snapshot", str(SNAPSHOT_AFTER), "--max-pending", "2", "--json"],
     ],
-    ids=["help", "scenario", "scenario-json", "manifests", "manifests-json"],
+    ids=["help", "scenario", "scenario-json", "manifests", "manifests-json", "plan", "status"],
 )
-def test_every_simulate_command_runs_without_node_and_loads_no_jsii(
+def test_every_command_runs_without_node_and_loads_no_jsii(
     arguments: list[str], tmp_path: Path, no_node_env: dict[str, str]
 ) -> None:
     scenario = tmp_path / "s.yaml"

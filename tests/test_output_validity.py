@@ -19,12 +19,12 @@ import pytest
 from packaging.version import Version
 
 from cdk8s_headroom import podsecurity
+from cdk8s_headroom.documents import MANIFEST_SUFFIXES
 from scripts.validation import (
     has_own_schema,
     kubernetes_validate_cli,
     kubernetes_versions,
     load_folder,
-    run_checkov,
     schema_errors,
     validate_objects,
 )
@@ -77,41 +77,41 @@ def output(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         outdir = tmp_path_factory.mktemp(source.stem) / "dist"
         synthesize(script, outdir)
         return outdir
-    if not load_folder(source):
+    if not any(p.suffix in MANIFEST_SUFFIXES for p in source.rglob("*")):
         pytest.skip(f"{name} holds no manifests and no main.py")
     return source
 
 
 def test_every_object_passes_the_strict_schemas_of_each_release(output: Path) -> None:
-    objects = [o for o in load_folder(output) if not has_own_schema(o.document)]
+    objects = [o for o in load_folder(output) if not has_own_schema(o.obj)]
     assert objects, f"{output} has no Kubernetes objects"
     failures = {
-        (o.source, o.kind, o.name, version): errors
+        (o.file, o.kind, o.name, version): errors
         for o in objects
         for version in kubernetes_versions()
-        if (errors := schema_errors(o.document, version))
+        if (errors := schema_errors(o.obj, version))
     }
     assert failures == {}
 
 
 def test_the_kubernetes_validate_cli_agrees(output: Path, tmp_path: Path) -> None:
-    documents = [o.document for o in load_folder(output) if not has_own_schema(o.document)]
+    documents = [o.obj for o in load_folder(output) if not has_own_schema(o.obj)]
     assert kubernetes_validate_cli(documents, tmp_path) == []
 
 
 def test_every_object_passes_all_checks_together(output: Path) -> None:
     """Schemas (Karpenter's too), Pod Security and checkov, as `make validate` runs them."""
-    reports = validate_objects(load_folder(output), checkov=run_checkov(output))
-    failures = {(r.item.source, r.item.kind, r.item.name): r.errors for r in reports if not r.ok}
+    reports = validate_objects(load_folder(output))
+    failures = {(r.item.file, r.item.kind, r.item.name): r.errors for r in reports if not r.ok}
     assert failures == {}
     assert all(not r.notes for r in reports), "published output opts out of no control"
 
 
 def test_every_pod_template_meets_restricted(output: Path) -> None:
     objects = load_folder(output)
-    templates = [o for o in objects if list(podsecurity.pod_templates(o.document))]
+    templates = [o for o in objects if list(podsecurity.pod_templates(o.obj))]
     assert templates, f"{output} has no pod template"
-    podsecurity.check_documents((o.source, o.document) for o in objects)
+    podsecurity.check_documents((o.file, o.obj) for o in objects)
 
 
 def test_the_releases_are_1_27_and_the_newest_the_validator_ships() -> None:

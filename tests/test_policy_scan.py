@@ -11,7 +11,7 @@ import yaml
 
 from cdk8s_headroom import PodSecurityControl
 from cdk8s_headroom.podsecurity import check_object
-from scripts.validation import CHECKOV_CONFIG, load_folder, run_checkov
+from scripts.validation import CHECKOV_CONFIG, checkov_failures, load_folder, run_checkov
 from tests.conftest import ROOT
 from tests.test_podsecurity import main, pod_context, restricted_pod
 
@@ -78,12 +78,11 @@ def test_the_pod_security_check_catches_what_checkov_lets_through(tmp_path: Path
     documents = {"baseline": deployment("baseline", restricted_pod())}
     documents |= {name: deployment(name, template) for name, (template, _) in spots.items()}
     (tmp_path / "apps.yaml").write_text(yaml.safe_dump_all(list(documents.values())))
-    objects = {o.name: o for o in load_folder(tmp_path)}
-    failures = run_checkov(tmp_path)
+    objects = load_folder(tmp_path)
+    failures = dict(zip([o.name for o in objects], checkov_failures(objects), strict=True))
 
     def checkov_ids(name: str) -> set[str]:
-        item = objects[name]
-        return {f.check_id for f in failures if item.first_line <= f.first_line <= item.last_line}
+        return {f.check_id for f in failures[name]}
 
     for name, (_, controls) in spots.items():
         assert checkov_ids(name) == checkov_ids("baseline"), name

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import cdk8s
 import pytest
 
 from cdk8s_headroom import (
@@ -16,7 +17,13 @@ from cdk8s_headroom import (
     Toleration,
     TolerationOperator,
 )
-from tests.conftest import find, iter_containers, pod_spec
+from tests.conftest import chart_with_classes, find, find_all, iter_containers, pod_spec
+
+
+@pytest.fixture
+def chart() -> cdk8s.Chart:
+    """The workloads here reference the GUARDED classes."""
+    return chart_with_classes()
 
 
 def reserver(chart: Any, synth: Any, **props: Any) -> dict[str, Any]:
@@ -101,6 +108,26 @@ def test_prepull_images_added_after_construction_reach_the_output(chart: Any, sy
     construct.add_prepull_image("nginx:1.27")
     spec = pod_spec(find(synth(chart), "DaemonSet"))
     assert [c["image"] for c in spec["initContainers"]] == ["nginx:1.27"]
+
+
+def test_tolerations_added_after_construction_reach_the_output(chart: Any, synth: Any) -> None:
+    construct = HeadroomReserver(
+        chart, "reserver", cpu="1", memory="1Gi", node_pool=NodePoolRef.karpenter("gpu")
+    )
+    construct.add_toleration(Toleration(key="spot", operator=TolerationOperator.EXISTS))
+    construct.add_toleration(Toleration(key="spot", operator=TolerationOperator.EXISTS))
+
+    spec = pod_spec(find(synth(chart), "DaemonSet"))
+
+    assert spec["tolerations"] == [{"key": "spot", "operator": "Exists"}]
+    assert spec["nodeSelector"] == {"karpenter.sh/nodepool": "gpu"}
+
+
+def test_add_toleration_takes_a_toleration_object(chart: Any) -> None:
+    construct = HeadroomReserver(chart, "reserver", cpu="1", memory="1Gi")
+
+    with pytest.raises(HeadroomConfigError, match="toleration: invalid value 'spot'"):
+        construct.add_toleration("spot")  # type: ignore[arg-type]
 
 
 def test_custom_task_runs_the_users_container(chart: Any, synth: Any) -> None:
@@ -193,7 +220,7 @@ def test_bad_reserver_props_raise_naming_the_field(
     with pytest.raises(HeadroomConfigError) as raised:
         HeadroomReserver(chart, "reserver", **props)
     assert raised.value.field == field
-    assert synth(chart) == []
+    assert find_all(synth(chart), "DaemonSet") == []
 
 
 @pytest.mark.parametrize(

@@ -319,3 +319,13 @@ def test_a_list_of_scenarios_is_refused_with_a_short_value_and_a_hint() -> None:
     assert str(error.value).startswith(
         "vectors.json: invalid value <a list of 5 items>; one scenario object"
     )
+
+
+def test_counts_beyond_the_largest_cluster_kubernetes_supports_are_refused() -> None:
+    # Expanding them would only exhaust memory: a billion nodes is a typo, not a cluster.
+    nodes = [{**NODE, "count": 10**9}]
+    with pytest.raises(HeadroomConfigError, match=r"nodes\[0\]\.count: .* within 5000 nodes"):
+        load_cluster({"nodes": nodes}, source="c.yaml")
+    pods = [{"name": "p", "nodeName": "n", "count": 100_000}] * 2
+    with pytest.raises(HeadroomConfigError, match=r"pods\[1\]\.count: .* within 150000 pods"):
+        load_cluster({"nodes": [NODE], "pods": pods}, source="c.yaml")

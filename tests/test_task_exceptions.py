@@ -19,9 +19,15 @@ from cdk8s_headroom import (
 )
 from cdk8s_headroom.podsecurity import EXCEPTIONS_ANNOTATION, check_object
 from scripts.validation import validate_schemas
-from tests.conftest import find, pod_spec
+from tests.conftest import chart_with_classes, find, pod_spec
 
 C = PodSecurityControl
+
+
+@pytest.fixture
+def chart() -> cdk8s.Chart:
+    """The workloads here reference the GUARDED classes."""
+    return chart_with_classes()
 
 
 def reserver_of(chart: Any, synth: Any, task: ReserverTask) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -9,7 +10,9 @@ from pathlib import Path
 
 import yaml
 
+from scripts.validation import kubernetes_versions, schema_errors
 from tests.conftest import ROOT
+from tests.test_documents_fuzz import BOMB
 from tests.test_podsecurity import main, restricted_pod
 
 NODE_BIN = ROOT / "node_modules" / ".bin"
@@ -83,8 +86,74 @@ def test_a_folder_with_bad_objects_fails_and_says_which(tmp_path: Path) -> None:
     assert text.splitlines()[-1].startswith(f"4 objects in {tmp_path}: 1 OK, 3 failed")
 
 
-def test_a_folder_without_objects_fails(tmp_path: Path) -> None:
-    (tmp_path / "notes.yaml").write_text("# nothing here\n")
+def test_a_folder_without_manifests_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("no manifests here\n")
+
     result = validate(tmp_path)
+
+    assert result.returncode == 2
+    assert result.stderr == f"validate: error: {tmp_path}: no manifests in the folder " + (
+        "(files named *.yaml, *.yml, *.json)\n"
+    )
+
+
+def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
+    tmp_path: Path,
+) -> None:
+    good = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "ok", "namespace": "apps"},
+        "data": {},
+    }
+    (tmp_path / "a-broken.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n")
+    (tmp_path / "b-good.yaml").write_text(yaml.safe_dump(good))
+    (tmp_path / "c-utf16.yaml").write_bytes(yaml.safe_dump(good).encode("utf-16"))
+    (tmp_path / "d-empty.yml").write_text("# nothing here\n")
+    (tmp_path / "e-list.json").write_text(
+        json.dumps({"apiVersion": "v1", "kind": "ConfigMapList", "items": [good]})
+    )
+    (tmp_path / "f-aliases.yaml").write_bytes(BOMB)
+    (tmp_path / "g-deep.json").write_text("[" * 5000 + "]" * 5000)
+    (tmp_path / "h-pool.json").write_text(
+        '{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"}, '
+        '"spec": {"weight": 1e400}}'
+    )
+
+    result = validate(tmp_path)
+
     assert result.returncode == 1
-    assert "no Kubernetes objects found" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "a-broken.yaml\t-\t-\tFAILED",
+        "    cannot read the file: line 4, column 1: invalid YAML: while parsing a flow "
+        "mapping, did not find expected ',' or '}'",
+        "b-good.yaml\tConfigMap\tok\tOK",
+        "c-utf16.yaml\t-\t-\tFAILED",
+        "    cannot read the file: UTF-16 text (it starts with a UTF-16 byte-order mark); "
+        "save it as UTF-8",
+        "d-empty.yml\t-\t-\tFAILED",
+        "    cannot read the file: empty: no document in the file (or only comments)",
+        "e-list.json\tConfigMap\tok\tOK",
+        "f-aliases.yaml\t-\t-\tFAILED",
+        "    cannot read the file: line 1, column 1: excessive aliasing: its anchors and "
+        "aliases expand to 175304795 values from 27",
+        "g-deep.json\t-\t-\tFAILED",
+        "    cannot read the file: nested more than 100 levels deep",
+        "h-pool.json\tNodePool\tp\tFAILED",
+        "    karpenter schema: a number that JSON cannot hold (inf or nan)",
+        f"3 objects in {tmp_path}: 2 OK, 1 failed, 5 files unreadable (schemas: Kubernetes "
+        + " and ".join(kubernetes_versions())
+        + "; Pod Security restricted; checkov)",
+    ]
+
+
+def test_a_kind_that_is_not_an_api_name_has_no_schema_and_reads_no_file() -> None:
+    # The kind and apiVersion name the schema file: a path in them must not reach it.
+    for kind, api_version in (
+        ("../../../../_definitions", "v1"),
+        ("Pod", "../v1"),
+        ("{a: x}", "v1"),
+    ):
+        errors = schema_errors({"apiVersion": api_version, "kind": kind}, "1.27")
+        assert errors == [f"no schema for {api_version} {kind} in Kubernetes 1.27"]

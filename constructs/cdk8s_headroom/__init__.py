@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .app import synth, validate_app
-    from .burst import BurstWorkload, ImagePullPolicy
+    from .burst import BurstWorkload, BurstWorkloadProps, ImagePullPolicy
     from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
     from .capacitybufferapi import CapacityBufferVersion
     from .errors import HeadroomConfigError, HeadroomWarning
@@ -50,6 +50,7 @@ _EXPORTS = {
     "DEFAULT_DEDICATED_TAINT": "scheduling",
     "BufferHold": "capacitybuffer",
     "BurstWorkload": "burst",
+    "BurstWorkloadProps": "burst",
     "CapacityBuffer": "capacitybuffer",
     "CapacityBufferForm": "capacitybuffer",
     "CapacityBufferVersion": "capacitybufferapi",
@@ -106,6 +107,7 @@ __all__ = [
     "DEFAULT_DEDICATED_TAINT",
     "BufferHold",
     "BurstWorkload",
+    "BurstWorkloadProps",
     "CapacityBuffer",
     "CapacityBufferForm",
     "CapacityBufferVersion",

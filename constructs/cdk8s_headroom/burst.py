@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from fractions import Fraction
@@ -12,13 +13,24 @@ from constructs import Construct
 
 from . import names, rules, securitycontext
 from .errors import HeadroomConfigError
-from .labels import workload_labels
+from .labels import BURST_COMPONENT, workload_labels
 from .priority import class_name
-from .quantity import QuantityLike, parse_quantity, positive_quantity, quantity_text
-from .resource import RenderedApiObject
+from .quantity import (
+    QuantityLike,
+    memory_quantity,
+    parse_quantity,
+    positive_quantity,
+    quantity_text,
+)
+from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
-from .targeting import INodePool, Placement
+from .targeting import INodePool, Targeting, check_tolerations
 from .task import check_image
+
+if sys.version_info >= (3, 11):
+    from typing import Required, TypedDict
+else:  # the quickstart promises Python 3.10
+    from typing_extensions import Required, TypedDict
 
 
 class ImagePullPolicy(Enum):
@@ -39,7 +51,37 @@ def _strings(value: Sequence[str], *, field: str) -> list[str]:
     return [names.text(item, field=field) for item in value]
 
 
-class BurstWorkload(Construct):
+class BurstWorkloadProps(TypedDict, total=False):
+    """The props of ``NodeHeadroom.add_burst_workload``: those of ``BurstWorkload`` (see
+    its Args for each one's meaning and default) but ``priority_class_name``, which the
+    headroom sets. ``image``, ``cpu`` and ``memory`` are required.
+
+    Typed for ``Unpack``, so ``mypy`` and editors check and complete a consumer's calls.
+    """
+
+    image: Required[str]
+    cpu: Required[QuantityLike]
+    memory: Required[QuantityLike]
+    replicas: int
+    cpu_limit: QuantityLike | None
+    memory_limit: QuantityLike | None
+    command: Sequence[str]
+    args: Sequence[str]
+    name: str | None
+    container_name: str | None
+    namespace: str
+    image_pull_policy: ImagePullPolicy
+    run_as_user: int
+    node_pool: INodePool | None
+    node_selector: Mapping[str, str] | None
+    tolerations: Sequence[Toleration]
+    node_affinity: Sequence[NodeSelectorRequirement]
+    max_replicas: int | None
+    target_cpu_utilization: int
+    labels: Mapping[str, str] | None
+
+
+class BurstWorkload(HeadroomConstruct):
     """A burst-critical Deployment, optionally with a HorizontalPodAutoscaler.
 
     Its pods carry the burst PriorityClass, so the scheduler preempts headroom pods to
@@ -104,7 +146,7 @@ class BurstWorkload(Construct):
         )
         self.image = check_image(image, field="image")
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
-        self.memory, self.memory_bytes = positive_quantity(memory, field="memory")
+        self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
         self.cpu_limit = self._limit(cpu_limit, self.cpu, rules.Resource.CPU, field="cpu_limit")
         self.memory_limit = self._limit(
             memory_limit, self.memory, rules.Resource.MEMORY, field="memory_limit"
@@ -134,7 +176,7 @@ class BurstWorkload(Construct):
             )
         self.image_pull_policy = image_pull_policy
         self.run_as_user = names.int32(run_as_user, field="run_as_user", minimum=1)
-        self.placement = Placement.of(
+        self.targeting = Targeting.of(
             node_pool=node_pool,
             node_selector=node_selector,
             tolerations=tolerations,
@@ -142,7 +184,7 @@ class BurstWorkload(Construct):
         )
         self.labels = {
             **names.labels(labels, field="labels"),
-            **workload_labels(self.name, "burst-workload"),
+            **workload_labels(self.name, BURST_COMPONENT),
         }
 
         super().__init__(scope, id)
@@ -195,8 +237,12 @@ class BurstWorkload(Construct):
         )
 
     def add_toleration(self, toleration: Toleration) -> None:
-        """Lets the workload onto nodes with a matching taint."""
-        self.placement = self.placement.with_tolerations([toleration])
+        """Lets the workload onto nodes with a matching taint; the ``tolerations`` prop,
+        one call later. Reaches the output even after construction (rendered at synthesis).
+        """
+        self.targeting = self.targeting.with_tolerations(
+            check_tolerations([toleration], field="toleration")
+        )
 
     def _render(self) -> Any:
         volumes, mounts = securitycontext.scratch_volumes(["/tmp"])
@@ -221,7 +267,7 @@ class BurstWorkload(Construct):
             "containers": [container],
             "volumes": volumes,
         }
-        self.placement.apply(pod)
+        self.targeting.apply(pod)
         return {
             "spec": {
                 # With an HPA, the HPA owns the replica count; leaving it out of the

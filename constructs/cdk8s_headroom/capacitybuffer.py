@@ -12,7 +12,6 @@ tolerate keeps it for them, which is what ``PriorityModel.DEDICATED_POOL`` gives
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -25,11 +24,11 @@ from constructs import Construct
 from . import names, securitycontext
 from .burst import BurstWorkload
 from .capacitybufferapi import ACTIVE_CAPACITY, CapacityBufferVersion
-from .errors import HeadroomConfigError, HeadroomWarning
+from .errors import HeadroomConfigError, warn
 from .karpenter import AUTO_MODE_BUILTIN_POOLS, KarpenterNodePool
 from .labels import workload_labels
 from .quantity import QuantityLike, parse_quantity, quantity_text
-from .resource import RenderedApiObject
+from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import TaintEffect
 from .sizing import ISizedNodePool, NodeSize, check_slice_fits
 from .targeting import INodePool
@@ -115,7 +114,7 @@ class BufferHold:
         )
 
 
-class CapacityBuffer(Construct):
+class CapacityBuffer(HeadroomConstruct):
     """A ``CapacityBuffer`` for a burst workload: room for copies of its pod, kept free by
     the autoscaler (and, in the pod-template form, the ``PodTemplate`` it names).
 
@@ -214,7 +213,7 @@ class CapacityBuffer(Construct):
                 "a count of chunks: replicas, percentage (scalable form), or limits on cpu "
                 "or memory (as many chunks as fit)",
             )
-        pool = workload.placement.pool
+        pool = workload.targeting.pool
         if pool is not None and is_auto_mode(pool):
             raise HeadroomConfigError(
                 "node_pool",
@@ -224,17 +223,7 @@ class CapacityBuffer(Construct):
                 "there, or put the buffer on a Karpenter or Cluster Autoscaler pool",
             )
         if isinstance(pool, ISizedNodePool):
-            check_slice_fits(
-                pool.smallest_node,
-                cpu=workload.cpu_cores,
-                memory=workload.memory_bytes,
-                pool_name=pool.pool_name,
-                cpu_field="workload.cpu",
-                memory_field="workload.memory",
-                cpu_value=workload.cpu,
-                memory_value=workload.memory,
-                what="a buffer pod",
-            )
+            self._check_fits(pool.pool_name, pool.smallest_node)
         self.labels = {
             **names.labels(labels, field="labels"),
             **workload_labels(self.name, "capacity-buffer"),
@@ -262,20 +251,37 @@ class CapacityBuffer(Construct):
         self.resource.node.add_dependency(workload)
         if self.pod_template is not None:
             self.resource.node.add_dependency(self.pod_template)
+        if isinstance(pool, KarpenterNodePool):
+            # Once in the tree: a requirement added later that shrinks the pool's
+            # nodes below the buffer pod is refused where it is added.
+            emitted = pool
+            pool.watch_slice(lambda node: self._check_fits(emitted.pool_name, node))
         if not keeps_ordinary_pods_off(pool):
             where = f"pool {pool.pool_name!r}" if pool is not None else "every node"
-            warnings.warn(
+            warn(
                 f"capacity buffer {self.name}: on {where}, whose nodes admit ordinary pods, "
                 "any pod can take the buffer's room (a CapacityBuffer reserves capacity for "
                 "no pod in particular), so P1 does not hold for it; use "
-                "PriorityModel.DEDICATED_POOL to keep the room for burst pods",
-                HeadroomWarning,
-                stacklevel=2,
+                "PriorityModel.DEDICATED_POOL to keep the room for burst pods"
             )
 
     @property
     def namespace(self) -> str:
         return self.workload.namespace
+
+    def _check_fits(self, pool_name: str, node: NodeSize) -> None:
+        workload = self.workload
+        check_slice_fits(
+            node,
+            cpu=workload.cpu_cores,
+            memory=workload.memory_bytes,
+            pool_name=pool_name,
+            cpu_field="workload.cpu",
+            memory_field="workload.memory",
+            cpu_value=workload.cpu,
+            memory_value=workload.memory,
+            what="a buffer pod",
+        )
 
     def _metadata(self) -> cdk8s.ApiObjectMetadata:
         return cdk8s.ApiObjectMetadata(name=self.name, namespace=self.namespace, labels=self.labels)
@@ -283,7 +289,7 @@ class CapacityBuffer(Construct):
     @property
     def dedicated(self) -> bool:
         """Whether only pods that tolerate the pool's taint can take the room."""
-        return keeps_ordinary_pods_off(self.workload.placement.pool)
+        return keeps_ordinary_pods_off(self.workload.targeting.pool)
 
     def hold(self) -> BufferHold:
         """How many chunks the autoscaler keeps, and their size (``BufferHold``)."""
@@ -323,7 +329,7 @@ class CapacityBuffer(Construct):
         }
         # The burst pod's targeting, read at synthesis like the workload's own, so the
         # placeholders land where the burst pods may (the dedicated taint included).
-        workload.placement.apply(pod)
+        workload.targeting.apply(pod)
         return {"template": {"metadata": {"labels": self.labels}, "spec": pod}}
 
     def _render(self) -> Any:

@@ -40,6 +40,7 @@ from typing import Any, BinaryIO
 import yaml
 
 from .errors import HeadroomConfigError
+from .errors import InputFileError as InputFileError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 """The files a folder is read for, as ``kubectl apply -f DIR`` reads them."""
@@ -58,31 +59,6 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-class InputFileError(HeadroomConfigError):
-    """A file that cannot be read as input: the message is one line that names the file,
-    the line and column when known, and what is wrong.
-
-    Attributes:
-        file: the file (or folder) as given, ``<stdin>`` for standard input.
-        problem: what is wrong, e.g. ``invalid YAML: ...``.
-        line: the 1-based line, when the parser knows it.
-        column: the 1-based column, when the parser knows it.
-    """
-
-    def __init__(
-        self, file: str, problem: str, *, line: int | None = None, column: int | None = None
-    ) -> None:
-        where = file
-        if line is not None:
-            where += f": line {line}" + (f", column {column}" if column is not None else "")
-        super().__init__(where, file, problem)
-        self.file = file
-        self.problem = problem
-        self.line = line
-        self.column = column
-        self.args = (f"{where}: {' '.join(problem.split())}",)
-
-
 @dataclass(frozen=True)
 class SourcedObject:
     """A Kubernetes object and where it was read.
@@ -91,7 +67,8 @@ class SourcedObject:
         obj: the object, as plain JSON-like data (it has a string ``kind``).
         file: the file it came from, as given (``<stdin>`` for standard input).
         index: the document's position in the file, from 0 (empty documents skipped).
-        item: the position in the document's ``items`` when it came from a List.
+        item: where it sits in the document when it came from a List, e.g. ``items[3]``
+            (``items[0].items[3]`` for a List in a List).
         line: the 1-based line where the object starts (None when read as JSON).
         end_line: the 1-based line where it ends (None when read as JSON).
     """
@@ -99,7 +76,7 @@ class SourcedObject:
     obj: dict[str, Any]
     file: str
     index: int
-    item: int | None = None
+    item: str | None = None
     line: int | None = None
     end_line: int | None = None
 
@@ -125,7 +102,7 @@ class SourcedObject:
         if self.name is None:
             place = f"document {self.index + 1}"
             if self.item is not None:
-                place += f", items[{self.item}]"
+                place += f", {self.item}"
             return f"{self.kind} ({place})"
         if self.namespace is None:
             return f"{self.kind} {self.name}"
@@ -300,6 +277,11 @@ _Loader.add_constructor("tag:yaml.org,2002:value", _as_string)
 # Secrets' `data` may be tagged !!binary; Kubernetes wants the base64 text itself.
 _Loader.add_constructor("tag:yaml.org,2002:binary", _as_string)
 _Loader.add_constructor("tag:yaml.org,2002:int", _bounded_int)
+# Ordered maps, pairs and sets are read as their plain YAML shapes, as a conversion to
+# JSON reads them: a list of one-key mappings, and a mapping with null values.
+_Loader.add_constructor("tag:yaml.org,2002:omap", yaml.SafeLoader.construct_yaml_seq)
+_Loader.add_constructor("tag:yaml.org,2002:pairs", yaml.SafeLoader.construct_yaml_seq)
+_Loader.add_constructor("tag:yaml.org,2002:set", yaml.SafeLoader.construct_yaml_map)
 
 
 def allowed_alias_ratio(decoded: int) -> float:
@@ -316,7 +298,37 @@ def allowed_alias_ratio(decoded: int) -> float:
 
 def _check_shape(root: yaml.Node, name: str) -> None:
     """Refuses a document nested deeper than ``MAX_DEPTH``, with a recursive alias, or
-    whose aliases expand too much (``allowed_alias_ratio``), without expanding it."""
+    whose aliases expand too much (``allowed_alias_ratio``), without expanding it.
+
+    Most documents have no aliases: one pass, level by level over the collections,
+    checks their depth. Only a document where a collection is reached twice gets the
+    slower walk that weighs the aliases.
+    """
+    level = [] if isinstance(root, yaml.ScalarNode) else [root]
+    seen: set[int] = set()
+    for depth in range(1, MAX_DEPTH + 2):
+        if not level:
+            return
+        if depth > MAX_DEPTH:
+            raise _node_error(name, level[0], f"nested more than {MAX_DEPTH} levels deep")
+        below: list[yaml.Node] = []
+        for node in level:
+            if id(node) in seen:
+                _check_aliases(root, name)
+                return
+            seen.add(id(node))
+            children = (
+                node.value
+                if isinstance(node, yaml.SequenceNode)
+                else [part for pair in node.value for part in pair]
+            )
+            below += [child for child in children if not isinstance(child, yaml.ScalarNode)]
+        level = below
+
+
+def _check_aliases(root: yaml.Node, name: str) -> None:
+    """``_check_shape`` for a document with aliases: the depth along every path, and
+    the size the aliases expand to, from each collection's weight computed once."""
     expanded: dict[int, int] = {}
     height: dict[int, int] = {}
     distinct = 0
@@ -458,15 +470,17 @@ def _skip_space(text: str, position: int) -> int:
 
 
 def _check_depth(value: Any, name: str) -> None:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise InputFileError(name, f"nested more than {MAX_DEPTH} levels deep")
-        if isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in item.values())
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(MAX_DEPTH):
+        if not level:
+            return
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below += [child for child in children if isinstance(child, (dict, list))]
+        level = below
+    if level:
+        raise InputFileError(name, f"nested more than {MAX_DEPTH} levels deep")
 
 
 def _documents(text: str, name: str) -> Iterator[_Document]:
@@ -551,37 +565,44 @@ def _lines(node: yaml.Node | None) -> tuple[int | None, int | None]:
 
 def _objects(document: _Document, name: str, index: int) -> list[SourcedObject]:
     value = document.value
-    where = f"document {index + 1}"
     if not _is_object(value):
         mark = document.node.start_mark if document.node is not None else None
         raise InputFileError(
             name,
-            f"{where}: not a Kubernetes object or List: {_what(value)}",
+            f"document {index + 1}: not a Kubernetes object or List: {_what(value)}",
             line=mark.line + 1 if mark else None,
         )
+    return _flatten(value, document.node, name, index, None)
+
+
+def _flatten(
+    value: dict[str, Any], node: yaml.Node | None, name: str, index: int, path: str | None
+) -> list[SourcedObject]:
+    """The object, or the objects of a List (recursively: a List may hold Lists)."""
     kind: str = value["kind"]
     if not kind.endswith("List") or "items" not in value:
-        line, end = _lines(document.node)
-        return [SourcedObject(value, name, index, line=line, end_line=end)]
+        line, end = _lines(node)
+        return [SourcedObject(value, name, index, path, line=line, end_line=end)]
     items = value["items"]
     if items is None:
         return []
+    where = f"document {index + 1}" + (f", {path}" if path else "")
     if not isinstance(items, list):
         raise InputFileError(name, f"{where}: a {kind} whose items are not a list")
-    nodes = _item_nodes(document.node)
+    nodes = _item_nodes(node) or []
     # A typed list (PodList) leaves its items' kind and apiVersion out; a List does not.
     item_kind = None if kind == "List" else kind[: -len("List")]
     objects = []
     for position, item in enumerate(items):
         if item_kind is not None and isinstance(item, dict):
             item = {"apiVersion": value["apiVersion"], "kind": item_kind, **item}
+        item_path = f"{path}.items[{position}]" if path else f"items[{position}]"
         if not _is_object(item):
             raise InputFileError(
-                name,
-                f"{where}: items[{position}] of the {kind}: not a Kubernetes object: {_what(item)}",
+                name, f"{where}: {item_path} of the {kind}: not a Kubernetes object: {_what(item)}"
             )
-        line, end = _lines(nodes[position] if nodes and position < len(nodes) else None)
-        objects.append(SourcedObject(item, name, index, position, line=line, end_line=end))
+        item_node = nodes[position] if position < len(nodes) else None
+        objects += _flatten(item, item_node, name, index, item_path)
     return objects
 
 

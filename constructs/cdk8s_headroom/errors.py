@@ -1,6 +1,10 @@
-"""The one exception type for invalid configuration, and the warning category."""
+"""The exception type for invalid configuration (and its kind for unreadable input
+files), and the warning category."""
 
 from __future__ import annotations
+
+import sys
+import warnings
 
 
 class HeadroomConfigError(ValueError):
@@ -24,5 +28,50 @@ class HeadroomConfigError(ValueError):
         super().__init__(f"{field}: invalid value {value!r}; {allowed}")
 
 
+class InputFileError(HeadroomConfigError):
+    """A file that cannot be read as input: the message is one line that names the file,
+    the line and column when known, and what is wrong.
+
+    Attributes:
+        file: the file (or folder) as given, ``<stdin>`` for standard input.
+        problem: what is wrong, e.g. ``invalid YAML: ...``.
+        line: the 1-based line, when the parser knows it.
+        column: the 1-based column, when the parser knows it.
+    """
+
+    def __init__(
+        self, file: str, problem: str, *, line: int | None = None, column: int | None = None
+    ) -> None:
+        where = file
+        if line is not None:
+            where += f": line {line}" + (f", column {column}" if column is not None else "")
+        super().__init__(where, file, problem)
+        self.file = file
+        self.problem = problem
+        self.line = line
+        self.column = column
+        self.args = (f"{where}: {' '.join(problem.split())}",)
+
+
 class HeadroomWarning(UserWarning):
     """A configuration that synthesizes but breaks one of the promises P1-P4."""
+
+
+# Frames of these packages are skipped when a warning looks for the user's line.
+_LIBRARY_PACKAGES = (__name__.partition(".")[0], "jsii")
+
+
+def warn(message: str) -> None:
+    """Issues a ``HeadroomWarning`` that points at the user's line: the innermost caller
+    outside this library and jsii. A fixed ``stacklevel`` cannot: constructs are created
+    through jsii's metaclass, so the caller of ``__init__`` is jsii's code, and the library
+    calls itself at varying depths."""
+    frame = sys._getframe(1)
+    level = 2  # 1 is this function; 2 is the frame above
+    while (
+        frame.f_back is not None
+        and str(frame.f_globals.get("__name__", "")).partition(".")[0] in _LIBRARY_PACKAGES
+    ):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, HeadroomWarning, stacklevel=level)

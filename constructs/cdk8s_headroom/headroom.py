@@ -3,31 +3,53 @@
 from __future__ import annotations
 
 import inspect
-import warnings
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import jsii
-from constructs import Construct, IValidation
+from constructs import Construct
 
 from . import names, rules
-from .burst import BurstWorkload
+from .burst import BurstWorkload, BurstWorkloadProps
 from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
 from .capacitybufferapi import CapacityBufferVersion
-from .errors import HeadroomConfigError, HeadroomWarning
+from .errors import HeadroomConfigError, warn
 from .karpenter import KarpenterNodePool
 from .priority import PriorityModel, check_model
 from .priorityclasses import HeadroomPriorityClasses
-from .quantity import QuantityLike, format_cpu, format_memory, positive_quantity, quantity_text
+from .quantity import (
+    QuantityLike,
+    format_cpu,
+    format_memory,
+    memory_quantity,
+    positive_quantity,
+    quantity_text,
+)
 from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
+from .resource import HeadroomConstruct
 from .scheduling import DEFAULT_DEDICATED_TAINT, NodeSelectorRequirement, Taint, Toleration
 from .simulate.promises import check_promises, describe_broken
 from .sizing import ISizedNodePool, NodeSize, check_slice_fits, max_nodes
-from .targeting import INodePool, Placement, check_tolerations
+from .targeting import INodePool, Targeting, check_tolerations
 from .task import ReserverTask
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # the quickstart promises Python 3.10
+    from typing_extensions import Unpack
+
+_CLASSES_FOR = {
+    PriorityModel.GUARDED: (PriorityModel.GUARDED,),
+    PriorityModel.DEDICATED_POOL: (PriorityModel.DEDICATED_POOL, PriorityModel.GUARDED),
+    PriorityModel.SEED: (PriorityModel.SEED,),
+}
+"""The models whose classes a headroom of each model may use. A DEDICATED_POOL headroom
+uses the headroom and burst classes, which GUARDED has too; its tainted pool keeps
+ordinary pods away whatever the cluster's default class. A GUARDED headroom needs the
+default class that only GUARDED classes have."""
 
 _TARGETING_PROPS = ("node_pool", "node_selector", "node_affinity")
 _BURST_PROPS = frozenset(
@@ -38,7 +60,7 @@ _BURST_PROPS = frozenset(
 _REQUIRED_BURST_PROPS = ("image", "cpu", "memory")
 
 
-class NodeHeadroom(Construct):
+class NodeHeadroom(HeadroomConstruct):
     """The node reserved headroom pattern for one pool: classes, reserver, bursts.
 
     A ``HeadroomReserver`` DaemonSet holds ``cpu`` and ``memory`` on every node of the
@@ -61,8 +83,10 @@ class NodeHeadroom(Construct):
         namespace: of the reserver and, by default, of the burst workloads.
             Default: ``default``.
         priority_classes: classes shared with other ``NodeHeadroom`` s (PriorityClasses
-            are cluster-scoped; share one instance per cluster). Its model must be
-            ``model``. Default: a new ``HeadroomPriorityClasses`` for ``model``.
+            are cluster-scoped; share one instance per cluster). Their model must be
+            ``model``, or GUARDED for a DEDICATED_POOL headroom, so that a cluster with
+            GUARDED and DEDICATED_POOL pools has one set of classes.
+            Default: a new ``HeadroomPriorityClasses`` for ``model``.
         task: what the reserver does (slices only). Default: ``ReserverTask.pause()``.
         prepull_burst_images: pull every burst workload's image onto the pool's nodes
             from the reserver (slices only), so bursts start without a pull.
@@ -105,11 +129,14 @@ class NodeHeadroom(Construct):
                 raise HeadroomConfigError(
                     "priority_classes", priority_classes, "a HeadroomPriorityClasses or None"
                 )
-            if priority_classes.model is not self.model:
+            if priority_classes.model not in _CLASSES_FOR[self.model]:
+                allowed = " or ".join(f"PriorityModel.{m.name}" for m in _CLASSES_FOR[self.model])
                 raise HeadroomConfigError(
                     "priority_classes",
                     priority_classes.model,
-                    f"classes of the same model as this headroom ({self.model})",
+                    f"classes of a model that serves this headroom's ({self.model}): "
+                    f"{allowed}; GUARDED classes serve GUARDED and DEDICATED_POOL "
+                    "headrooms, so one set of classes serves a cluster that mixes them",
                 )
         if not isinstance(dedicated_taint, Taint):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
@@ -131,8 +158,13 @@ class NodeHeadroom(Construct):
                         "no value without slices: the reserver runs it, and a headroom "
                         "without cpu and memory has no reserver",
                     )
-        if cpu is not None and memory is not None and isinstance(node_pool, ISizedNodePool):
-            self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
+        if cpu is not None and memory is not None:
+            # Judged before the headroom joins the tree, so a refused slice leaves nothing;
+            # the reserver judges them again.
+            positive_quantity(cpu, field="cpu")
+            memory_quantity(memory, field="memory")
+            if isinstance(node_pool, ISizedNodePool):
+                self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
         self.dedicated_taint: Taint | None = None
         extra_tolerations = check_tolerations(tolerations, field="tolerations")
         if self.model is PriorityModel.DEDICATED_POOL:
@@ -159,7 +191,7 @@ class NodeHeadroom(Construct):
                     "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
                 )
         names.dns_label(reserver_name, field="reserver_name")
-        self.placement = Placement.of(
+        self.targeting = Targeting.of(
             node_pool=node_pool,
             node_selector=node_selector,
             tolerations=extra_tolerations,
@@ -167,11 +199,12 @@ class NodeHeadroom(Construct):
         )
         """Where the headroom's pods go: the pool, selector, affinity and tolerations."""
 
+        self._namespace = names.dns_label(namespace, field="namespace")
+
         super().__init__(scope, id)
         self.priority_classes = priority_classes or HeadroomPriorityClasses(
             self, "PriorityClasses", model=self.model
         )
-        self._namespace = names.dns_label(namespace, field="namespace")
         self.reserver: HeadroomReserver | None = None
         """The slices' DaemonSet; ``None`` for a headroom kept by buffers alone."""
         if cpu is not None and memory is not None:
@@ -191,8 +224,6 @@ class NodeHeadroom(Construct):
                 labels=labels,
             )
             self.reserver.node.add_dependency(self.priority_classes)
-        else:
-            self.node.add_validation(_HasBuffer(self))
         self.burst_workloads: list[BurstWorkload] = []
         """The burst workloads added so far."""
         self.capacity_buffers: list[CapacityBuffer] = []
@@ -219,11 +250,23 @@ class NodeHeadroom(Construct):
                 dedicated_taint=self.dedicated_taint,
             )
             if broken:
-                warnings.warn(describe_broken(self.model, broken), HeadroomWarning, stacklevel=2)
+                warn(describe_broken(self.model, broken))
 
     @property
     def namespace(self) -> str:
         return self._namespace
+
+    def missing_room(self) -> HeadroomConfigError | None:
+        """The error of a headroom that keeps no room (no slices and no buffer), else
+        ``None``; judged once the tree is complete (``validate_app``, synthesis)."""
+        if self.reserver is not None or self.capacity_buffers:
+            return None
+        return HeadroomConfigError(
+            f"{self.node.path}.cpu",
+            None,
+            "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): this "
+            "headroom keeps no room at all",
+        )
 
     @property
     def slice_description(self) -> str:
@@ -261,19 +304,20 @@ class NodeHeadroom(Construct):
             buffers=tuple(buffer.hold() for buffer in self.capacity_buffers),
         )
 
-    def add_burst_workload(self, id: str, **props: Any) -> BurstWorkload:
+    def add_burst_workload(self, id: str, **props: Unpack[BurstWorkloadProps]) -> BurstWorkload:
         """Adds a burst-critical Deployment that preempts this headroom.
 
-        Takes the props of ``BurstWorkload``. The workload gets this headroom's burst
-        class and targeting (pool, node selector, affinity, the dedicated taint's
-        toleration); passing targeting that selects other nodes is an error. Its pod
+        Takes the props of ``BurstWorkload`` (``BurstWorkloadProps``). The workload gets
+        this headroom's burst class and targeting (pool, node selector, affinity, the
+        dedicated taint's toleration); passing targeting that selects other nodes is an
+        error. Its pod
         requests must fit in the slice: a larger pod evicts more than the headroom
         (an error, or a warning under SEED, which cannot keep that promise anyway).
         Errors name the field as ``burst_workloads[<name>].<prop>``.
         """
-        name = props.get("name", id)
+        name = props.get("name") or id
         with _within("burst_workloads", name):
-            return self._add_burst_workload(id, props)
+            return self._add_burst_workload(id, dict(props))
 
     def _add_burst_workload(self, id: str, props: dict[str, Any]) -> BurstWorkload:
         if not isinstance(id, str) or not id or self.node.try_find_child(id) is not None:
@@ -294,15 +338,15 @@ class NodeHeadroom(Construct):
                 props["priority_class_name"],
                 f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
             )
-        placement = self.placement
+        targeting = self.targeting
         expected = {
             "node_pool": self.node_pool,
             "node_selector": {
                 key: value
-                for key, value in placement.node_selector.items()
+                for key, value in targeting.node_selector.items()
                 if not (self.node_pool and key in self.node_pool.node_selector)
             },
-            "node_affinity": list(placement.node_affinity),
+            "node_affinity": list(targeting.node_affinity),
         }
         for key in _TARGETING_PROPS:
             props.setdefault(key, expected[key])
@@ -315,17 +359,17 @@ class NodeHeadroom(Construct):
 
         # Judge targeting and fit before the workload joins the tree, so a rejected
         # workload leaves nothing behind.
-        wanted = Placement.of(
+        wanted = Targeting.of(
             node_pool=props["node_pool"],
             node_selector=props["node_selector"],
             tolerations=tolerations,
             node_affinity=props["node_affinity"],
         )
-        if not wanted.same_target(placement):
+        if not wanted.same_target(targeting):
             raise HeadroomConfigError(
                 "node_pool",
                 _describe(wanted),
-                f"the headroom's targeting ({_describe(placement)}): a burst workload "
+                f"the headroom's targeting ({_describe(targeting)}): a burst workload "
                 "only finds the slice on the nodes that hold it",
             )
         self._check_fit(props.get("name", id), props["cpu"], props["memory"])
@@ -410,11 +454,7 @@ class NodeHeadroom(Construct):
                 continue
             if self.model is not PriorityModel.SEED:
                 raise HeadroomConfigError(field, given, message)
-            warnings.warn(
-                f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}",
-                HeadroomWarning,
-                stacklevel=4,
-            )
+            warn(f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}")
 
     @staticmethod
     def _check_slice_on_pool(
@@ -581,38 +621,15 @@ class HeadroomSummary:
         return line
 
 
-def _describe(placement: Placement) -> str:
+def _describe(targeting: Targeting) -> str:
     parts = []
-    if placement.pool is not None:
-        parts.append(f"pool {placement.pool.pool_name}")
-    if placement.node_selector:
-        parts.append(f"nodeSelector {placement.node_selector}")
-    if placement.node_affinity:
-        parts.append(f"{len(placement.node_affinity)} affinity terms")
+    if targeting.pool is not None:
+        parts.append(f"pool {targeting.pool.pool_name}")
+    if targeting.node_selector:
+        parts.append(f"nodeSelector {targeting.node_selector}")
+    if targeting.node_affinity:
+        parts.append(f"{len(targeting.node_affinity)} affinity terms")
     return ", ".join(parts) or "every node"
-
-
-@jsii.implements(IValidation)
-class _HasBuffer:
-    """A headroom without slices must keep its room with at least one buffer; judged
-    at synthesis, once ``add_capacity_buffer`` had its chance."""
-
-    def __init__(self, headroom: NodeHeadroom) -> None:
-        self.headroom = headroom
-
-    def validate(self) -> list[str]:
-        if self.headroom.capacity_buffers:
-            return []
-        return [
-            str(
-                HeadroomConfigError(
-                    f"{self.headroom.node.path}.cpu",
-                    None,
-                    "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): "
-                    "this headroom keeps no room at all",
-                )
-            )
-        ]
 
 
 @contextmanager

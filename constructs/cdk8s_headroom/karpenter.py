@@ -44,8 +44,8 @@ from . import names
 from .errors import HeadroomConfigError
 from .labels import PART_OF
 from .quantity import QuantityLike, parse_quantity, quantity_text
+from .resource import HeadroomConstruct, RenderedApiObject
 from .rules import QUANTITY_SYNTAX
-from .resource import RenderedApiObject
 from .scheduling import NodeSelectorOperator, NodeSelectorRequirement, Taint
 from .sizing import INSTANCE_LABEL_PREFIXES, NodeSize, smallest_node
 from .targeting import KARPENTER_NODEPOOL_LABEL, NodePoolRef
@@ -163,7 +163,7 @@ class NodeClassRef:
         return {"group": self.group, "kind": self.kind, "name": self.name}
 
 
-class Ec2NodeClass(Construct):
+class Ec2NodeClass(HeadroomConstruct):
     """A ``karpenter.k8s.aws/v1`` EC2NodeClass: the AMI, IAM role and network of nodes.
 
     Subnets and security groups are discovered by a tag, as in Karpenter's getting
@@ -289,7 +289,7 @@ class KarpenterNodePoolRef(NodePoolRef):
         return {key: parse_quantity(value, field=f"limits[{key}]") for key, value in self.limits}
 
 
-class KarpenterNodePool(Construct):
+class KarpenterNodePool(HeadroomConstruct):
     """A ``karpenter.sh/v1`` NodePool, for Karpenter on EC2 or for EKS Auto Mode.
 
     The node class decides the flavour (``flavour``). The pool is an ``INodePool``:
@@ -508,9 +508,7 @@ class KarpenterNodePool(Construct):
         the pool.
         """
         field = f"requirements[{key}]"
-        if not isinstance(operator, NodeSelectorOperator):
-            allowed = ", ".join(f"NodeSelectorOperator.{op.name}" for op in NodeSelectorOperator)
-            raise HeadroomConfigError(f"{field}.operator", operator, f"one of {allowed}")
+        names.member(operator, NodeSelectorOperator, field=f"{field}.operator")
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
             raise HeadroomConfigError(f"{field}.values", values, "a sequence of strings")
         if operator in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN) and not values:

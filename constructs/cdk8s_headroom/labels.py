@@ -4,12 +4,17 @@ from __future__ import annotations
 
 PART_OF = "node-headroom"
 
+COMPONENT_LABEL = "app.kubernetes.io/component"
+"""The label that says what part of the headroom a workload and its pods are."""
+RESERVER_COMPONENT = "headroom-reserver"
+BURST_COMPONENT = "burst-workload"
+
 
 def workload_labels(name: str, component: str) -> dict[str, str]:
     """``app`` (the seed's selector label) plus the recommended ``app.kubernetes.io`` set."""
     return {
         "app": name,
-        "app.kubernetes.io/component": component,
+        COMPONENT_LABEL: component,
         "app.kubernetes.io/name": name,
         "app.kubernetes.io/part-of": PART_OF,
     }

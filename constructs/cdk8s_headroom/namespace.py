@@ -7,10 +7,10 @@ from constructs import Construct
 
 from . import names
 from .labels import PART_OF
-from .resource import RenderedApiObject
+from .resource import HeadroomConstruct, RenderedApiObject
 
 
-class HeadroomNamespace(Construct):
+class HeadroomNamespace(HeadroomConstruct):
     """A Namespace whose Pod Security admission enforces the ``restricted`` profile.
 
     The library's pod templates meet that profile, so enforcing it costs nothing and

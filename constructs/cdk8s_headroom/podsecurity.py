@@ -68,23 +68,6 @@ class PodSecurityControl(Enum):
     """This library's hardening on top of Restricted: readOnlyRootFilesystem true."""
 
 
-BASELINE_CAPABILITIES = frozenset(
-    {
-        "AUDIT_WRITE",
-        "CHOWN",
-        "DAC_OVERRIDE",
-        "FOWNER",
-        "FSETID",
-        "KILL",
-        "MKNOD",
-        "NET_BIND_SERVICE",
-        "SETFCAP",
-        "SETGID",
-        "SETPCAP",
-        "SETUID",
-        "SYS_CHROOT",
-    }
-)
 RESTRICTED_CAPABILITIES = frozenset({"NET_BIND_SERVICE"})
 SAFE_SYSCTLS = frozenset(
     {

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from . import rules
+from . import names, rules
 from .errors import HeadroomConfigError
-from .rules import MAX_USER_PRIORITY
+from .rules import MAX_USER_PRIORITY as MAX_USER_PRIORITY
 
 CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF = -10
 """Cluster Autoscaler ignores pending pods below this priority when it scales out."""
@@ -140,10 +140,7 @@ _SEED_BURST = PriorityClassSpec(
 
 
 def check_model(value: object) -> PriorityModel:
-    if not isinstance(value, PriorityModel):
-        allowed = ", ".join(f"PriorityModel.{m.name}" for m in PriorityModel)
-        raise HeadroomConfigError("model", value, f"one of {allowed}")
-    return value
+    return names.member(value, PriorityModel, field="model")
 
 
 def class_name(value: object, *, field: str) -> str:

@@ -10,7 +10,7 @@ from constructs import Construct
 
 from .labels import PART_OF
 from .priority import ModelClasses, PriorityClassSpec, PriorityModel
-from .resource import RenderedApiObject
+from .resource import HeadroomConstruct, RenderedApiObject
 
 
 def _class_body(spec: PriorityClassSpec) -> Callable[[], dict[str, Any]]:
@@ -25,7 +25,7 @@ def _class_body(spec: PriorityClassSpec) -> Callable[[], dict[str, Any]]:
     return render
 
 
-class HeadroomPriorityClasses(Construct):
+class HeadroomPriorityClasses(HeadroomConstruct):
     """The PriorityClasses of a priority model.
 
     Emits ``headroom`` and ``burst``, and, for ``GUARDED``, the global ``default``

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Protocol, runtime_checkable
 
 from . import rules
+from .errors import HeadroomConfigError, warn
 
 
 @runtime_checkable
@@ -42,11 +43,24 @@ QuantityLike = str | SizeLike | CpuLike
 _BINARY = {suffix: 1024**power for suffix, power in rules.BINARY_SUFFIXES.items()}
 
 
+_NOT_A_NUMBER = (
+    'a string such as "500m" or "1" for CPU, "512Mi" for memory: quantities are strings, '
+    "so that the unit is written, never implied"
+)
+
+BARE_CORES_WARNING = 64
+"""A bare-integer CPU slice of this many cores or more is almost surely meant as
+millicores (``"500"`` is 500 cores), unless the pool's node sizes say it fits."""
+
+
 def quantity_text(
     value: QuantityLike | None, *, field: str, grammar: rules.Grammar = rules.QUANTITY
 ) -> str:
     """Returns the quantity as the string Kubernetes receives; default: one greater than
-    zero (``rules.QUANTITY``)."""
+    zero (``rules.QUANTITY``). A number is refused: the library's quantities are strings
+    (the Helm chart turns a ``--set`` number into its digits before this rule)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise HeadroomConfigError(field, value, _NOT_A_NUMBER)
     if isinstance(value, SizeLike):
         value = str(value.as_string())
     elif isinstance(value, CpuLike):
@@ -66,6 +80,28 @@ def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, F
     """
     text = quantity_text(value, field=field)
     return text, rules.exact_amount(text)
+
+
+def memory_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
+    """Validates a container's memory (a slice or a request): at least 4Mi.
+
+    Returns the text to emit and its exact value, in bytes.
+    """
+    text, amount = positive_quantity(value, field=field)
+    rules.check_container_memory(text, field=field, value=value)
+    return text, amount
+
+
+def warn_if_cores_look_like_millicores(value: QuantityLike, *, field: str) -> None:
+    """Warns when a CPU slice is a bare integer of ``BARE_CORES_WARNING`` cores or more:
+    ``"500"`` is 500 cores per node, where ``"500m"`` was almost surely meant. Called
+    only where the pool's node sizes are unknown; known sizes refuse such a slice."""
+    text = quantity_text(value, field=field)
+    if text.isdigit() and int(text) >= BARE_CORES_WARNING:
+        warn(
+            f'{field}: {text!r} is {int(text)} cores per node; did you mean "{text}m"? '
+            "(the pool's node sizes are unknown, so the slice is not checked against them)"
+        )
 
 
 def format_cpu(cores: Fraction) -> str:

@@ -11,19 +11,25 @@ from constructs import Construct
 
 from . import names, securitycontext
 from .errors import HeadroomConfigError
-from .labels import workload_labels
+from .labels import RESERVER_COMPONENT, workload_labels
 from .podsecurity import EXCEPTIONS_ANNOTATION
 from .priority import class_name
-from .quantity import QuantityLike, positive_quantity
-from .resource import RenderedApiObject
+from .quantity import (
+    QuantityLike,
+    memory_quantity,
+    positive_quantity,
+    warn_if_cores_look_like_millicores,
+)
+from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
-from .targeting import INodePool, Placement
+from .sizing import ISizedNodePool
+from .targeting import INodePool, Targeting, check_tolerations
 from .task import ReserverTask, check_image
 
 DEFAULT_RESERVER_NAME = "headroom-reserver"
 
 
-class HeadroomReserver(Construct):
+class HeadroomReserver(HeadroomConstruct):
     """A DaemonSet of low-priority pods that reserve ``cpu`` and ``memory`` on each node.
 
     Requests equal limits (Guaranteed QoS, so the kubelet never throttles or evicts the
@@ -64,7 +70,7 @@ class HeadroomReserver(Construct):
         labels: Mapping[str, str] | None = None,
     ) -> None:
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
-        self.memory, self.memory_bytes = positive_quantity(memory, field="memory")
+        self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
         self.name = names.dns_label(name, field="name")
         self.namespace = names.dns_label(namespace, field="namespace")
         self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
@@ -75,7 +81,7 @@ class HeadroomReserver(Construct):
                 "task", task, "a ReserverTask: pause(), maintenance(), prepull(...) or custom(...)"
             )
         self.task = task
-        self.placement = Placement.of(
+        self.targeting = Targeting.of(
             node_pool=node_pool,
             node_selector=node_selector,
             tolerations=tolerations,
@@ -83,9 +89,11 @@ class HeadroomReserver(Construct):
         )
         self.labels = {
             **names.labels(labels, field="labels"),
-            **workload_labels(self.name, "headroom-reserver"),
+            **workload_labels(self.name, RESERVER_COMPONENT),
         }
         self._prepull: list[str] = list(task.prepull_images)
+        if not (isinstance(node_pool, ISizedNodePool) and node_pool.smallest_node.cpu is not None):
+            warn_if_cores_look_like_millicores(cpu, field="cpu")
 
         super().__init__(scope, id)
         self.resource = RenderedApiObject(
@@ -111,8 +119,12 @@ class HeadroomReserver(Construct):
             self._prepull.append(image)
 
     def add_toleration(self, toleration: Toleration) -> None:
-        """Lets the reserver onto nodes with a matching taint."""
-        self.placement = self.placement.with_tolerations([toleration])
+        """Lets the reserver onto nodes with a matching taint; the ``tolerations`` prop,
+        one call later. Reaches the output even after construction (rendered at synthesis).
+        """
+        self.targeting = self.targeting.with_tolerations(
+            check_tolerations([toleration], field="toleration")
+        )
 
     def _resources(self) -> dict[str, Any]:
         # requests == limits for every container: Guaranteed QoS.
@@ -169,7 +181,7 @@ class HeadroomReserver(Construct):
             "containers": [container],
             "volumes": volumes or None,
         }
-        self.placement.apply(pod)
+        self.targeting.apply(pod)
         # The opt-outs a custom task asked for, visible in review and honoured by
         # the Pod Security check of `make synth` and `make validate`.
         annotations = (

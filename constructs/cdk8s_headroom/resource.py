@@ -1,12 +1,40 @@
-"""An ApiObject whose body is rendered at synthesis time."""
+"""An ApiObject whose body is rendered at synthesis time, and the base of the constructs."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import cdk8s
-from constructs import Construct
+from constructs import Construct, IConstruct
+
+from .errors import HeadroomConfigError
+
+_ROOTS: weakref.WeakKeyDictionary[IConstruct, IConstruct] = weakref.WeakKeyDictionary()
+"""The root of each scope a library construct was added to, and of each library construct:
+reading ``node.root`` costs two jsii round trips, more than creating a construct."""
+
+
+class HeadroomConstruct(Construct):
+    """A construct of this library: the first one in an app registers the whole-app checks.
+
+    The checks (``cdk8s_headroom.app``) run as a cdk8s validation of the root, so plain
+    ``app.synth()`` and ``cdk8s synth`` refuse what ``cdk8s_headroom.synth`` refuses.
+    """
+
+    def __init__(self, scope: Construct, id: str) -> None:
+        super().__init__(scope, id)
+        root = _ROOTS.get(scope)
+        if root is None:
+            root = scope.node.root
+            _ROOTS[scope] = root
+            # Imported here: the checks know every construct, and every construct
+            # derives from this class.
+            from .app import register_checks
+
+            register_checks(root)
+        _ROOTS[self] = root
 
 
 def compact(value: Any) -> Any:
@@ -28,6 +56,9 @@ class RenderedApiObject(cdk8s.ApiObject):
     structs costs a type check per field and a jsii round trip per object, which made
     synthesis of large apps several times slower. The schema checks of `make test`
     (strict, unknown fields rejected) guard the field names instead.
+
+    JSON patches (``add_json_patch``, cdk8s's escape hatch) apply to the whole rendered
+    object, body included: cdk8s would apply them before the body exists.
     """
 
     def __init__(
@@ -42,9 +73,36 @@ class RenderedApiObject(cdk8s.ApiObject):
     ) -> None:
         super().__init__(scope, id, api_version=api_version, kind=kind, metadata=metadata)
         self._render = render
+        self._patches: list[cdk8s.JsonPatch] = []
         # Kept on the Python side: whole-app checks read them for every object, and a
         # jsii round trip per read would dominate synthesis of large apps.
-        self.identity = (kind, metadata.namespace or "", metadata.name or "")
+        self._identity = (kind, metadata.namespace or "", metadata.name or "")
+
+    def add_json_patch(self, *ops: cdk8s.JsonPatch) -> None:
+        """Applies ``ops`` to the rendered object (body included) when it is synthesized.
+
+        A patch whose path does not exist in the rendered object is a
+        ``HeadroomConfigError`` at synthesis, naming this object and the patch.
+        """
+        self._patches.extend(ops)
+
+    @property
+    def patched(self) -> bool:
+        """Whether JSON patches change this object."""
+        return bool(self._patches)
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """(kind, namespace, name) as synthesized, JSON patches included."""
+        if not self._patches:
+            return self._identity
+        document = self.to_json()
+        metadata = document.get("metadata") or {}
+        return (
+            str(document.get("kind", "")),
+            str(metadata.get("namespace") or ""),
+            str(metadata.get("name") or ""),
+        )
 
     def to_json(self) -> Any:
         document = super().to_json()
@@ -52,4 +110,16 @@ class RenderedApiObject(cdk8s.ApiObject):
         for key, value in body.items():
             if key not in ("apiVersion", "kind", "metadata"):
                 document[key] = value
+        # One patch at a time, so that an error can say which one failed.
+        for index, op in enumerate(self._patches):
+            try:
+                document = cdk8s.JsonPatch.apply(document, op)
+            except RuntimeError as error:  # jsii's wrapper of the JavaScript error
+                raise HeadroomConfigError(
+                    f"{self.node.path}.json_patches[{index}]",
+                    str(error).splitlines()[0],
+                    f"a JSON patch that applies to the rendered {self._identity[0]}: "
+                    "its path must exist (for add, its parent); synthesize without the "
+                    "patch to see the object's fields",
+                ) from None
         return document

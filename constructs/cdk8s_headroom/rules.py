@@ -210,7 +210,7 @@ QUANTITY = Grammar(
         Clause(r"-.*|\+?[0.]*([KMGTPE]i|[mkMGTPE]|[eE].*)?", "a quantity greater than zero", True),
     ),
 )
-"""A quantity greater than zero, as a string; a whole number is taken as its digits."""
+"""A quantity greater than zero, as a string."""
 
 DECIMAL_SUFFIXES = {"m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 BINARY_SUFFIXES = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
@@ -226,10 +226,7 @@ class Resource(Enum):
 
 
 def quantity_text(value: object, *, field: str, grammar: Grammar = QUANTITY) -> str:
-    """The quantity as Kubernetes receives it: a string as given (stripped), or the
-    digits of a whole number (what ``helm --set cpu=1`` passes)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return grammar.check(value, field=field, text=str(value))
+    """The quantity as Kubernetes receives it: a string as given (stripped)."""
     return grammar.check(value, field=field, text=value.strip() if isinstance(value, str) else None)
 
 
@@ -247,6 +244,23 @@ def exact_amount(text: str) -> Fraction:
 def amount(text: str, resource: Resource) -> int:
     """The quantity in the resource's unit, rounded up, as the scheduler counts it."""
     return math.ceil(exact_amount(text) * 10**resource.value)
+
+
+MIN_CONTAINER_MEMORY = 4 * 2**20
+"""4Mi, in bytes: less memory than any container starts with. A smaller slice or request
+is almost surely a missing unit (``"512"`` is 512 bytes)."""
+CONTAINER_MEMORY = Rule(
+    "containerMemory", "{hint}a memory of at least 4Mi, the least a container starts with"
+)
+BARE_BYTES_HINT = 'did you mean "{text}Mi"? a number without a unit is bytes; '
+"""``CONTAINER_MEMORY``'s {hint} for a number without a unit."""
+
+
+def check_container_memory(text: str, *, field: str, value: object) -> None:
+    """``CONTAINER_MEMORY`` on a memory slice or request that ``QUANTITY`` accepted."""
+    if amount(text, Resource.MEMORY) < MIN_CONTAINER_MEMORY:
+        hint = BARE_BYTES_HINT.format(text=text) if text.isdigit() else ""
+        CONTAINER_MEMORY.fail(field, value, hint=hint)
 
 
 # --- rules across values -------------------------------------------------------------
@@ -299,6 +313,7 @@ PREFIXED_NAME = Rule(
 GRAMMARS = (DNS_LABEL, DNS_SUBDOMAIN, LABEL_KEY, LABEL_VALUE, CLASS_NAME, IMAGE, QUANTITY)
 INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT)
 RULES = (
+    CONTAINER_MEMORY,
     PRIORITY_ORDER,
     CLASS_NAMES_DIFFER,
     DEFAULT_CLASS_GUARDED_ONLY,

@@ -11,7 +11,6 @@ own errors name the file and the path.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
@@ -68,21 +67,6 @@ def _unchecked(cls: type[_T], values: dict[str, Any]) -> _T:
     return item
 
 
-def sequence(value: object, *, field: str, allowed: str) -> tuple[object, ...]:
-    """A list or tuple as a tuple; a string, which is a sequence of characters, is not."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise HeadroomConfigError(field, value, allowed)
-    return tuple(value)
-
-
-def check_enum(value: object, enum: type[Enum], *, field: str) -> Enum:
-    """``value`` when it is a member of ``enum``; the error lists the members."""
-    if isinstance(value, enum):
-        return value
-    allowed = ", ".join(f"{enum.__name__}.{member.name}" for member in enum)
-    raise HeadroomConfigError(field, value, f"one of {allowed}")
-
-
 @dataclass(frozen=True)
 class Taint:
     """A node taint, e.g. ``Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)``.
@@ -100,7 +84,7 @@ class Taint:
     def __post_init__(self) -> None:
         names.label_key(self.key, field="taint.key")
         names.label_value(self.value, field="taint.value")
-        check_enum(self.effect, TaintEffect, field="taint.effect")
+        names.member(self.effect, TaintEffect, field="taint.effect")
 
     @staticmethod
     def unchecked(key: str, value: str, effect: TaintEffect) -> Taint:
@@ -147,9 +131,9 @@ class Toleration:
     toleration_seconds: int | None = None
 
     def __post_init__(self) -> None:
-        check_enum(self.operator, TolerationOperator, field="toleration.operator")
+        names.member(self.operator, TolerationOperator, field="toleration.operator")
         if self.effect is not None:
-            check_enum(self.effect, TaintEffect, field="toleration.effect")
+            names.member(self.effect, TaintEffect, field="toleration.effect")
         if not isinstance(self.key, str):
             raise HeadroomConfigError(
                 "toleration.key", self.key, "a label key, or '' with EXISTS to match every key"
@@ -223,11 +207,11 @@ class NodeSelectorRequirement:
 
     def __post_init__(self) -> None:
         names.label_key(self.key, field="node_affinity.key")
-        op = check_enum(self.operator, NodeSelectorOperator, field="node_affinity.operator")
+        op = names.member(self.operator, NodeSelectorOperator, field="node_affinity.operator")
         object.__setattr__(
             self,
             "values",
-            sequence(
+            names.sequence(
                 self.values,
                 field=f"node_affinity[{self.key}].values",
                 allowed="a list of label values",
@@ -307,6 +291,52 @@ class NodeSelectorTerm:
 
     expressions: tuple[NodeSelectorRequirement, ...] = ()
     fields: tuple[NodeSelectorRequirement, ...] = ()
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The term as it appears in ``nodeSelectorTerms``."""
+        term: dict[str, Any] = {}
+        if self.expressions:
+            term["matchExpressions"] = [r.to_manifest() for r in self.expressions]
+        if self.fields:
+            term["matchFields"] = [r.to_manifest() for r in self.fields]
+        return term
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a pod may go: its node selector, required node affinity and tolerations,
+    and for a DaemonSet pod the node it is bound to. The constructs render it into pod
+    templates (``to_manifest``); the simulator reads it back from manifests and filters
+    nodes with it (the filters that give UnschedulableAndUnresolvable).
+
+    Hashable, so that the simulator computes the nodes that pass these filters once per
+    distinct placement rather than once per pod.
+    """
+
+    node_selector: tuple[tuple[str, str], ...] = ()
+    affinity: tuple[NodeSelectorTerm, ...] | None = None
+    """Required node affinity terms, ORed; ``None`` when the pod has none."""
+    tolerations: tuple[Toleration, ...] = ()
+    pinned_node: str | None = None
+    """The node a DaemonSet pod is bound to (the controller's ``matchFields`` term)."""
+
+    def to_manifest(self) -> dict[str, Any]:
+        """``nodeSelector``, ``affinity`` and ``tolerations`` as a PodSpec holds them
+        (``None`` when empty). A pinned node is not rendered: the DaemonSet controller
+        pins each pod itself."""
+        affinity = None
+        if self.affinity:
+            terms = [term.to_manifest() for term in self.affinity]
+            affinity = {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+                }
+            }
+        return {
+            "nodeSelector": dict(self.node_selector) or None,
+            "affinity": affinity,
+            "tolerations": [t.to_manifest() for t in self.tolerations] or None,
+        }
 
 
 DEFAULT_DEDICATED_TAINT = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)

@@ -9,7 +9,13 @@ from typing import Any, Protocol, runtime_checkable
 
 from . import names, rules
 from .errors import HeadroomConfigError
-from .scheduling import NodeSelectorRequirement, Taint, Toleration, sequence
+from .scheduling import (
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Placement,
+    Taint,
+    Toleration,
+)
 
 
 @runtime_checkable
@@ -57,7 +63,9 @@ class NodePoolRef:
         object.__setattr__(
             self,
             "taints",
-            sequence(self.taints, field="node_pool.taints", allowed="a list of Taint objects"),
+            names.sequence(
+                self.taints, field="node_pool.taints", allowed="a list of Taint objects"
+            ),
         )
         for taint in self.taints:
             if not isinstance(taint, Taint):
@@ -98,21 +106,10 @@ def check_requirements(
     return list(value)
 
 
-def node_affinity(requirements: Sequence[NodeSelectorRequirement]) -> dict[str, Any] | None:
-    """Required node affinity: all requirements must hold (one term, ANDed)."""
-    if not requirements:
-        return None
-    term = {"matchExpressions": [r.to_manifest() for r in requirements]}
-    return {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
-        }
-    }
-
-
 @dataclass(frozen=True)
-class Placement:
-    """Where a pod template may land: the pool's selector and taints, plus the user's."""
+class Targeting:
+    """The nodes a construct's pods target: a pool (its selector and taints) and the
+    user's node selector, tolerations and node affinity (one term: all must hold)."""
 
     pool: INodePool | None
     node_selector: dict[str, str]
@@ -126,7 +123,7 @@ class Placement:
         node_selector: Mapping[str, str] | None,
         tolerations: Sequence[Toleration],
         node_affinity: Sequence[NodeSelectorRequirement],
-    ) -> Placement:
+    ) -> Targeting:
         """Merges a pool's targeting with the user's, rejecting contradictions."""
         if node_pool is not None and not isinstance(node_pool, INodePool):
             raise HeadroomConfigError(
@@ -145,23 +142,23 @@ class Placement:
             merged[key] = value
         own = check_tolerations(tolerations, field="tolerations")
         pool_tolerations = tolerations_for(node_pool.taints) if node_pool else []
-        return Placement(
+        return Targeting(
             pool=node_pool,
             node_selector=dict(sorted(merged.items())),
             tolerations=tuple(dict.fromkeys(pool_tolerations + own)),
             node_affinity=tuple(check_requirements(node_affinity, field="node_affinity")),
         )
 
-    def with_tolerations(self, extra: Sequence[Toleration]) -> Placement:
-        return Placement(
+    def with_tolerations(self, extra: Sequence[Toleration]) -> Targeting:
+        return Targeting(
             pool=self.pool,
             node_selector=self.node_selector,
             tolerations=tuple(dict.fromkeys((*self.tolerations, *extra))),
             node_affinity=self.node_affinity,
         )
 
-    def same_target(self, other: Placement) -> bool:
-        """Whether two placements select the same nodes (same pool, selector, affinity)."""
+    def same_target(self, other: Targeting) -> bool:
+        """Whether two targetings select the same nodes (same pool, selector, affinity)."""
         return (
             (self.pool.pool_name if self.pool else None)
             == (other.pool.pool_name if other.pool else None)
@@ -169,12 +166,17 @@ class Placement:
             and self.node_affinity == other.node_affinity
         )
 
-    def apply(self, spec: dict[str, Any]) -> None:
-        """Sets nodeSelector, affinity and tolerations on a PodSpec manifest."""
+    def placement(self) -> Placement:
+        """Where the pods may go, in the scheduler's terms."""
         # The pool's taints are read again here: a pool this app emits may be tainted
         # after the pod template was targeted at it (DEDICATED_POOL taints it last).
         pool_tolerations = tolerations_for(self.pool.taints) if self.pool else []
-        tolerations = dict.fromkeys((*pool_tolerations, *self.tolerations))
-        spec["nodeSelector"] = self.node_selector or None
-        spec["affinity"] = node_affinity(self.node_affinity)
-        spec["tolerations"] = [t.to_manifest() for t in tolerations] or None
+        return Placement(
+            node_selector=tuple(self.node_selector.items()),
+            affinity=(NodeSelectorTerm(self.node_affinity),) if self.node_affinity else None,
+            tolerations=tuple(dict.fromkeys((*pool_tolerations, *self.tolerations))),
+        )
+
+    def apply(self, spec: dict[str, Any]) -> None:
+        """Sets nodeSelector, affinity and tolerations on a PodSpec manifest."""
+        spec.update(self.placement().to_manifest())

@@ -44,12 +44,20 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" (index $r 2)) -}}
 {{- end -}}
 {{- else -}}
+{{- $grammar := ternary "quantity" .rule (eq .rule "containerMemory") -}}
 {{- $text := $x -}}
-{{- if and (eq .rule "quantity") (eq (include "node-headroom.whole" $x) "true") }}{{ $text = printf "%.0f" (float64 $x) }}{{ else if and (eq .rule "quantity") (kindIs "string" $x) }}{{ $text = trim $x }}{{ end -}}
-{{- range $clause := index .lib.grammars .rule -}}
+{{- if eq $grammar "quantity" -}}
+{{- if eq (include "node-headroom.whole" $x) "true" }}{{ $x = printf "%.0f" (float64 $x) }}{{ end -}}
+{{- if kindIs "string" $x }}{{ $text = trim $x }}{{ end -}}
+{{- end -}}
+{{- range $clause := index .lib.grammars $grammar -}}
 {{- if or (not (kindIs "string" $text)) (eq (regexMatch (index $clause 0) (toString $text)) (index $clause 2)) -}}
 {{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" (index $clause 1)) -}}
 {{- end -}}
+{{- end -}}
+{{- if and (eq .rule "containerMemory") (eq (include "node-headroom.exceeds" (dict "lib" .lib "a" (toString .lib.minContainerMemory) "b" $text "resource" "memory")) "true") -}}
+{{- $hint := ternary (replace "{text}" $text .lib.bareBytesHint) "" (regexMatch "^[0-9]+$" $text) -}}
+{{- include "node-headroom.fail" (dict "lib" .lib "field" .field "value" $x "rule" "containerMemory" "parts" (dict "hint" $hint)) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

@@ -152,11 +152,30 @@ def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
         )
     elif rule is rules.QUANTITY:
         rules.quantity_text(node, field=field)
+    elif rule is rules.CONTAINER_MEMORY:
+        text = rules.quantity_text(node, field=field)
+        rules.check_container_memory(text, field=field, value=node)
     elif isinstance(node, list):
         for item in node:
             rule.check(item, field=field)
     else:
         rule.check(node, field=field)
+
+
+def _number_as_digits(node: Any, parts: list[str]) -> None:
+    """Replaces a whole number at ``parts`` with its digits, in place: ``--set cpu=2``
+    gives the chart a number, and the library takes quantities as strings only."""
+    for index, part in enumerate(parts[:-1]):
+        node = node.get(part.removesuffix("[]")) if isinstance(node, Mapping) else None
+        if part.endswith("[]"):
+            for item in node if isinstance(node, list) else ():
+                _number_as_digits(item, parts[index + 1 :])
+            return
+    given = node.get(parts[-1]) if isinstance(node, dict) else None
+    if isinstance(given, float) and given.is_integer():
+        node[parts[-1]] = str(int(given))
+    elif isinstance(given, int) and not isinstance(given, bool):
+        node[parts[-1]] = str(given)
 
 
 def check_values(values: Mapping[str, Any]) -> None:
@@ -243,6 +262,10 @@ def build(
     Raises:
         HeadroomConfigError: for an invalid value, named by its value path.
     """
+    values = copy.deepcopy(dict(values))
+    for value in VALUES:
+        if value.kind == "quantity":
+            _number_as_digits(values, value.path.split("."))
     check_values(values)
     prefix = name_prefix(values, release)
     model = PriorityModel(values["model"])
@@ -430,7 +453,7 @@ def values_from_app(app: Construct) -> Values:
     dedicated = headroom.dedicated_taint
     if dedicated is not None:
         implied.append(dedicated.toleration())
-    placement = reserver.placement
+    placement = reserver.targeting
     labels = _own_labels(reserver.labels, reserver.name, "headroom-reserver")
     values: Values = {
         "namePrefix": None,
@@ -510,7 +533,7 @@ def _burst_values(
         else workload.container_name,
         "imagePullPolicy": workload.image_pull_policy.value,
         "runAsUser": workload.run_as_user,
-        "tolerations": [_toleration(t) for t in workload.placement.tolerations if t not in implied],
+        "tolerations": [_toleration(t) for t in workload.targeting.tolerations if t not in implied],
         "labels": None if labels == dict(headroom_labels) else labels,
         "autoscaling": {
             "maxReplicas": workload.max_replicas,

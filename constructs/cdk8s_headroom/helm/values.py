@@ -44,7 +44,7 @@ class Value:
     path: str
     kind: str | tuple[str, ...]
     description: str
-    rule: rules.Grammar | rules.IntRange | None = None
+    rule: rules.Grammar | rules.IntRange | rules.Rule | None = None
     nullable: bool = False
     required: bool = False
 
@@ -100,6 +100,7 @@ def _items(prefix: str, fields: tuple[tuple[Any, ...], ...]) -> list[Value]:
 
 
 _Q, _DNS, _IMG = rules.QUANTITY, rules.DNS_LABEL, rules.IMAGE
+_MEM = rules.CONTAINER_MEMORY  # a quantity, and at least 4Mi
 
 # fmt: off
 VALUES: tuple[Value, ...] = (
@@ -133,7 +134,8 @@ VALUES: tuple[Value, ...] = (
           "release namespace (`-n`).", _DNS, nullable=True),
     Value("reservation.cpu", "quantity", "The CPU each node holds for bursts, e.g. `500m`.", _Q,
           required=True),
-    Value("reservation.memory", "quantity", "The memory each node holds, e.g. `512Mi`.", _Q,
+    Value("reservation.memory", "quantity", "The memory each node holds, e.g. `512Mi`; at "
+          "least 4Mi.", _MEM,
           required=True),
     Value("reserverName", "string", "The DaemonSet's name, after the prefix. Null: "
           "`headroom-reserver`, or `headroom-reserver-<nodePool.name>`.", _DNS, nullable=True),
@@ -187,8 +189,8 @@ VALUES: tuple[Value, ...] = (
           "Default: 1.", rules.REPLICAS),
     Value("burstWorkloads[].resources.requests.cpu", "quantity", "CPU per pod; at most the "
           "slice.", _Q, required=True),
-    Value("burstWorkloads[].resources.requests.memory", "quantity", "Memory per pod; at most "
-          "the slice.", _Q, required=True),
+    Value("burstWorkloads[].resources.requests.memory", "quantity", "Memory per pod; at least "
+          "4Mi and at most the slice.", _MEM, required=True),
     Value("burstWorkloads[].resources.limits.cpu", "quantity", "Null: the request.", _Q,
           nullable=True),
     Value("burstWorkloads[].resources.limits.memory", "quantity", "Null: the request.", _Q,

@@ -6,9 +6,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..scheduling import Placement
     from .cluster import ClusterFile, load_cluster, read_cluster
     from .manifests import Manifests, manifests_from_objects, read_manifests
-    from .model import DisruptionBudget, Node, Placement, Pod, Resources, Role
+    from .model import DisruptionBudget, Node, Pod, Resources, Role
     from .plot import plot_report
     from .promises import BrokenPromise, check_promises, describe_broken
     from .reading import UnsupportedInputError
@@ -32,7 +33,7 @@ _EXPORTS = {
     "Event": "whatif",
     "Manifests": "manifests",
     "Node": "model",
-    "Placement": "model",
+    "Placement": ".scheduling",  # the vocabulary's, one level up
     "Pod": "model",
     "PodTemplate": "workloads",
     "Resources": "model",

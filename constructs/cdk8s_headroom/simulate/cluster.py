@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..documents import read_document
 from ..errors import HeadroomConfigError
+from ..names import INT32_MAX, INT32_MIN
 from ..priority import PreemptionPolicy, PriorityClassSpec
 from .model import DisruptionBudget, Node, Pod, Resources, Role
 from .reading import (
@@ -30,6 +31,12 @@ DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when the file gives none: the kubelet's default."""
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+MAX_NODES = 5000
+MAX_PODS = 150_000
+"""The largest cluster Kubernetes is tested for ("Considerations for large clusters"):
+a file that describes more is a mistake, and expanding its counts would only exhaust
+memory."""
 
 FIRST_START = calendar.timegm((2000, 1, 1, 0, 0, 0, 0, 0, 0)) * 10**9
 """When the first pod without ``startTime`` started; the next ones follow a second
@@ -137,7 +144,7 @@ def _pods(value: Value, nodes: set[str], first_start: int) -> list[ExistingPod]:
         class_name=fields["priorityClassName"].text_or("") or None,
         priority=None
         if fields["priority"].is_null()
-        else fields["priority"].integer(minimum=-(2**31), maximum=2**31 - 1),
+        else fields["priority"].integer(minimum=INT32_MIN, maximum=INT32_MAX),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
         where=fields["priorityClassName"].where,
     )
@@ -172,7 +179,7 @@ def _priority_class(value: Value) -> PriorityClassSpec:
     )
     return PriorityClassSpec(
         name=fields["name"].text(allow_empty=False),
-        value=fields["value"].integer(minimum=-(2**31), maximum=2**31 - 1),
+        value=fields["value"].integer(minimum=INT32_MIN, maximum=INT32_MAX),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
         global_default=fields["globalDefault"].boolean_or(False),
     )
@@ -185,12 +192,14 @@ def load_cluster(data: object, *, source: str = "cluster") -> ClusterFile:
     fields = root.fields(("priorityClasses", "nodes", "pods", "pdbs"), required=("nodes",))
     cluster = ClusterFile()
     for item in fields["nodes"].items():
+        _check_total(item, len(cluster.nodes), MAX_NODES, "nodes")
         for node in _nodes(item):
             if any(known.name == node.name for known in cluster.nodes):
                 raise item.child("name").fail("a node name used once")
             cluster.nodes.append(node)
     names = {node.name for node in cluster.nodes}
     for item in fields["pods"].items():
+        _check_total(item, len(cluster.pods), MAX_PODS, "pods")
         cluster.pods += _pods(item, names, FIRST_START + len(cluster.pods) * 10**9)
     cluster.pdbs = [_pdb(item) for item in fields["pdbs"].items()]
     cluster.classes = [
@@ -201,6 +210,14 @@ def load_cluster(data: object, *, source: str = "cluster") -> ClusterFile:
         raise root.child("nodes").fail("at least one node")
     _check_fit(cluster, root.child("pods"))
     return cluster
+
+
+def _check_total(item: Value, before: int, most: int, what: str) -> None:
+    """Refuses an entry whose ``count`` takes the cluster past ``most`` ``what``, before
+    its copies are made."""
+    count = item.child("count")
+    if before + count.integer_or(1, minimum=1) > most:
+        raise count.fail(f"a count that keeps the cluster within {most} {what}")
 
 
 def _check_fit(cluster: ClusterFile, pods: Value) -> None:

@@ -20,8 +20,10 @@ from pathlib import Path
 from ..capacitybufferapi import API_GROUP, rule_errors, version_of
 from ..documents import read_objects
 from ..kube import CLUSTER_SCOPED_KINDS
-from ..priority import PriorityClassSpec
-from .model import Placement, Resources
+from ..names import INT32_MIN
+from ..priority import MAX_USER_PRIORITY, PriorityClassSpec
+from ..scheduling import Placement
+from .model import Resources, pod_requests
 from .reading import (
     Reader,
     UnsupportedInputError,
@@ -133,26 +135,12 @@ def _container_requests(value: Value, *, init: bool) -> tuple[Resources, bool]:
     return Resources(amounts.get("cpu", 0), amounts.get("memory", 0)), sidecar
 
 
-def pod_requests(spec: dict[str, Value]) -> Resources:
-    """``resourcehelper.PodRequests``: the larger of the containers' sum and each init
-    container (with the restartable init containers started before it), plus
-    overhead."""
-    total = Resources()
-    for container in spec["containers"].items():
-        total += _container_requests(container, init=False)[0]
-    sidecars = Resources()
-    init_peak = Resources()
-    for container in spec["initContainers"].items():
-        requests, sidecar = _container_requests(container, init=True)
-        if sidecar:
-            total += requests
-            sidecars += requests
-            init_peak = init_peak.max(sidecars)
-        else:
-            init_peak = init_peak.max(requests + sidecars)
+def _pod_requests(spec: dict[str, Value]) -> Resources:
     overhead = spec["overhead"].fields(("cpu", "memory"))
-    return total.max(init_peak) + Resources(
-        overhead["cpu"].quantity_or(0, 1000), overhead["memory"].quantity_or(0, 1)
+    return pod_requests(
+        (_container_requests(c, init=False)[0] for c in spec["containers"].items()),
+        (_container_requests(c, init=True) for c in spec["initContainers"].items()),
+        Resources(overhead["cpu"].quantity_or(0, 1000), overhead["memory"].quantity_or(0, 1)),
     )
 
 
@@ -203,7 +191,7 @@ def pod_template(template: Value, namespace: str) -> PodTemplate:
     return PodTemplate(
         namespace=namespace,
         class_name=spec["priorityClassName"].text_or("") or None,
-        requests=pod_requests(spec),
+        requests=_pod_requests(spec),
         placement=_placement(spec),
         labels=metadata["labels"].string_map(),
         where=spec["priorityClassName"].where,
@@ -218,7 +206,7 @@ def _priority_class(value: Value, name: str) -> PriorityClassSpec:
     )
     return PriorityClassSpec(
         name=name,
-        value=fields["value"].integer(minimum=-(2**31), maximum=1_000_000_000),
+        value=fields["value"].integer(minimum=INT32_MIN, maximum=MAX_USER_PRIORITY),
         preemption_policy=preemption_policy(fields["preemptionPolicy"]),
         global_default=fields["globalDefault"].boolean_or(False),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,22 @@ _LABELS = {
 def plot_report(report: WhatIfReport, path: Path) -> None:
     """Writes a PNG: cpu and memory rows, before and after columns, one stacked bar per
     node in percent of its allocatable."""
+    plot_usage(
+        report.nodes,
+        report.allocatable,
+        [("before the bursts", report.before), ("after the bursts", report.after)],
+        path,
+    )
+
+
+def plot_usage(
+    nodes: Sequence[str],
+    allocatable: Mapping[str, Resources],
+    columns: Sequence[tuple[str, Usage]],
+    path: Path,
+) -> None:
+    """Writes a PNG: cpu and memory rows, one column per ``(title, usage)``, one stacked
+    bar per node in percent of its allocatable."""
     try:
         import matplotlib
 
@@ -39,14 +56,13 @@ def plot_report(report: WhatIfReport, path: Path) -> None:
             "--plot", str(path), "matplotlib installed: pip install 'cdk8s-headroom[plot]'"
         ) from None
 
-    nodes = report.nodes
-    width = min(max(10.0, 2.0 + 0.8 * len(nodes)), 40.0)
-    figure, axes = pyplot.subplots(2, 2, figsize=(width, 7.0), sharey=True, squeeze=False)
-    for column, (title, snapshot) in enumerate(
-        (("before the bursts", report.before), ("after the bursts", report.after))
-    ):
+    width = min(max(10.0, 2.0 + 0.8 * len(nodes) * len(columns) / 2), 40.0)
+    figure, axes = pyplot.subplots(
+        2, len(columns), figsize=(width, 7.0), sharey=True, squeeze=False
+    )
+    for column, (title, snapshot) in enumerate(columns):
         for row, resource in enumerate(("cpu", "memory")):
-            _stacked(axes[row][column], report, snapshot, resource)
+            _stacked(axes[row][column], nodes, allocatable, snapshot, resource)
             axes[row][column].set_title(f"{resource}, {title}")
     axes[0][0].set_ylabel("% of allocatable")
     axes[1][0].set_ylabel("% of allocatable")
@@ -67,13 +83,18 @@ def _amount(resources: Resources, resource: str) -> int:
     return resources.cpu if resource == "cpu" else resources.memory
 
 
-def _stacked(axis: Axes, report: WhatIfReport, snapshot: Usage, resource: str) -> None:
-    nodes = report.nodes
+def _stacked(
+    axis: Axes,
+    nodes: Sequence[str],
+    allocatable: Mapping[str, Resources],
+    snapshot: Usage,
+    resource: str,
+) -> None:
     bottoms = [0.0] * len(nodes)
     for role in Role:
         shares = []
         for node in nodes:
-            capacity = _amount(report.allocatable[node], resource)
+            capacity = _amount(allocatable[node], resource)
             used = _amount(snapshot[node][role], resource)
             shares.append(100.0 * used / capacity if capacity else 0.0)
         axis.bar(nodes, shares, bottom=bottoms, color=_COLOURS[role], label=_LABELS[role])

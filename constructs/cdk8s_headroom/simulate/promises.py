@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from ..priority import ModelClasses, PriorityClassSpec, PriorityModel, check_model
 from ..quantity import QuantityLike, positive_quantity
-from ..scheduling import DEFAULT_DEDICATED_TAINT, Taint
-from .model import Node, Placement, Pod, Resources, Role
+from ..scheduling import DEFAULT_DEDICATED_TAINT, Placement, Taint
+from .model import Node, Pod, Resources, Role
 from .scheduler import ClusterState, Decision, schedule
 from .workloads import NO_CLASS
 

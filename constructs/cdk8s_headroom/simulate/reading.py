@@ -9,6 +9,7 @@ so ``Reader.finish`` refuses the whole input and lists them.
 from __future__ import annotations
 
 import calendar
+import datetime
 import math
 import re
 from collections.abc import Collection, Mapping
@@ -34,14 +35,14 @@ class UnsupportedInputError(HeadroomConfigError):
 
     def __init__(self, source: str, items: list[str], models: str) -> None:
         super().__init__(source, items, models)
-        listing = "\n".join(f"  - {item}" for item in items)
+        # One line, as every input error: the command line prints one message.
         self.args = (
-            f"{source}: not supported by the simulator (it would decide without them):\n"
-            f"{listing}\n{models}",
+            f"{source}: not supported by the simulator (it would decide without them): "
+            f"{'; '.join(items)}. {models}",
         )
 
 
-class _Shown:
+class Shown:
     """A value as an error message shows it: whole when short, summarised when not."""
 
     def __init__(self, value: object) -> None:
@@ -88,7 +89,7 @@ class Value:
         return f"{self.reader.source}: {self.path}" if self.path else self.reader.source
 
     def fail(self, allowed: str) -> HeadroomConfigError:
-        return HeadroomConfigError(self.where, _Shown(self.value), allowed)
+        return HeadroomConfigError(self.where, Shown(self.value), allowed)
 
     def child(self, key: str | int) -> Value:
         if isinstance(key, int):
@@ -202,22 +203,35 @@ class Value:
         """An RFC 3339 time, in nanoseconds since the epoch (None when absent)."""
         if self.value is None:
             return None
-        match = _RFC3339.match(self.value) if isinstance(self.value, str) else None
-        if match is None:
+        nanos = rfc3339_nanos(self.value)
+        if nanos is None:
             raise self.fail('an RFC 3339 time, e.g. "2024-01-01T00:00:00Z"')
-        year, month, day, hour, minute, second = (int(match[i]) for i in range(1, 7))
-        seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
-        zone = match[8]
-        if zone not in ("Z", "z"):
-            sign = 1 if zone[0] == "+" else -1
-            seconds -= sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
-        fraction = (match[7] or "").ljust(9, "0")
-        return seconds * 10**9 + int(fraction)
+        return nanos
 
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$"
 )
+
+
+def rfc3339_nanos(value: object) -> int | None:
+    """An RFC 3339 time in nanoseconds since the epoch, or None when ``value`` is not
+    one. A ``datetime`` counts too: PyYAML turns unquoted timestamps into them."""
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=datetime.timezone.utc)
+        return calendar.timegm(value.utctimetuple()) * 10**9 + value.microsecond * 1000
+    match = _RFC3339.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(match[i]) for i in range(1, 7))
+    seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    zone = match[8]
+    if zone not in ("Z", "z"):
+        sign = 1 if zone[0] == "+" else -1
+        seconds -= sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    fraction = (match[7] or "").ljust(9, "0")
+    return seconds * 10**9 + int(fraction)
 
 
 def some(names: Collection[str], shown: int = 10) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -13,6 +13,7 @@ from .cluster import ClusterFile
 from .manifests import Manifests
 from .model import Resources, Role
 from .scheduler import ClusterState
+from .versions import NEWEST_VALIDATED, KubernetesVersion
 from .whatif import Event, Simulation, Step, Verdict, judge_p1, judge_p2, judge_p3, usage_by_role
 from .workloads import ClassRegistry
 
@@ -43,7 +44,7 @@ class WhatIfReport:
         def usage(snapshot: Usage) -> dict[str, object]:
             return {
                 node: {
-                    role.value: {"cpu": _cpu(r.cpu), "memory": _memory(r.memory)}
+                    role.value: {"cpu": cpu_text(r.cpu), "memory": memory_text(r.memory)}
                     for role, r in per_role.items()
                 }
                 for node, per_role in snapshot.items()
@@ -83,7 +84,7 @@ class WhatIfReport:
                 f"running, {len(pending)} pending"
             )
         lines += [
-            f"  {_describe(e)}" for e in self.establishment if e.victims or e.decision.node is None
+            f"  {describe(e)}" for e in self.establishment if e.victims or e.decision.node is None
         ]
         if self.buffers:
             homeless = sum(1 for e in self.buffers if e.decision.node is None)
@@ -93,9 +94,9 @@ class WhatIfReport:
                 "(the autoscaler adds them)"
             )
         lines.append(f"Burst arrivals ({len(self.arrivals)}):")
-        lines += [f"  {_describe(e)}" for e in self.arrivals]
+        lines += [f"  {describe(e)}" for e in self.arrivals]
         lines.append(f"Recreated pods ({len(self.recreations)}):")
-        lines += [f"  {_describe(e)}" for e in self.recreations]
+        lines += [f"  {describe(e)}" for e in self.recreations]
         if self.refills:
             unplaced = sum(1 for e in self.refills if e.decision.node is None)
             lines.append(
@@ -110,15 +111,26 @@ class WhatIfReport:
         return "\n".join(lines)
 
 
-def _cpu(millis: int) -> str:
+def cpu_text(millis: int) -> str:
+    """Millicores for a human: ``500m``, ``2``."""
     return format_cpu(Fraction(millis, 1000))
 
 
-def _memory(size: int) -> str:
+def memory_text(size: int) -> str:
+    """Bytes for a human: ``512Mi``."""
     return format_memory(Fraction(size))
 
 
-def _describe(event: Event) -> str:
+def resources_json(resources: Resources) -> dict[str, str]:
+    return {"cpu": cpu_text(resources.cpu), "memory": memory_text(resources.memory)}
+
+
+def resources_text(resources: Resources) -> str:
+    return f"{cpu_text(resources.cpu)} cpu, {memory_text(resources.memory)} memory"
+
+
+def describe(event: Event) -> str:
+    """One event for the tables: where the pod went, and whom it evicted."""
     pod = event.pod
     if event.decision.node is None:
         return f"{pod.name}: pending ({event.decision.reason})"
@@ -159,29 +171,56 @@ def _ordinary_classes(state: ClusterState, classes: ClassRegistry) -> list[Prior
 
 
 def run_whatif(
-    manifests: Manifests, cluster: ClusterFile, bursts: Mapping[str, int] | None = None
+    manifests: Manifests,
+    cluster: ClusterFile,
+    bursts: Mapping[str, int] | None = None,
+    *,
+    version: KubernetesVersion = NEWEST_VALIDATED,
 ) -> WhatIfReport:
-    """Establishes the reservers, lets the bursts arrive one by one, recreates the
-    preempted pods, and judges P1-P3."""
+    """The what-if of ``manifests`` on a cluster file (see ``whatif``)."""
     classes = ClassRegistry()
     classes.update(manifests.classes)
     classes.update(cluster.classes)
-    state = ClusterState(cluster.nodes, cluster.pdbs)
+    state = ClusterState(cluster.nodes, cluster.pdbs, version=version)
     for existing in cluster.pods:
         state.bind(existing.to_pod(classes), existing.node)
+    return whatif(state, classes, manifests, bursts)
+
+
+def whatif(
+    state: ClusterState,
+    classes: ClassRegistry,
+    manifests: Manifests,
+    bursts: Mapping[str, int] | None = None,
+    *,
+    ordinary: Iterable[PriorityClassSpec] | None = None,
+    on_established: Callable[[ClusterState, list[Event]], None] | None = None,
+) -> WhatIfReport:
+    """Establishes the reservers on ``state``, lets the bursts arrive one by one,
+    recreates the preempted pods, and judges P1-P3. ``state`` is changed.
+
+    ``ordinary`` are the classes P1 probes; default: the default class and the classes
+    of the ordinary pods on ``state``. ``on_established`` sees the state once the
+    reservers are placed, before the bursts change it."""
     simulation = Simulation(state, classes)
     establishment = [
         event
         for daemonset in manifests.daemonsets
         for event in simulation.establish_daemonset(daemonset)
     ]
+    if on_established is not None:
+        on_established(state, establishment)
     # The autoscaler keeps the buffers' room beside what is running once the
     # reservers are in place.
     buffers = tuple(
         event for buffer in manifests.buffers for event in simulation.hold_buffer(buffer)
     )
     before = usage_by_role(state, simulation.held)
-    p1 = judge_p1(state, _ordinary_classes(state, classes), simulation.held)
+    p1 = judge_p1(
+        state,
+        _ordinary_classes(state, classes) if ordinary is None else ordinary,
+        simulation.held,
+    )
     counts = dict(bursts or {})
     arrivals = [
         event

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..documents import read_document
-from .model import DisruptionBudget, Node, Placement, Pod, Resources
+from ..names import INT32_MAX, INT32_MIN
+from ..scheduling import Placement
+from .model import DisruptionBudget, Node, Pod, Resources
 from .reading import (
     Reader,
     Value,
@@ -25,6 +27,7 @@ from .reading import (
     tolerations,
 )
 from .scheduler import ClusterState, Decision, schedule
+from .versions import NEWEST_VALIDATED, KubernetesVersion
 
 DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when the scenario gives none: the kubelet's default."""
@@ -104,7 +107,7 @@ def _pod(
     return Pod(
         name=fields["name"].text(allow_empty=False),
         namespace=fields["namespace"].text_or(""),
-        priority=fields["priority"].integer_or(0, minimum=-(2**31), maximum=2**31 - 1),
+        priority=fields["priority"].integer_or(0, minimum=INT32_MIN, maximum=INT32_MAX),
         preemption_policy=preemption_policy(fields["preemption_policy"]),
         requests=resources(fields["requests"]),
         labels=fields["labels"].string_map(),
@@ -179,7 +182,9 @@ def _pdb(value: Value) -> DisruptionBudget:
     )
 
 
-def load_scenario(data: object, *, source: str = "scenario") -> Scenario:
+def load_scenario(
+    data: object, *, source: str = "scenario", version: KubernetesVersion = NEWEST_VALIDATED
+) -> Scenario:
     """Reads a scenario object; unknown fields raise ``UnsupportedInputError``."""
     reader = Reader(source, _MODELS)
     root = reader.root(data)
@@ -199,15 +204,15 @@ def load_scenario(data: object, *, source: str = "scenario") -> Scenario:
     pdbs = [_pdb(item) for item in fields["pdbs"].items()]
     preemptor = _preemptor(fields["preemptor"])
     reader.finish()
-    state = ClusterState(nodes, pdbs)
+    state = ClusterState(nodes, pdbs, version=version)
     for pod, node in pods:
         state.bind(pod, node)
     return Scenario(state, preemptor)
 
 
-def read_scenario(path: Path) -> Scenario:
-    """Loads a scenario file (JSON or YAML)."""
-    return load_scenario(read_document(path), source=str(path))
+def read_scenario(path: Path, *, version: KubernetesVersion = NEWEST_VALIDATED) -> Scenario:
+    """Loads a scenario file (JSON or YAML); ``version`` picks the scheduler's rules."""
+    return load_scenario(read_document(path), source=str(path), version=version)
 
 
 def decide(scenario: Scenario) -> Decision:

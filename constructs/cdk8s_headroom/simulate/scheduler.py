@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ..priority import PreemptionPolicy
-from ..scheduling import TaintEffect
-from .model import DisruptionBudget, Node, Placement, Pod, Resources
+from ..scheduling import Placement, TaintEffect
+from .model import DisruptionBudget, Node, Pod, Resources
+from .versions import NEWEST_VALIDATED, KubernetesVersion
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 """DefaultPreemptionArgs.minCandidateNodesPercentage, default."""
@@ -41,6 +42,8 @@ _PRIORITY_SHIFT = 2**31
 with more negative-priority victims does not win just because it has more of them."""
 
 _BLOCKING_EFFECTS = (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE)
+
+_NOT_SELECTED = "node(s) didn't match Pod's node affinity/selector"
 
 
 class Code(Enum):
@@ -66,6 +69,12 @@ class NodeState:
     def name(self) -> str:
         return self.node.name
 
+    @property
+    def free(self) -> Resources:
+        """Allocatable cpu and memory that the pods on the node do not request."""
+        allocatable = self.node.allocatable
+        return Resources(allocatable.cpu - self.cpu, allocatable.memory - self.memory)
+
     def add(self, pod: Pod) -> None:
         self.pods.append(pod)
         self.cpu += pod.requests.cpu
@@ -80,7 +89,15 @@ class NodeState:
 class ClusterState:
     """Nodes, the pods bound to them, and the PodDisruptionBudgets."""
 
-    def __init__(self, nodes: Iterable[Node], pdbs: Sequence[DisruptionBudget] = ()) -> None:
+    def __init__(
+        self,
+        nodes: Iterable[Node],
+        pdbs: Sequence[DisruptionBudget] = (),
+        *,
+        version: KubernetesVersion = NEWEST_VALIDATED,
+    ) -> None:
+        self.version = version
+        """The release whose rules apply where they differ (``versions``)."""
         self.nodes: list[NodeState] = []
         self._by_name: dict[str, NodeState] = {}
         for node in nodes:
@@ -122,17 +139,17 @@ class ClusterState:
 def placement_problem(placement: Placement, node: Node) -> str | None:
     """Why NodeName, NodeAffinity or TaintToleration reject ``node``, or None."""
     if placement.pinned_node is not None and placement.pinned_node != node.name:
-        return "node(s) didn't match Pod's node affinity/selector"
+        return _NOT_SELECTED
     labels = node.labels
     if any(labels.get(key) != value for key, value in placement.node_selector):
-        return "node(s) didn't match Pod's node affinity/selector"
+        return _NOT_SELECTED
     if placement.affinity is not None and not any(
         (term.expressions or term.fields)
         and all(r.matches(labels.get(r.key)) for r in term.expressions)
         and all(r.matches(node.name) for r in term.fields)
         for term in placement.affinity
     ):
-        return "node(s) didn't match Pod's node affinity/selector"
+        return _NOT_SELECTED
     for taint in node.taints:
         if taint.effect in _BLOCKING_EFFECTS and not any(
             toleration.tolerates(taint) for toleration in placement.tolerations
@@ -245,12 +262,16 @@ def eligible_to_preempt(state: ClusterState, pod: Pod) -> tuple[bool, str]:
 def _split_by_pdb(state: ClusterState, pods: Sequence[Pod]) -> tuple[list[Pod], list[Pod]]:
     """``filterPodsWithPDBViolation``: a stable split into violating and non-violating."""
     allowed = [pdb.disruptions_allowed for pdb in state.pdbs]
+    empty_matches_all = state.version.pdb_empty_selector_matches_all
     violating: list[Pod] = []
     non_violating: list[Pod] = []
     for pod in pods:
         violated = False
         for index, pdb in enumerate(state.pdbs):
-            if not pdb.covers(pod) or pod.name in pdb.disrupted_pods:
+            if (
+                not pdb.covers(pod, empty_selector_matches_all=empty_matches_all)
+                or pod.name in pdb.disrupted_pods
+            ):
                 continue
             allowed[index] -= 1
             if allowed[index] < 0:
@@ -387,10 +408,16 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
     statuses: Counter[str] = Counter()
     potential: list[NodeState] = []
     reachable_names = {node.name for node in reachable}
+    pinned = pod.placement.pinned_node
     for node in state.nodes:
         if node.name not in reachable_names:
-            problem = placement_problem(pod.placement, node.node)
-            statuses[problem or "node(s) didn't match Pod's node affinity/selector"] += 1
+            # A pinned pod fails every other node on its name: no need to ask why.
+            problem = (
+                _NOT_SELECTED
+                if pinned is not None and node.name != pinned
+                else placement_problem(pod.placement, node.node)
+            )
+            statuses[problem or _NOT_SELECTED] += 1
             continue
         code, reasons = resource_status(pod.requests, node)
         statuses.update(reasons)

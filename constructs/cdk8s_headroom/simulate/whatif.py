@@ -30,8 +30,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from ..priority import PreemptionPolicy, PriorityClassSpec
-from ..scheduling import TaintEffect, Toleration, TolerationOperator
-from .model import Placement, Pod, Resources, Role
+from ..scheduling import Placement, TaintEffect, Toleration, TolerationOperator
+from .model import Pod, Resources, Role
 from .scheduler import ClusterState, Decision, apply, fits_beside, placement_problem, schedule
 from .workloads import Buffer, ClassRegistry, Workload
 
@@ -49,6 +49,15 @@ DAEMONSET_TOLERATIONS = tuple(
 """The tolerations the DaemonSet controller adds to every DaemonSet pod."""
 
 _SECOND = 10**9
+
+
+def daemonset_placement(daemonset: Workload) -> Placement:
+    """Where the DaemonSet controller puts pods of ``daemonset``: its template's node
+    selector, affinity and tolerations, with the tolerations the controller adds."""
+    template = daemonset.template.placement
+    return Placement(
+        template.node_selector, template.affinity, template.tolerations + DAEMONSET_TOLERATIONS
+    )
 
 
 class Step(Enum):
@@ -205,11 +214,7 @@ class Simulation:
         """One pod per node that the DaemonSet controller selects (selector, affinity,
         NoSchedule/NoExecute taints), pinned to it."""
         template = daemonset.template
-        wanted = Placement(
-            template.placement.node_selector,
-            template.placement.affinity,
-            template.placement.tolerations + DAEMONSET_TOLERATIONS,
-        )
+        wanted = daemonset_placement(daemonset)
         return [
             self.place(
                 template.instantiate(

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from ..errors import HeadroomConfigError
 from ..priority import SYSTEM_PRIORITY_CLASSES, PriorityClassSpec
-from ..scheduling import Toleration
-from .model import Placement, Pod, Resources, Role
+from ..scheduling import Placement, Toleration
+from .model import Pod, Resources, Role
 
 NO_CLASS = PriorityClassSpec("", 0)
 """What a pod without a class gets when no class is ``globalDefault``: priority 0,
@@ -37,6 +37,10 @@ class ClassRegistry:
     def update(self, infos: Iterable[tuple[PriorityClassSpec, str]]) -> None:
         for info, where in infos:
             self.add(info, where=where)
+
+    def names(self) -> list[str]:
+        """Every known class name, system classes first."""
+        return list(self._classes)
 
     @property
     def default(self) -> PriorityClassSpec:

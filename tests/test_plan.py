@@ -1,0 +1,267 @@
+"""`cdk8s-headroom plan`: what apply does on a snapshot of a real cluster (plan.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from cdk8s_headroom.plan import PlanReport, plan
+from cdk8s_headroom.priority import PreemptionPolicy
+from cdk8s_headroom.simulate.manifests import Manifests, manifests_from_objects, read_manifests
+from cdk8s_headroom.simulate.model import Resources
+from cdk8s_headroom.simulate.snapshot import Snapshot, read_snapshot
+from cdk8s_headroom.simulate.versions import KubernetesVersion
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+EXAMPLE = ROOT / "docs" / "examples" / "snapshot.json"
+AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
+EVERYTHING = ROOT / "tests" / "fixtures" / "kubectl" / "everything.json"
+V131 = KubernetesVersion(1, 31)
+N1, N2, N3 = (f"ip-10-0-1-{i}.eu-west-1.compute.internal" for i in (11, 12, 13))
+
+
+@pytest.fixture(scope="module")
+def dist() -> Manifests:
+    return read_manifests(DIST)
+
+
+def run(manifests: Manifests, snapshot: Snapshot, **bursts: int) -> PlanReport:
+    return plan(manifests, snapshot, version=V131, version_from="test", bursts=bursts or None)
+
+
+@pytest.fixture(scope="module")
+def example(dist: Manifests) -> PlanReport:
+    return run(dist, read_snapshot(EXAMPLE))
+
+
+@pytest.fixture(scope="module")
+def everything(dist: Manifests) -> PlanReport:
+    return run(dist, read_snapshot(EVERYTHING))
+
+
+def test_the_reserver_is_established_where_its_slice_fits_and_pending_where_it_does_not(
+    example: PlanReport,
+) -> None:
+    (reserver,) = example.reservers
+
+    assert reserver.name == "node-headroom/headroom-reserver"
+    assert reserver.slice == Resources(500, 512 * 2**20)
+    assert reserver.target_nodes == (N1, N2, N3)
+    assert [n.node for n in reserver.established] == [N1, N3]
+    assert all(n.evicts == () for n in reserver.established)
+    (pending,) = reserver.pending
+    assert (pending.node, pending.reason) == (N2, "room")
+    assert pending.free == Resources(220, pending.free.memory)
+    assert "free 220m cpu" in pending.detail and "insufficient cpu" in pending.detail
+    # The four 1-cpu web pods hold the room, the largest first.
+    assert pending.holders[:3] == (
+        "shop/web-7c9f8d6b5-8pw3n",
+        "shop/web-7c9f8d6b5-b7c6v",
+        "shop/web-7c9f8d6b5-q4t8j",
+    )
+
+
+def test_system_classes_are_threats_with_their_pods_and_namespaces(example: PlanReport) -> None:
+    threats = [(t.priority_class.name, t.pods, t.namespaces) for t in example.threats]
+
+    assert threats == [
+        ("system-node-critical", 3, ("kube-system",)),
+        ("system-cluster-critical", 2, ("kube-system",)),
+    ]
+    assert example.conflicts == ()
+
+
+def test_the_burst_takes_a_slice_and_the_promises_hold(example: PlanReport) -> None:
+    (arrival,) = example.whatif.arrivals
+
+    assert arrival.decision.node == N3
+    assert [v.name for v in arrival.victims] == [f"headroom-reserver-{N3}"]
+    assert [v.holds for v in example.whatif.verdicts] == [True, True, True]
+
+
+def test_exit_status_counts_pending_nodes_against_max_pending(example: PlanReport) -> None:
+    assert example.pending_count == 1
+    assert example.exit_status(max_pending=0) == 1
+    assert example.exit_status(max_pending=1) == 0
+
+
+def test_each_pending_reason_of_the_fixture(everything: PlanReport) -> None:
+    (reserver,) = everything.reservers
+
+    assert {n.node: n.reason for n in reserver.pending} == {
+        "node-full": "room",
+        "node-gpu": "taint",
+        "node-nominated": "room",
+        "node-few-pods": "pods",
+    }
+    detail = {n.node: n.detail for n in reserver.pending}
+    assert detail["node-gpu"] == "node(s) had untolerated taint {nvidia.com/gpu: true}"
+    assert detail["node-few-pods"] == "too many pods: 3 of 3"
+    assert "free 370m cpu" in detail["node-full"]
+
+
+def test_a_nominated_pod_holds_the_room_the_reserver_needs(everything: PlanReport) -> None:
+    (reserver,) = everything.reservers
+    nominated = next(n for n in reserver.pending if n.node == "node-nominated")
+
+    assert nominated.free.cpu == 320
+    assert "batch/batch-worker-0" in nominated.holders[:3]
+
+
+def test_a_cordoned_node_gets_its_reserver_which_tolerates_unschedulable(
+    everything: PlanReport,
+) -> None:
+    (reserver,) = everything.reservers
+
+    assert [(n.node, n.cordoned) for n in reserver.established] == [
+        ("node-free", False),
+        ("node-cordoned", True),
+    ]
+
+
+def test_an_existing_global_default_conflicts_and_stays_the_default(
+    everything: PlanReport,
+) -> None:
+    (conflict,) = everything.conflicts
+
+    assert conflict.name == "default-no-preempt"
+    assert "cluster-default is already globalDefault" in conflict.reason
+    p1 = everything.whatif.verdicts[0]
+    assert p1.holds is False
+    assert "class cluster-default (0, PreemptLowerPriority)" in p1.reason
+    assert "class batch-high (1000000, PreemptLowerPriority)" in p1.reason
+
+
+def test_threats_list_user_classes_and_the_default_that_can_preempt(
+    everything: PlanReport,
+) -> None:
+    threats = {t.priority_class.name: (t.pods, t.namespaces) for t in everything.threats}
+
+    assert threats["batch-high"] == (2, ("batch",))
+    assert threats["cluster-default"] == (6, ("shop",))
+    assert "burst-critical" not in threats
+
+
+def test_a_class_of_the_same_name_with_another_value_conflicts_and_its_value_applies(
+    dist: Manifests,
+) -> None:
+    snapshot = read_snapshot(EXAMPLE)
+    ours = next(info for info, _ in dist.classes if info.name == "headroom-reserve")
+    theirs = dataclasses.replace(
+        ours, value=1000, preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY
+    )
+    snapshot.classes.append((theirs, "cluster"))
+
+    report = run(dist, snapshot)
+
+    (conflict,) = report.conflicts
+    assert conflict.name == "headroom-reserve"
+    assert "value 1000 and PreemptLowerPriority" in conflict.reason
+    assert report.reservers[0].priority_class.value == 1000
+
+
+def test_reservers_of_an_earlier_apply_are_replaced_not_counted_twice(dist: Manifests) -> None:
+    report = run(dist, read_snapshot(AFTER))
+
+    (reserver,) = report.reservers
+    covered = [n.node for n in reserver.established] + [n.node for n in reserver.pending]
+    assert sorted(covered) == sorted(reserver.target_nodes)
+    assert len(reserver.target_nodes) == 4
+
+
+def test_burst_counts_override_the_replicas(dist: Manifests) -> None:
+    report = run(dist, read_snapshot(EXAMPLE), **{"demo-burst": 3})
+
+    arrivals = report.whatif.arrivals
+    assert len(arrivals) == 3
+    # Two slices are held (N1 and N3): two bursts take them, the third finds none.
+    assert [[v.name for v in e.victims] for e in arrivals[:2]] == [
+        [f"headroom-reserver-{N3}"],
+        [f"headroom-reserver-{N1}"],
+    ]
+
+
+def test_a_seed_reserver_evicts_ordinary_pods_to_establish(dist: Manifests) -> None:
+    seed = _seed_manifests(dist)
+
+    report = run(seed, read_snapshot(EXAMPLE))
+
+    (reserver,) = report.reservers
+    assert reserver.pending == ()
+    full = next(n for n in reserver.established if n.node == N2)
+    # The web PDB allows one disruption: the oldest web pod uses it, the others would
+    # violate it and are reprieved first, so the oldest is the victim.
+    assert full.evicts == ("shop/web-7c9f8d6b5-8pw3n",)
+
+
+def test_the_json_has_the_documented_keys(example: PlanReport) -> None:
+    data = example.to_json()
+
+    assert list(data) == [
+        "kubernetes_version",
+        "kubernetes_version_from",
+        "reservers",
+        "threats",
+        "conflicts",
+        "bursts",
+        "not_modelled",
+        "warnings",
+    ]
+    reserver = data["reservers"][0]  # type: ignore[index]
+    assert list(reserver) == [
+        "name",
+        "slice",
+        "priority_class",
+        "target_nodes",
+        "established",
+        "pending",
+    ]
+    assert reserver["pending"][0]["reason"] == "room"
+    assert list(data["bursts"]) == ["arrivals", "recreations", "verdict"]  # type: ignore[call-overload]
+
+
+def test_the_table_names_each_section(example: PlanReport) -> None:
+    text = example.render()
+
+    assert "Reserver node-headroom/headroom-reserver: slice 500m cpu, 512Mi memory" in text
+    assert "target nodes: 3; established right after apply: 2; pending: 1" in text
+    assert f"pending {N2}: free 220m cpu" in text
+    assert "a Never reserver evicts nobody" in text
+    assert (
+        "system-node-critical (2000001000, PreemptLowerPriority): 3 pod(s) in kube-system" in text
+    )
+    assert "P2 holds" in text
+
+
+def _seed_manifests(dist: Manifests) -> Manifests:
+    """dist/ with SEED's classes: the reserver at 900000000, PreemptLowerPriority."""
+    objects: list[dict[str, Any]] = []
+    for path in sorted(DIST.glob("*.k8s.yaml")):
+        objects += [o for o in yaml.safe_load_all(path.read_text()) if o]
+    for obj in objects:
+        if obj["kind"] == "PriorityClass" and obj["metadata"]["name"] == "headroom-reserve":
+            obj["value"] = 900_000_000
+            obj["preemptionPolicy"] = "PreemptLowerPriority"
+        if obj["kind"] == "PriorityClass" and obj["metadata"]["name"] == "default-no-preempt":
+            obj["globalDefault"] = False
+    return manifests_from_objects([("seed", objects)])
+
+
+def test_without_a_default_class_pods_without_one_are_a_threat() -> None:
+    objects: list[dict[str, Any]] = []
+    for path in sorted(DIST.glob("*.k8s.yaml")):
+        objects += [o for o in yaml.safe_load_all(path.read_text()) if o]
+    no_default = [o for o in objects if o["metadata"]["name"] != "default-no-preempt"]
+
+    report = run(manifests_from_objects([("dist", no_default)]), read_snapshot(EXAMPLE))
+
+    threat = next(t for t in report.threats if not t.priority_class.name)
+    # The ten web pods carry no class: new ones get priority 0, PreemptLowerPriority.
+    assert (threat.priority_class.value, threat.pods, threat.namespaces) == (0, 10, ("shop",))
+    assert threat.to_json()["name"] == "(no priorityClassName)"
+    assert report.whatif.verdicts[0].holds is False

@@ -1,0 +1,180 @@
+"""`cdk8s-headroom plan` and `status` on the command line: output, exit statuses, errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from cdk8s_headroom.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = str(ROOT / "dist")
+EXAMPLE = ROOT / "docs" / "examples" / "snapshot.json"
+AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_plan_prints_the_table_and_passes_within_max_pending(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["plan", "--manifests", DIST, "--snapshot", str(EXAMPLE)]
+
+    code, out, err = run([*argv, "--max-pending", "1"], capsys)
+
+    assert (code, err) == (0, "")
+    assert out.startswith("Kubernetes 1.31 (the nodes' kubeletVersion)\n")
+    assert "established right after apply: 2; pending: 1" in out
+    assert run(argv, capsys)[0] == 1
+
+
+def test_status_prints_the_table_and_passes_within_max_pending(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["status", "--snapshot", str(AFTER)]
+
+    code, out, err = run([*argv, "--max-pending", "2"], capsys)
+
+    assert (code, err) == (0, "")
+    assert "held: 1; in use by a burst: 1; eroded: 1; missing: 1" in out
+    assert run(argv, capsys)[0] == 1
+
+
+def test_json_output_is_one_document_with_the_documented_keys(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        ["plan", "--manifests", DIST, "--snapshot", str(EXAMPLE), "--json", "--max-pending", "1"],
+        capsys,
+    )
+    data = json.loads(out)
+
+    assert code == 0
+    assert data["kubernetes_version"] == "1.31"
+    assert [r["name"] for r in data["reservers"]] == ["node-headroom/headroom-reserver"]
+    assert data["bursts"]["verdict"]["P2"]["holds"] is True
+
+    code, out, _ = run(["status", "--snapshot", str(AFTER), "--json"], capsys)
+    data = json.loads(out)
+    assert code == 1
+    assert [h["held"] for h in data["headrooms"]] == [["ip-10-0-1-11.eu-west-1.compute.internal"]]
+
+
+def test_the_kubernetes_version_flag_overrides_the_kubelets(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        ["status", "--snapshot", str(AFTER), "--json", "--kubernetes-version", "1.38"], capsys
+    )
+
+    data = json.loads(out)
+    assert code == 1
+    assert (data["kubernetes_version"], data["kubernetes_version_from"]) == (
+        "1.38",
+        "--kubernetes-version",
+    )
+
+
+def test_the_snapshot_can_come_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(AFTER.read_bytes())))
+
+    code, out, _ = run(["status", "--snapshot", "-", "--max-pending", "2"], capsys)
+
+    assert code == 0
+    assert "eroded: 1" in out
+
+
+def test_burst_flag_sets_the_arrivals(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(
+        ["plan", "--manifests", DIST, "--snapshot", str(EXAMPLE), "--json", "--burst",
+         "demo-burst=2"],
+        capsys,
+    )  # fmt: skip
+
+    assert len(json.loads(out)["bursts"]["arrivals"]) == 2
+
+
+def test_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    plan_png, status_png = tmp_path / "plan.png", tmp_path / "status.png"
+
+    run(["plan", "--manifests", DIST, "--snapshot", str(EXAMPLE), "--plot", str(plan_png)], capsys)
+    run(["status", "--snapshot", str(AFTER), "--plot", str(status_png)], capsys)
+
+    assert plan_png.read_bytes().startswith(b"\x89PNG")
+    assert status_png.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        ("s.json", '{"apiVersion": "v1", "kind": "List", "items": [', "invalid JSON"),
+        ("s.yaml", "just words", "not a Kubernetes object or List"),
+        (
+            "s.json",
+            json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+                        "status": {"allocatable": {"cpu": "four", "memory": "1Gi"}}}),
+            "Node n: status.allocatable.cpu: invalid value 'four'",
+        ),
+    ],
+    ids=["truncated", "not-kubernetes", "bad-quantity"],
+)  # fmt: skip
+def test_bad_input_exits_2_with_one_line_naming_the_file(
+    name: str, content: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot = tmp_path / name
+    snapshot.write_text(content)
+
+    for argv in (
+        ["plan", "--manifests", DIST, "--snapshot", str(snapshot)],
+        ["status", "--snapshot", str(snapshot)],
+    ):
+        code, out, err = run(argv, capsys)
+        assert (code, out) == (2, "")
+        assert err.count("\n") == 1
+        assert err.startswith(f"cdk8s-headroom {argv[0]}: error: {snapshot}")
+        assert expected in err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--max-pending", "-1"), ("--kubernetes-version", "latest")]
+)
+def test_bad_flags_exit_2_with_one_line(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["status", "--snapshot", str(AFTER), flag, value], capsys)
+
+    assert code == 2
+    assert err.startswith(f"cdk8s-headroom status: error: {flag}: invalid value {value!r}")
+    assert err.count("\n") == 1
+
+
+def test_events_can_come_from_a_second_snapshot_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listing = json.loads(AFTER.read_text())
+    events = [item for item in listing["items"] if item["kind"] == "Event"]
+    listing["items"] = [item for item in listing["items"] if item["kind"] != "Event"]
+    (tmp_path / "snapshot.json").write_text(json.dumps(listing))
+    (tmp_path / "events.json").write_text(json.dumps({**listing, "items": events}))
+
+    _, out, _ = run(
+        ["status", "--snapshot", str(tmp_path / "snapshot.json"), "--snapshot",
+         str(tmp_path / "events.json"), "--json"],
+        capsys,
+    )  # fmt: skip
+
+    assert [e["pod"] for e in json.loads(out)["events"]] == [
+        "headroom-reserver-a8k2m",
+        "headroom-reserver-9zq4w",
+    ]

@@ -1,0 +1,152 @@
+"""`cdk8s-headroom status`: held, in use, eroded and missing slices (status.py)."""
+
+from __future__ import annotations
+
+import gc
+import json
+from pathlib import Path
+
+import pytest
+
+from cdk8s_headroom.simulate.manifests import read_manifests
+from cdk8s_headroom.simulate.model import Resources
+from cdk8s_headroom.simulate.snapshot import read_snapshot
+from cdk8s_headroom.simulate.versions import KubernetesVersion
+from cdk8s_headroom.status import StatusReport, status
+
+ROOT = Path(__file__).resolve().parent.parent
+AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
+BEFORE = ROOT / "docs" / "examples" / "snapshot.json"
+N1, N2, N3, N4 = (f"ip-10-0-1-{i}.eu-west-1.compute.internal" for i in (11, 12, 13, 14))
+V131 = KubernetesVersion(1, 31)
+
+
+@pytest.fixture(scope="module")
+def after() -> StatusReport:
+    return status(read_snapshot(AFTER), version=V131, version_from="test")
+
+
+def test_each_node_is_held_in_use_eroded_or_missing(after: StatusReport) -> None:
+    (headroom,) = after.headrooms
+
+    assert headroom.name == "node-headroom/headroom-reserver"
+    assert headroom.slice == Resources(500, 512 * 2**20)
+    assert headroom.target_nodes == (N1, N2, N3, N4)
+    assert headroom.held == (N1,)
+    assert [(n.node, n.burst_pods) for n in headroom.in_use] == [
+        (N2, ("node-headroom/demo-burst-6d5f7b8c9-r9m2x",))
+    ]
+    assert headroom.missing == (N4,)
+
+
+def test_an_eroded_node_names_the_newest_pods_that_took_the_room(after: StatusReport) -> None:
+    (eroded,) = after.headrooms[0].eroded
+
+    assert eroded.node == N3
+    assert eroded.free == Resources(320, eroded.free.memory)
+    # The newest pod (500m) frees enough for the 500m slice; older pods are not blamed.
+    assert eroded.taken_by == ("shop/web-7c9f8d6b5-m2q6t",)
+
+
+def test_preempted_events_come_newest_first(after: StatusReport) -> None:
+    assert [(e.pod, e.time) for e in after.events] == [
+        ("headroom-reserver-a8k2m", "2026-12-01T09:30:00Z"),
+        ("headroom-reserver-9zq4w", "2026-12-01T09:20:00Z"),
+    ]
+
+
+def test_exit_status_counts_eroded_and_missing_nodes(after: StatusReport) -> None:
+    assert after.lost_count == 2
+    assert after.exit_status(max_pending=1) == 1
+    assert after.exit_status(max_pending=2) == 0
+
+
+def test_manifests_name_a_headroom_that_has_no_pod_yet() -> None:
+    report = status(
+        read_snapshot(BEFORE),
+        version=V131,
+        version_from="test",
+        manifests=read_manifests(ROOT / "dist"),
+    )
+
+    (headroom,) = report.headrooms
+    assert headroom.held == ()
+    assert headroom.missing == (N1, N2, N3)
+    assert headroom.slice == Resources(500, 512 * 2**20)
+    assert report.exit_status(max_pending=2) == 1
+
+
+def test_no_headroom_in_the_cluster_is_reported_and_fails() -> None:
+    report = status(read_snapshot(BEFORE), version=V131, version_from="test")
+
+    assert report.headrooms == ()
+    assert "No headroom" in report.render()
+    assert report.exit_status(max_pending=10) == 1
+
+
+def test_the_json_has_the_documented_keys(after: StatusReport) -> None:
+    data = after.to_json()
+
+    assert list(data) == [
+        "kubernetes_version",
+        "kubernetes_version_from",
+        "headrooms",
+        "events",
+        "not_modelled",
+        "warnings",
+    ]
+    headroom = data["headrooms"][0]  # type: ignore[index]
+    assert list(headroom) == [
+        "name",
+        "slice",
+        "target_nodes",
+        "held",
+        "in_use",
+        "eroded",
+        "missing",
+    ]
+    assert headroom["eroded"] == [
+        {
+            "node": N3,
+            "free": {"cpu": "320m", "memory": headroom["eroded"][0]["free"]["memory"]},
+            "taken_by": ["shop/web-7c9f8d6b5-m2q6t"],
+        }
+    ]
+
+
+def test_the_table_names_each_state(after: StatusReport) -> None:
+    text = after.render()
+
+    assert "held: 1; in use by a burst: 1; eroded: 1; missing: 1" in text
+    assert f"in use {N2}: node-headroom/demo-burst-6d5f7b8c9-r9m2x" in text
+    assert f"eroded {N3}: free 320m cpu" in text
+    assert f"missing {N4}: no reserver pod" in text
+    assert "Preempted events (2, newest first)" in text
+
+
+def test_with_manifests_a_pod_of_a_burst_class_counts_as_a_burst_without_the_label(
+    tmp_path: Path,
+) -> None:
+    listing = json.loads(AFTER.read_text())
+    for item in listing["items"]:
+        if item["kind"] == "Pod" and item["metadata"]["name"].startswith("demo-burst-"):
+            item["metadata"]["labels"] = {"app": "checkout"}
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(listing))
+
+    without = status(read_snapshot(snapshot), version=V131, version_from="test")
+    with_manifests = status(
+        read_snapshot(snapshot),
+        version=V131,
+        version_from="test",
+        manifests=read_manifests(ROOT / "dist"),
+    )
+
+    assert [n.node for n in without.headrooms[0].eroded] == [N2, N3]
+    assert [n.node for n in with_manifests.headrooms[0].in_use] == [N2]
+
+
+def test_reading_a_snapshot_leaves_the_garbage_collector_as_it_was() -> None:
+    assert gc.isenabled()
+    read_snapshot(AFTER)
+    assert gc.isenabled()

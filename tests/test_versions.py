@@ -1,0 +1,106 @@
+"""Scheduler rules that follow the Kubernetes release (simulate/versions.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cdk8s_headroom.cli import main
+from cdk8s_headroom.errors import HeadroomConfigError
+from cdk8s_headroom.simulate.versions import (
+    EMPTY_PDB_SELECTOR_MATCHES_ALL,
+    NEWEST_VALIDATED,
+    KubernetesVersion,
+)
+
+# Two nodes, each full with one low-priority pod. On node-a the victim is unlabeled and
+# in namespace batch, where a PDB with `selector: {}` allows no disruption; it started
+# later, so without the PDB node-a wins the last tie-break (latest start).
+SCENARIO = {
+    "nodes": [
+        {"name": "node-a", "allocatable": {"cpu": "1", "memory": "1Gi"}},
+        {"name": "node-b", "allocatable": {"cpu": "1", "memory": "1Gi"}},
+    ],
+    "pods": [
+        {"name": "unlabeled", "namespace": "batch", "node": "node-a", "priority": 0,
+         "requests": {"cpu": "1"}, "start_time": "2026-01-01T00:00:02Z"},
+        {"name": "labeled", "namespace": "web", "node": "node-b", "priority": 0,
+         "labels": {"app": "web"}, "requests": {"cpu": "1"},
+         "start_time": "2026-01-01T00:00:01Z"},
+    ],
+    "pdbs": [{"name": "all", "namespace": "batch", "selector": {}, "disruptions_allowed": 0}],
+    "preemptor": {"name": "p", "priority": 10, "requests": {"cpu": "500m"}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        ("1.38", KubernetesVersion(1, 38)),
+        ("v1.31.4", KubernetesVersion(1, 31)),
+        ("v1.13.11-gke.14", KubernetesVersion(1, 13)),
+        (" 1.7 ", KubernetesVersion(1, 7)),
+    ],
+)
+def test_versions_parse_from_flags_and_kubelets(text: str, version: KubernetesVersion) -> None:
+    assert KubernetesVersion.parse(text, field="--kubernetes-version") == version
+
+
+@pytest.mark.parametrize("text", ["", "one.two", "1", "1.x", 1.38])
+def test_a_bad_version_names_the_field(text: object) -> None:
+    with pytest.raises(HeadroomConfigError, match=r"^--kubernetes-version: invalid value"):
+        KubernetesVersion.parse(text, field="--kubernetes-version")
+
+
+def test_the_empty_selector_rule_starts_with_1_38() -> None:
+    assert KubernetesVersion(1, 38) == EMPTY_PDB_SELECTOR_MATCHES_ALL
+    assert not KubernetesVersion(1, 37).pdb_empty_selector_matches_all
+    assert KubernetesVersion(1, 38).pdb_empty_selector_matches_all
+    assert KubernetesVersion(2, 0).pdb_empty_selector_matches_all
+
+
+def test_the_default_is_the_newest_release_the_output_is_validated_against() -> None:
+    kubernetes_validate = pytest.importorskip("kubernetes_validate.utils")
+    newest = ".".join(kubernetes_validate.latest_version().split(".")[:2])
+
+    assert str(NEWEST_VALIDATED) == newest
+
+
+@pytest.mark.parametrize(
+    ("version", "node", "violations"),
+    [
+        ("1.37", "node-a", {"node-a": 0, "node-b": 0}),
+        ("1.38", "node-b", {"node-b": 0, "node-a": 1}),
+    ],
+)
+def test_an_empty_pdb_selector_covers_unlabeled_pods_from_1_38(
+    version: str,
+    node: str,
+    violations: dict[str, int],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps(SCENARIO))
+
+    code = main(
+        ["simulate", "--scenario", str(scenario), "--json", "--kubernetes-version", version]
+    )
+
+    decision = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert decision["node"] == node
+    assert decision["per_node_pdb_violations"] == violations
+
+
+def test_simulate_defaults_to_the_newest_validated_release(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps(SCENARIO))
+
+    assert main(["simulate", "--scenario", str(scenario), "--json"]) == 0
+
+    assert json.loads(capsys.readouterr().out)["node"] == "node-a"
