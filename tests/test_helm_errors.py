@@ -255,10 +255,12 @@ def test_a_bad_value_fails_with_the_librarys_message(
 
 def test_every_rule_has_a_case() -> None:
     messages = " ".join(c[3] for c in CASES)
-    checked = {"containerMemory", "priorityOrder", "classNamesDiffer", "defaultClassGuardedOnly", "burstFitsSlice",
-               "limitNotBelowRequest", "maxReplicasNotBelowReplicas", "replicasWithAutoscaler",
-               "dedicatedPoolNeedsPool", "dedicatedPoolNeedsTaint", "selectorKeepsPool",
-               "customTaskNeedsImage", "uniqueBurstNames"}  # fmt: skip
+    checked = {
+        "containerMemory", "priorityOrder", "classNamesDiffer", "defaultClassGuardedOnly",
+        "burstFitsSlice", "limitNotBelowRequest", "maxReplicasNotBelowReplicas",
+        "replicasWithAutoscaler", "dedicatedPoolNeedsPool", "dedicatedPoolNeedsTaint",
+        "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames",
+    }  # fmt: skip
     assert {rule.name for rule in rules.RULES} == checked | {"prefixedName"}
     assert "greater than zero" in messages and "does not start with 'system-'" in messages
 
