@@ -152,6 +152,42 @@ def is_karpenter(document: Manifest) -> bool:
     return str(document.get("apiVersion", "")).startswith(KARPENTER_API_GROUPS)
 
 
+_NEWER_OPERATORS = {"Gte": ("Gt", -1), "Lte": ("Lt", 1)}
+"""Requirement operators of Karpenter v1.9 and later that @kubernetes-models/karpenter
+2.0.0 predates, with the older operator and the shift that says the same on integers."""
+
+
+def _as_older_karpenter(document: Manifest) -> Manifest:
+    """``document`` with ``Gte n``/``Lte n`` requirements written ``Gt n-1``/``Lt n+1``.
+
+    Karpenter compares these labels as integers, so the two say the same; the npm
+    schemas check everything else. The v1.14.1 CRD (tests, ``scripts/crd.py``) checks
+    the operators as written.
+    """
+    spec = document.get("spec")
+    template = spec.get("template") if isinstance(spec, dict) else None
+    template_spec = template.get("spec") if isinstance(template, dict) else None
+    requirements = template_spec.get("requirements") if isinstance(template_spec, dict) else None
+    if document.get("kind") != "NodePool" or not isinstance(requirements, list):
+        return document
+    rewritten = []
+    for requirement in requirements:
+        operator = requirement.get("operator") if isinstance(requirement, dict) else None
+        values = requirement.get("values") if isinstance(requirement, dict) else None
+        if operator in _NEWER_OPERATORS and isinstance(values, list) and len(values) == 1:
+            older, shift = _NEWER_OPERATORS[operator]
+            try:
+                bound = int(values[0])
+            except (TypeError, ValueError):
+                rewritten.append(requirement)
+                continue
+            requirement = {**requirement, "operator": older, "values": [str(bound + shift)]}
+        rewritten.append(requirement)
+    copy = json.loads(json.dumps(document))
+    copy["spec"]["template"]["spec"]["requirements"] = rewritten
+    return copy
+
+
 def has_own_schema(document: Manifest) -> bool:
     """Whether the object is of a kind the Kubernetes schemas do not hold, validated
     with a schema of its own (Karpenter's, the project's CapacityBuffer)."""
@@ -161,14 +197,16 @@ def has_own_schema(document: Manifest) -> bool:
 def validate_karpenter(documents: list[Manifest]) -> list[ObjectResult]:
     """Validates Karpenter objects with the npm ``@kubernetes-models/karpenter`` schemas.
 
-    Unknown fields are errors, and so is a kind the package has no schema for.
+    Unknown fields are errors, and so is a kind the package has no schema for. The
+    package predates Karpenter v1.9's ``Gte``/``Lte`` operators: those requirements
+    reach it as the ``Gt``/``Lt`` that say the same (``_as_older_karpenter``).
     """
     if not documents:
         return []
     node = str(NODE) if NODE.exists() else "node"
     completed = subprocess.run(
         [node, str(KARPENTER_VALIDATOR)],
-        input=json.dumps(documents),
+        input=json.dumps([_as_older_karpenter(d) for d in documents]),
         capture_output=True,
         text=True,
         cwd=ROOT,

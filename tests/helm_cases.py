@@ -156,4 +156,34 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
         "batch",
         {"namePrefix": "", "namespace": {"name": "jobs", "create": True}},
     ),
+    # CapacityBuffers: with slices on a dedicated pool, alone, and under a release prefix
+    (
+        "buffers-beside-slices-on-a-dedicated-pool",
+        "node-headroom",
+        {
+            "model": "dedicated-pool",
+            "nodePool": {"name": "burst-pool", "taints": [DEDICATED_TAINT]},
+            "burstWorkloads": [
+                {**API, "buffer": {"replicas": 3, "limits": {"cpu": 4, "memory": "8Gi"}}},
+                {
+                    **WORKER,
+                    "buffer": {"form": "scalableRef", "percentage": 50, "apiVersion": "v1alpha1"},
+                },
+            ],
+        },
+    ),
+    (
+        "buffers-alone-without-slices",
+        "node-headroom",
+        {
+            "reservation": {"cpu": None, "memory": None},
+            "prepullBurstImages": False,
+            "burstWorkloads": [{**API, "buffer": {"limits": {"cpu": "2"}}}],
+        },
+    ),
+    (
+        "buffers-under-a-release-prefix",
+        "web",
+        {"burstWorkloads": [{**WORKER, "buffer": {"form": "scalableRef", "replicas": 1}}]},
+    ),
 ]

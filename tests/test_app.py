@@ -108,7 +108,11 @@ def test_the_node_pool_setting_targets_the_reserver_and_the_burst(
     main.build(app)
     objects = [o for c in app.charts for o in c.to_json()]
     expected = {"karpenter.sh/nodepool": "maintenance-pool"}
-    assert pod_spec(find(objects, "DaemonSet"))["nodeSelector"] == expected
+    for name in (
+        "headroom-reserver-maintenance-pool",
+        "headroom-reserver-maintenance-pool-prepull",
+    ):
+        assert pod_spec(find(objects, "DaemonSet", name))["nodeSelector"] == expected
     assert pod_spec(find(objects, "Deployment"))["nodeSelector"] == expected
 
 

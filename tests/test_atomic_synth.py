@@ -138,7 +138,7 @@ def test_a_good_synthesis_reproduces_dist_and_leaves_nothing_behind(repo: Path) 
     before = tree_state(repo)
     result = make_synth(repo)
     assert result.returncode == 0, result.stderr
-    assert "wrote 6 objects in 2 files to dist/" in result.stdout
+    assert "wrote 7 objects in 2 files to dist/" in result.stdout
     assert tree_state(repo) == before
 
 

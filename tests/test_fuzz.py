@@ -62,6 +62,7 @@ from cdk8s_headroom import (
     synth,
 )
 from cdk8s_headroom.podsecurity import check_object
+from cdk8s_headroom.scheduling import KARPENTER_ONLY_OPERATORS
 from scripts.validation import kubernetes_versions, load_folder, validate_schemas
 
 EXAMPLES = int(os.environ.get("HEADROOM_FUZZ_EXAMPLES", "600"))
@@ -282,9 +283,9 @@ def tolerations(draw: Draw) -> Any:
 
 def requirement(draw: Draw) -> NodeSelectorRequirement:
     key = draw.prop("node_affinity.key", VALID_LABEL_KEY, INVALID_LABEL_KEY)
-    operator = draw.prop(
-        "node_affinity.operator", st.sampled_from(NodeSelectorOperator), st.just("In")
-    )
+    # Pods' node affinity: Karpenter's Gte and Lte are refused there (tests of their own).
+    pod_operators = [op for op in NodeSelectorOperator if op not in KARPENTER_ONLY_OPERATORS]
+    operator = draw.prop("node_affinity.operator", st.sampled_from(pod_operators), st.just("In"))
     valid: st.SearchStrategy[Any]
     invalid: st.SearchStrategy[Any]
     if operator in (NodeSelectorOperator.GT, NodeSelectorOperator.LT):
@@ -687,6 +688,12 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
         )
     elif pool is not None and len(f"headroom-reserver-{pool.pool_name}") > 63:
         draw.invalid.add("reserver_name")  # the default name would be too long
+    reserver_name = props.get("reserver_name") or (
+        f"headroom-reserver-{pool.pool_name}" if pool is not None else "headroom-reserver"
+    )
+    too_long = isinstance(reserver_name, str) and len(reserver_name) + len("-prepull") > 63
+    if props["prepull_burst_images"] is True and too_long:
+        draw.invalid.add("reserver_name")  # the pre-puller's name would be too long
     if declared(reserver_task) and restricted:
         draw.invalid.add("namespace")  # admission would reject the reserver's pods
     headroom = NodeHeadroom(chart, "headroom", **props)

@@ -56,20 +56,24 @@ def test_objects_come_out_classes_first(chart: Any, synth: Any) -> None:
     assert kinds == ["PriorityClass"] * 3 + ["DaemonSet", "Deployment"]
 
 
-def test_burst_workload_added_later_is_prepulled_by_the_reserver(chart: Any, synth: Any) -> None:
+def test_burst_workload_added_later_is_prepulled_by_the_prepuller(chart: Any, synth: Any) -> None:
     target = headroom(chart, prepull_burst_images=True)
     add_api(target)
     target.add_burst_workload("worker", image="ghcr.io/acme/worker:3", cpu="250m", memory="256Mi")
-    spec = pod_spec(find(synth(chart), "DaemonSet"))
-    assert [c["image"] for c in spec["initContainers"]] == [
+    objects = synth(chart)
+    spec = pod_spec(find(objects, "DaemonSet", "headroom-reserver-prepull"))
+    assert [c["image"] for c in spec["initContainers"][1:]] == [
         "ghcr.io/acme/api:1.2",
         "ghcr.io/acme/worker:3",
     ]
+    assert "initContainers" not in pod_spec(find(objects, "DaemonSet", "headroom-reserver"))
 
 
 def test_no_prepull_unless_asked(chart: Any, synth: Any) -> None:
-    add_api(headroom(chart))
+    target = headroom(chart)
+    add_api(target)
     assert "initContainers" not in pod_spec(find(synth(chart), "DaemonSet"))
+    assert target.prepuller is None
 
 
 @pytest.mark.parametrize("model", [PriorityModel.GUARDED, PriorityModel.DEDICATED_POOL])

@@ -123,7 +123,8 @@ def test_the_schema_holds_the_structure_and_the_templates_the_rules(files: dict[
     assert schema["properties"]["model"]["enum"] == ["guarded", "dedicated-pool", "seed"]
     assert schema["additionalProperties"] is False
     # quantities: strings, or numbers (what --set passes); their grammar is a template's
-    assert schema["properties"]["reservation"]["properties"]["cpu"]["type"] == ["string", "number"]
+    cpu = schema["properties"]["reservation"]["properties"]["cpu"]
+    assert cpu["type"] == ["string", "number", "null"]  # null: no slices
     assert "pattern" not in files["values.schema.json"]
     library = files["templates/_library.tpl"]
     assert "system-.*" in library and "a name that does not start with 'system-'" in library

@@ -56,6 +56,9 @@ def requests(cpu: Any, memory: Any, limits: dict[str, Any] | None = None) -> dic
     return burst(resources={"requests": {"cpu": cpu, "memory": memory}, "limits": limits or {}})
 
 
+NO_SLICES = {"reservation": {"cpu": None, "memory": None}, "prepullBurstImages": False}
+BUFFERED = burst(buffer={"replicas": 2})
+
 # (id, overrides, the value path, a piece of the message that says what is allowed)
 CASES = [
     ("bad-quantity", {"reservation": {"cpu": "500mm"}}, "reservation.cpu", 'e.g. "500m"'),
@@ -228,6 +231,72 @@ CASES = [
         "reservation.memory",
         'did you mean "512Mi"? a number without a unit is bytes',
     ),
+    # Slices and buffers
+    (
+        "memory-slice-without-cpu",
+        {"reservation": {"cpu": None}},
+        "reservation.cpu",
+        "slices need both cpu and memory",
+    ),
+    ("no-room-at-all", NO_SLICES, "reservation.cpu", "keeps no room at all"),
+    (
+        "a-task-without-slices",
+        {**NO_SLICES, "task": {"kind": "maintenance"}, "burstWorkloads": [BUFFERED]},
+        "task.kind",
+        "the reserver runs it",
+    ),
+    (
+        "pre-pulled-images-without-slices",
+        {**NO_SLICES, "prepullBurstImages": True, "burstWorkloads": [BUFFERED]},
+        "prepullBurstImages",
+        "the reserver runs it",
+    ),
+    (
+        "a-reserver-name-too-long-for-the-pre-puller",
+        {"reserverName": "r" * 60, "prepullBurstImages": True},
+        "reserverName",
+        "at most 55 characters",
+    ),
+    (
+        "a-percentage-without-the-scalable-form",
+        {"burstWorkloads": [burst(buffer={"percentage": 10})]},
+        "burstWorkloads[api].buffer.percentage",
+        "no percentage in the pod-template form",
+    ),
+    (
+        "replicas-and-percentage",
+        {
+            "burstWorkloads": [
+                burst(buffer={"form": "scalableRef", "percentage": 10, "replicas": 2})
+            ]
+        },
+        "burstWorkloads[api].buffer.percentage",
+        "either replicas or percentage",
+    ),
+    (
+        "a-buffer-without-a-count",
+        {"burstWorkloads": [burst(buffer={"limits": {"nvidia.com/gpu": "1"}})]},
+        "burstWorkloads[api].buffer.replicas",
+        "a count of chunks",
+    ),
+    (
+        "a-buffer-on-an-auto-mode-pool",
+        {"nodePool": {"name": "general-purpose"}, "burstWorkloads": [BUFFERED]},
+        "nodePool.name",
+        "Auto Mode exposes no Karpenter feature gates",
+    ),
+    (
+        "a-buffer-limit-that-is-no-quantity",
+        {"burstWorkloads": [burst(buffer={"limits": {"cpu": "eight"}})]},
+        "burstWorkloads[api].buffer.limits['cpu']",
+        'e.g. "500m"',
+    ),
+    (
+        "a-buffer-name-too-long",
+        {"burstWorkloads": [burst(name="b" * 57, buffer={"replicas": 1})]},
+        f"burstWorkloads[{'b' * 57}].buffer",
+        "DNS-1123 label",
+    ),
     (
         "burst-memory-below-4Mi",
         {"burstWorkloads": [requests("100m", "2Ki")]},
@@ -259,7 +328,9 @@ def test_every_rule_has_a_case() -> None:
         "containerMemory", "priorityOrder", "classNamesDiffer", "defaultClassGuardedOnly",
         "burstFitsSlice", "limitNotBelowRequest", "maxReplicasNotBelowReplicas",
         "replicasWithAutoscaler", "dedicatedPoolNeedsPool", "dedicatedPoolNeedsTaint",
-        "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames",
+        "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames", "slicesNeedBoth",
+        "noTaskWithoutSlices", "needsRoom", "prepullerName", "bufferPercentageNeedsScalable",
+        "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode",
     }  # fmt: skip
     assert {rule.name for rule in rules.RULES} == checked | {"prefixedName"}
     assert "greater than zero" in messages and "does not start with 'system-'" in messages
@@ -296,7 +367,10 @@ def test_quantities_compare_as_the_scheduler_counts_them(chart: helm.Chart) -> N
 SCHEMA_CASES = [
     ({"model": "greedy"}, "at '/model': value must be one of 'guarded', 'dedicated-pool', 'seed'"),
     ({"reservaton": {"cpu": "1"}}, "additional properties 'reservaton' not allowed"),
-    ({"reservation": {"cpu": None}}, "missing property 'cpu'"),
+    (
+        {"burstWorkloads": [burst(resources={"requests": {"memory": "1Gi"}})]},
+        "at '/burstWorkloads/0/resources/requests': missing property 'cpu'",
+    ),
     (
         {"task": {"kind": "sleep"}},
         "value must be one of 'pause', 'maintenance', 'prepull', 'custom'",

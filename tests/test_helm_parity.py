@@ -118,7 +118,8 @@ def test_set_passes_whole_numbers_and_the_chart_takes_them(chart: helm.Chart) ->
     # `--set reservation.cpu=1` gives an integer, not a string
     overrides = helm.parse_set_string("reservation.cpu=1,reservation.memory=1073741824")
     assert overrides["reservation"]["cpu"] == 1
-    reserver = pod_spec(find(list(helm_objects(chart, overrides).values()), "DaemonSet"))
+    documents = list(helm_objects(chart, overrides).values())
+    reserver = pod_spec(find(documents, "DaemonSet", "headroom-reserver"))
     assert reserver["containers"][0]["resources"]["requests"] == {
         "cpu": "1",
         "memory": "1073741824",
@@ -126,17 +127,23 @@ def test_set_passes_whole_numbers_and_the_chart_takes_them(chart: helm.Chart) ->
 
 
 def test_the_value_sets_exercise_what_they_claim(chart: helm.Chart) -> None:
-    # GIVEN the prepull case WHEN rendered THEN the reserver pulls its images and the
-    # bursts' once each, in order, and both bursts with their HPA and replicas exist.
+    # GIVEN the prepull case WHEN rendered THEN the reserver pulls its task's images once
+    # each, the pre-puller the bursts' images (never the reserver), and both bursts with
+    # their HPA and replicas exist.
     cases = {case_id: overrides for case_id, _, overrides in PARITY_CASES}
-    documents = list(helm_objects(chart, cases["prepull-with-burst-images-and-mirror"]).values())
-    reserver = pod_spec(find(documents, "DaemonSet"))
+    overrides = cases["prepull-with-burst-images-and-mirror"]
+    documents = list(helm_objects(chart, overrides).values())
+    reserver = pod_spec(find(documents, "DaemonSet", "headroom-reserver"))
     assert [c["image"] for c in reserver["initContainers"]] == [
         "busybox:1.36",
         "ghcr.io/acme/api:1.2",
-        "ghcr.io/acme/worker:3",
     ]
     assert reserver["containers"][0]["image"] == "mirror.example.com/pause:3.10"
+    prepuller = pod_spec(find(documents, "DaemonSet", "headroom-reserver-prepull"))
+    assert [c["image"] for c in prepuller["initContainers"][1:]] == [
+        "ghcr.io/acme/api:1.2",
+        "ghcr.io/acme/worker:3",
+    ]
     assert find(documents, "HorizontalPodAutoscaler", "api")["spec"]["maxReplicas"] == 6
     assert "replicas" not in find(documents, "Deployment", "api")["spec"]
     assert find(documents, "Deployment", "worker")["spec"]["replicas"] == 0
@@ -196,6 +203,55 @@ def test_notes_say_where_everything_went(chart: helm.Chart) -> None:
     assert "WARNING" not in notes
     created = render(chart, {"namespace": {"create": True}})["node-headroom/templates/NOTES.txt"]
     assert "a Namespace this release creates, Pod Security restricted" in created
+
+
+def test_buffers_render_their_capacity_buffers_with_the_burst_pods_shape(
+    chart: helm.Chart,
+) -> None:
+    cases = {case_id: overrides for case_id, _, overrides in PARITY_CASES}
+    documents = list(
+        helm_objects(chart, cases["buffers-beside-slices-on-a-dedicated-pool"]).values()
+    )
+    # the pod-template form: a PodTemplate with the burst pod's requests and placement
+    template = find(documents, "PodTemplate", "api-buffer")["template"]["spec"]
+    assert template["containers"][0]["resources"]["requests"] == {"cpu": "500m", "memory": "512Mi"}
+    assert template["nodeSelector"] == {"karpenter.sh/nodepool": "burst-pool"}
+    assert {"key": "headroom.cdk8s.io/burst", "operator": "Equal", "value": "true",
+            "effect": "NoSchedule"} in template["tolerations"]  # fmt: skip
+    spec = find(documents, "CapacityBuffer", "api-buffer")["spec"]
+    assert spec["podTemplateRef"] == {"name": "api-buffer"}
+    assert (spec["replicas"], spec["limits"]) == (3, {"cpu": "4", "memory": "8Gi"})
+    # the scalable form: the Deployment itself, in the version asked for
+    scaled = find(documents, "CapacityBuffer", "worker-buffer")
+    assert scaled["apiVersion"] == "autoscaling.x-k8s.io/v1alpha1"
+    assert scaled["spec"]["scalableRef"]["name"] == "worker"
+    assert scaled["spec"]["percentage"] == 50
+    assert not [d for d in documents if d["metadata"]["name"] == "worker-buffer"
+                and d["kind"] == "PodTemplate"]  # fmt: skip
+    # without slices: the buffers keep the room, and no reserver runs
+    alone = list(helm_objects(chart, cases["buffers-alone-without-slices"]).values())
+    assert not [d for d in alone if d["kind"] == "DaemonSet"]
+    assert find(alone, "CapacityBuffer", "api-buffer")["spec"]["limits"] == {"cpu": "2"}
+
+
+def test_notes_list_the_buffers_and_warn_when_ordinary_pods_can_take_their_room(
+    chart: helm.Chart,
+) -> None:
+    cases = {case_id: overrides for case_id, _, overrides in PARITY_CASES}
+    notes = render(chart, cases["buffers-under-a-release-prefix"], release="web")[
+        "node-headroom/templates/NOTES.txt"
+    ]
+    assert "CapacityBuffer web-worker-buffer: the autoscaler keeps room" in notes
+    assert "WARNING: capacity buffer web-worker-buffer: on every node" in notes
+    dedicated = render(chart, cases["buffers-beside-slices-on-a-dedicated-pool"])[
+        "node-headroom/templates/NOTES.txt"
+    ]
+    assert "CapacityBuffer api-buffer and its PodTemplate" in dedicated
+    assert "WARNING" not in dedicated
+    alone = render(chart, cases["buffers-alone-without-slices"])[
+        "node-headroom/templates/NOTES.txt"
+    ]
+    assert "DaemonSet" not in alone and "CapacityBuffer api-buffer" in alone
 
 
 def test_notes_warn_that_seed_breaks_p2_and_p3(chart: helm.Chart) -> None:

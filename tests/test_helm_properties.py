@@ -66,15 +66,40 @@ def near(draw: st.DrawFn, base: Any) -> Any:
 
 
 @st.composite
+def buffers(draw: st.DrawFn) -> dict[str, Any]:
+    """A burst workload's buffer: either form, counted by replicas, a percentage of a
+    scalable one or limits alone; now and then a count that does not go with the form."""
+    form = draw(st.sampled_from([None, "podTemplateRef", "scalableRef"]))
+    count = draw(st.sampled_from(["replicas", "percentage", "limits", "both", "none"]))
+    buffer: dict[str, Any] = {
+        "form": form,
+        "apiVersion": draw(st.sampled_from([None, "v1beta1", "v1alpha1"])),
+    }
+    if count in ("replicas", "both"):
+        buffer["replicas"] = draw(st.integers(0, 5))
+    if count in ("percentage", "both") and (form == "scalableRef" or draw(st.integers(0, 5)) == 0):
+        buffer["percentage"] = draw(st.integers(0, 100))
+    if count == "limits" or draw(st.integers(0, 3)) == 0:
+        resource = draw(st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]))
+        buffer["limits"] = {resource: draw(quantities())}
+    return buffer
+
+
+@st.composite
 def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     model = draw(st.sampled_from(["guarded", "dedicated-pool", "seed"]))
-    cpu, memory = draw(quantities()), draw(quantities())
+    cpu = draw(quantities())
+    # Memory near 4Mi, the least a container starts with, as often as anywhere else
+    memory = draw(quantities() | near("4194304") | near("4Mi") | st.just("1Gi"))
+    slices = draw(st.integers(0, 5)) > 0
     values: dict[str, Any] = {
         "model": model,
-        "reservation": {"cpu": cpu, "memory": memory},
+        "reservation": {"cpu": cpu, "memory": memory} if slices else {"cpu": None, "memory": None},
+        "prepullBurstImages": draw(st.booleans()),
         "priorityClasses": {
-            "headroom": {"value": draw(st.none() | st.integers(-1000, 1000))},
-            "burst": {"value": draw(st.none() | st.integers(-1000, 1_000_000_001))},
+            # the defaults mostly: any other ordering is refused, and once is enough
+            "headroom": {"value": draw(st.none() | st.none() | st.integers(-1000, 1000))},
+            "burst": {"value": draw(st.none() | st.none() | st.integers(-1000, 10**9 + 1))},
         },
     }
     if model == "dedicated-pool":
@@ -83,7 +108,7 @@ def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
             "taints": [{"key": "headroom.cdk8s.io/burst", "value": "true"}],
         }
     workloads = []
-    for index in range(draw(st.integers(0, 2))):
+    for index in range(draw(st.integers(0 if slices else 1, 2))):
         request_cpu = draw(near(cpu))
         workload: dict[str, Any] = {
             "name": f"burst-{index}",
@@ -96,6 +121,8 @@ def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
         }
         if draw(st.booleans()):
             workload["autoscaling"] = {"maxReplicas": draw(st.integers(1, 4))}
+        if draw(st.integers(0, 2)) > 0 or not slices:
+            workload["buffer"] = draw(buffers())
         workloads.append(workload)
     values["burstWorkloads"] = workloads
     return draw(st.sampled_from(["node-headroom", "web"])), values

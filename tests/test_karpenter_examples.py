@@ -12,7 +12,7 @@ from cdk8s_headroom import validate_app
 from scripts.validation import is_karpenter, validate_karpenter
 from tests.conftest import Manifest, find, find_all, pod_spec
 
-EXAMPLES = ("karpenter_dedicated_pool", "eks_auto_mode")
+EXAMPLES = ("karpenter_dedicated_pool", "eks_auto_mode", "karpenter_spot_budgets")
 
 
 def example(name: str) -> ModuleType:
@@ -51,7 +51,11 @@ def test_the_dedicated_pool_example_taints_its_pool_for_headroom_pods_only(
         {"effect": "NoSchedule", "key": "headroom.cdk8s.io/burst", "value": "true"}
     ]
     assert find(objects, "EC2NodeClass", "burst")
-    for workload in (find(objects, "DaemonSet"), find(objects, "Deployment", "checkout")):
+    for workload in (
+        find(objects, "DaemonSet", "headroom-reserver-burst"),
+        find(objects, "DaemonSet", "headroom-reserver-burst-prepull"),
+        find(objects, "Deployment", "checkout"),
+    ):
         spec = pod_spec(workload)
         assert spec["nodeSelector"] == {"karpenter.sh/nodepool": "burst"}
         assert [t["key"] for t in spec["tolerations"]] == ["headroom.cdk8s.io/burst"]
@@ -75,6 +79,10 @@ def test_the_auto_mode_example_targets_the_built_in_pool_without_emitting_one(
             "worst case 16 nodes (limits cpu 64) hold 16 CPU, 32Gi memory",
         ),
         ("eks_auto_mode", "of the smallest node's allocatable (2 CPU, 4Gi memory)"),
+        (
+            "karpenter_spot_budgets",
+            "of the smallest node's allocatable (4 CPU, 8Gi memory); worst case 32 nodes",
+        ),
     ],
 )
 def test_running_an_example_writes_to_cdk8s_outdir_and_prints_the_summary(
@@ -87,3 +95,20 @@ def test_running_an_example_writes_to_cdk8s_outdir_and_prints_the_summary(
         "0001-headroom.k8s.yaml",
     ]
     assert summary in capsys.readouterr().out
+
+
+def test_the_spot_budgets_example_keeps_spot_flexible_and_rolls_slowly(tmp_path: Path) -> None:
+    objects = synthesize(example("karpenter_spot_budgets"), tmp_path)
+    spec = find(objects, "NodePool", "spot-burst")["spec"]
+    families = next(
+        r
+        for r in spec["template"]["spec"]["requirements"]
+        if r["key"] == "karpenter.k8s.aws/instance-family"
+    )
+    assert families["minValues"] == 5 <= len(families["values"])
+    assert {"nodes": "1", "reasons": ["Drifted"]} in spec["disruption"]["budgets"]
+    assert spec["template"]["spec"]["terminationGracePeriod"] == "2h"
+    assert "headroom.cdk8s.io/node-room" in spec["template"]["metadata"]["annotations"]
+    reserver = pod_spec(find(objects, "DaemonSet", "headroom-reserver-spot-burst"))
+    assert "initContainers" not in reserver
+    assert find(objects, "DaemonSet", "headroom-reserver-spot-burst-prepull")

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from scripts.validation import validate_karpenter
+from scripts.validation import _as_older_karpenter, validate_karpenter
 
 NODE_CLASS_REF = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}
 
@@ -73,3 +73,18 @@ def test_free_form_maps_and_lists_still_accept_any_key() -> None:
         },
     }
     assert [r.errors for r in validate_karpenter([good, node_class])] == [(), ()]
+
+
+def test_gte_and_lte_reach_the_older_validator_as_the_gt_and_lt_that_say_the_same() -> None:
+    newer = pool()
+    newer["spec"]["template"]["spec"]["requirements"] = [
+        {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gte", "values": ["4"]},
+        {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Lte", "values": ["16"]},
+    ]
+    assert _as_older_karpenter(newer)["spec"]["template"]["spec"]["requirements"] == [
+        {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gt", "values": ["3"]},
+        {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Lt", "values": ["17"]},
+    ]
+    (result,) = validate_karpenter([newer])
+    assert result.errors == ()
+    assert newer["spec"]["template"]["spec"]["requirements"][0]["operator"] == "Gte"

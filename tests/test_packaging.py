@@ -96,7 +96,11 @@ def test_a_consumer_app_runs_against_the_installed_wheel(wheel: Path, tmp_path: 
         assert pod_spec(workload)["nodeSelector"] == {"karpenter.sh/nodepool": "checkout-pool"}
     assert pod_spec(burst)["priorityClassName"] == "burst-critical"
     assert burst["spec"]["replicas"] == 3
-    assert [c["image"] for c in pod_spec(reserver)["initContainers"]] == ["ghcr.io/acme/checkout:7"]
+    prepuller = find(objects, "DaemonSet", "headroom-reserver-checkout-pool-prepull")
+    assert [c["image"] for c in pod_spec(prepuller)["initContainers"][1:]] == [
+        "ghcr.io/acme/checkout:7"
+    ]
+    assert "initContainers" not in pod_spec(reserver)
     assert pod_spec(reserver)["containers"][0]["resources"]["limits"] == {
         "cpu": "1",
         "memory": "2Gi",

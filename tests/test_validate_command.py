@@ -45,8 +45,9 @@ def test_make_validate_passes_dist_with_a_line_per_object() -> None:
         ("PriorityClass", "burst-critical", "OK"),
         ("DaemonSet", "headroom-reserver", "OK"),
         ("Deployment", "demo-burst", "OK"),
+        ("DaemonSet", "headroom-reserver-prepull", "OK"),
     ]
-    assert lines[-1].startswith("6 objects in dist: 6 OK, 0 failed")
+    assert lines[-1].startswith("7 objects in dist: 7 OK, 0 failed")
 
 
 def test_a_folder_with_bad_objects_fails_and_says_which(tmp_path: Path) -> None:

@@ -17,7 +17,11 @@ if TYPE_CHECKING:
     from .errors import HeadroomConfigError, HeadroomWarning
     from .headroom import HeadroomSummary, NodeHeadroom
     from .karpenter import (
+        BudgetNodes,
+        BudgetSchedule,
         ConsolidationPolicy,
+        DisruptionBudget,
+        DisruptionReason,
         Ec2NodeClass,
         KarpenterNodePool,
         KarpenterNodePoolRef,
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
     )
     from .namespace import HeadroomNamespace
     from .podsecurity import PodSecurityControl
+    from .prepull import ImagePrepuller
     from .priority import ModelClasses, PreemptionPolicy, PriorityClassSpec, PriorityModel
     from .priorityclasses import HeadroomPriorityClasses
     from .reserver import HeadroomReserver
@@ -48,6 +53,8 @@ if TYPE_CHECKING:
 # constructs it uses. The imports above are for type checkers and editors.
 _EXPORTS = {
     "DEFAULT_DEDICATED_TAINT": "scheduling",
+    "BudgetNodes": "karpenter",
+    "BudgetSchedule": "karpenter",
     "BufferHold": "capacitybuffer",
     "BurstWorkload": "burst",
     "BurstWorkloadProps": "burst",
@@ -55,6 +62,8 @@ _EXPORTS = {
     "CapacityBufferForm": "capacitybuffer",
     "CapacityBufferVersion": "capacitybufferapi",
     "ConsolidationPolicy": "karpenter",
+    "DisruptionBudget": "karpenter",
+    "DisruptionReason": "karpenter",
     "Ec2NodeClass": "karpenter",
     "HeadroomConfigError": "errors",
     "HeadroomNamespace": "namespace",
@@ -64,6 +73,7 @@ _EXPORTS = {
     "HeadroomWarning": "errors",
     "HostPathMount": "task",
     "INodePool": "targeting",
+    "ImagePrepuller": "prepull",
     "ImagePullPolicy": "burst",
     "KarpenterNodePool": "karpenter",
     "KarpenterNodePoolRef": "karpenter",
@@ -105,6 +115,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "DEFAULT_DEDICATED_TAINT",
+    "BudgetNodes",
+    "BudgetSchedule",
     "BufferHold",
     "BurstWorkload",
     "BurstWorkloadProps",
@@ -112,6 +124,8 @@ __all__ = [
     "CapacityBufferForm",
     "CapacityBufferVersion",
     "ConsolidationPolicy",
+    "DisruptionBudget",
+    "DisruptionReason",
     "Ec2NodeClass",
     "HeadroomConfigError",
     "HeadroomNamespace",
@@ -121,6 +135,7 @@ __all__ = [
     "HeadroomWarning",
     "HostPathMount",
     "INodePool",
+    "ImagePrepuller",
     "ImagePullPolicy",
     "KarpenterNodePool",
     "KarpenterNodePoolRef",

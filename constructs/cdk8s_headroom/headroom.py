@@ -18,6 +18,7 @@ from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
 from .capacitybufferapi import CapacityBufferVersion
 from .errors import HeadroomConfigError, warn
 from .karpenter import KarpenterNodePool
+from .prepull import PREPULL_SUFFIX, ImagePrepuller
 from .priority import PriorityModel, check_model
 from .priorityclasses import HeadroomPriorityClasses
 from .quantity import (
@@ -88,9 +89,11 @@ class NodeHeadroom(HeadroomConstruct):
             GUARDED and DEDICATED_POOL pools has one set of classes.
             Default: a new ``HeadroomPriorityClasses`` for ``model``.
         task: what the reserver does (slices only). Default: ``ReserverTask.pause()``.
-        prepull_burst_images: pull every burst workload's image onto the pool's nodes
-            from the reserver (slices only), so bursts start without a pull.
-            Default: ``False``.
+        prepull_burst_images: pull every burst workload's image onto the pool's nodes,
+            so bursts start without a pull, from an ``ImagePrepuller`` DaemonSet
+            (``prepuller``, named ``<reserver name>-prepull``) on the reserver's nodes:
+            any image, with or without a shell, and an image release never changes the
+            reserver (slices only). Default: ``False``.
         reserver_name: default: ``headroom-reserver``, or ``headroom-reserver-<pool>``
             with a ``node_pool``.
         node_selector: extra node labels for the reserver and bursts. Default: none.
@@ -101,6 +104,13 @@ class NodeHeadroom(HeadroomConstruct):
             added; a referenced pool must already carry and declare it.
             Default: ``headroom.cdk8s.io/burst=true:NoSchedule``.
         labels: extra labels on the reserver and the burst workloads. Default: none.
+        drift_on_change: on an emitted ``KarpenterNodePool`` only: write the room this
+            headroom needs on each node (its slice; the pre-puller requests nothing) into
+            the pool template's annotation ``headroom.cdk8s.io/node-room``. Karpenter's
+            drift then replaces the pool's nodes when that room changes, at the pace of
+            the pool's ``DRIFTED`` budget, and new nodes are sized with it: slices that
+            were never established or were eroded come back. Replacing nodes evicts
+            their pods; see the README for what it does not fix. Default: ``False``.
     """
 
     def __init__(
@@ -122,6 +132,7 @@ class NodeHeadroom(HeadroomConstruct):
         node_affinity: Sequence[NodeSelectorRequirement] = (),
         dedicated_taint: Taint = DEFAULT_DEDICATED_TAINT,
         labels: Mapping[str, str] | None = None,
+        drift_on_change: bool = False,
     ) -> None:
         self.model = check_model(model)
         if priority_classes is not None:
@@ -142,22 +153,15 @@ class NodeHeadroom(HeadroomConstruct):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
         slices = cpu is not None or memory is not None
         if slices and (cpu is None or memory is None):
-            missing = "cpu" if cpu is None else "memory"
-            raise HeadroomConfigError(
-                missing,
-                None,
-                "a quantity: slices need both cpu and memory (pass neither for a headroom "
-                "kept by capacity buffers alone)",
-            )
+            rules.SLICES_NEED_BOTH.fail("cpu" if cpu is None else "memory", None)
         if not slices:
-            for prop, given in (("task", task), ("prepull_burst_images", prepull_burst_images)):
+            for prop, given in (
+                ("task", task),
+                ("prepull_burst_images", prepull_burst_images),
+                ("drift_on_change", drift_on_change),
+            ):
                 if given not in (None, False):
-                    raise HeadroomConfigError(
-                        prop,
-                        given,
-                        "no value without slices: the reserver runs it, and a headroom "
-                        "without cpu and memory has no reserver",
-                    )
+                    rules.NO_TASK_WITHOUT_SLICES.fail(prop, given)
         if cpu is not None and memory is not None:
             # Judged before the headroom joins the tree, so a refused slice leaves nothing;
             # the reserver judges them again.
@@ -172,6 +176,16 @@ class NodeHeadroom(HeadroomConstruct):
             self.dedicated_taint = dedicated_taint
             extra_tolerations.append(dedicated_taint.toleration())
         self.node_pool = node_pool
+        if not isinstance(drift_on_change, bool):
+            raise HeadroomConfigError("drift_on_change", drift_on_change, "True or False")
+        if drift_on_change and not isinstance(node_pool, KarpenterNodePool):
+            raise HeadroomConfigError(
+                "drift_on_change",
+                True,
+                "False unless node_pool is a KarpenterNodePool this app emits: the room is "
+                "written into the pool's template, which only an emitted pool has",
+            )
+        self.drift_on_change = drift_on_change
         if not isinstance(prepull_burst_images, bool):
             raise HeadroomConfigError("prepull_burst_images", prepull_burst_images, "True or False")
         self.prepull_burst_images = prepull_burst_images
@@ -191,6 +205,16 @@ class NodeHeadroom(HeadroomConstruct):
                     "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
                 )
         names.dns_label(reserver_name, field="reserver_name")
+        if prepull_burst_images and len(reserver_name + PREPULL_SUFFIX) > names.DNS_LABEL_MAX:
+            rules.PREPULLER_NAME.fail(
+                "reserver_name",
+                reserver_name,
+                limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
+                suffix=PREPULL_SUFFIX,
+            )
+        self._node_selector = node_selector
+        self._tolerations = extra_tolerations
+        self._node_affinity = node_affinity
         self.targeting = Targeting.of(
             node_pool=node_pool,
             node_selector=node_selector,
@@ -226,6 +250,9 @@ class NodeHeadroom(HeadroomConstruct):
             self.reserver.node.add_dependency(self.priority_classes)
         self.burst_workloads: list[BurstWorkload] = []
         """The burst workloads added so far."""
+        self.prepuller: ImagePrepuller | None = None
+        """The DaemonSet that pulls the burst images (``prepull_burst_images``), once a
+        burst workload is added."""
         self.capacity_buffers: list[CapacityBuffer] = []
         """The capacity buffers added so far."""
         if isinstance(node_pool, KarpenterNodePool):
@@ -251,22 +278,33 @@ class NodeHeadroom(HeadroomConstruct):
             )
             if broken:
                 warn(describe_broken(self.model, broken))
+            if drift_on_change and isinstance(node_pool, KarpenterNodePool):
+                node_pool.add_node_room(
+                    f"{self.reserver.namespace}/{self.reserver.name}", self.node_room
+                )
 
     @property
     def namespace(self) -> str:
         return self._namespace
+
+    def node_room(self) -> dict[str, str]:
+        """What this headroom's DaemonSets request on each node: the slice (the
+        pre-puller requests nothing); empty without slices."""
+        if self.reserver is None:
+            return {}
+        return {"cpu": self.reserver.cpu, "memory": self.reserver.memory}
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The extra labels on the headroom's objects (the ``labels`` prop)."""
+        return dict(self._labels or {})
 
     def missing_room(self) -> HeadroomConfigError | None:
         """The error of a headroom that keeps no room (no slices and no buffer), else
         ``None``; judged once the tree is complete (``validate_app``, synthesis)."""
         if self.reserver is not None or self.capacity_buffers:
             return None
-        return HeadroomConfigError(
-            f"{self.node.path}.cpu",
-            None,
-            "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): this "
-            "headroom keeps no room at all",
-        )
+        return HeadroomConfigError(f"{self.node.path}.cpu", None, rules.NEEDS_ROOM.allowed)
 
     @property
     def slice_description(self) -> str:
@@ -383,7 +421,7 @@ class NodeHeadroom(HeadroomConstruct):
         )
         workload.node.add_dependency(self.priority_classes)
         if self.prepull_burst_images and self.reserver is not None:
-            self.reserver.add_prepull_image(workload.image)
+            self._image_prepuller(self.reserver).add_image(workload.image)
         self.burst_workloads.append(workload)
         return workload
 
@@ -437,6 +475,25 @@ class NodeHeadroom(HeadroomConstruct):
             )
         self.capacity_buffers.append(buffer)
         return buffer
+
+    def _image_prepuller(self, reserver: HeadroomReserver) -> ImagePrepuller:
+        if self.prepuller is None:
+            # Same nodes, tolerations and class as the reserver: it lands where the
+            # slices are, and never preempts anyone.
+            self.prepuller = ImagePrepuller(
+                self,
+                "Prepull",
+                name=reserver.name + PREPULL_SUFFIX,
+                priority_class_name=reserver.priority_class_name,
+                namespace=self.namespace,
+                labels=self._labels,
+                node_pool=self.node_pool,
+                node_selector=self._node_selector,
+                tolerations=self._tolerations,
+                node_affinity=self._node_affinity,
+            )
+            self.prepuller.node.add_dependency(self.priority_classes)
+        return self.prepuller
 
     def _check_fit(self, name: object, cpu: QuantityLike, memory: QuantityLike) -> None:
         reserver = self.reserver

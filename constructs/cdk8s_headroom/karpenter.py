@@ -30,6 +30,7 @@ Default pool, with the source of each value:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,10 +77,16 @@ is a choice of this project (its issue 4), not an Auto Mode limit: nodes, and th
 slices they hold, are then replaced at least as often as on Auto Mode's own pools.
 """
 
+NODE_ROOM_ANNOTATION = "headroom.cdk8s.io/node-room"
+"""The pool template's annotation that records the room each headroom needs on a node
+(``NodeHeadroom(drift_on_change=True)``): a JSON object by ``<namespace>/<reserver>``."""
+
 AUTO_MODE_BUILTIN_POOLS = ("general-purpose", "system")
 """The NodePools EKS Auto Mode creates and manages; reference them, never emit them."""
 
 _DURATION = re.compile(r"^(?:(\d+)(s|m|h))+$")
+_BUDGET_DURATION = re.compile(r"^(?:\d+h|\d+m|\d+h\d+m)$")
+_BUDGET_NODES = re.compile(r"^(?:(?:100|[0-9]{1,2})%|[0-9]+)$")
 _DURATION_PART = re.compile(r"(\d+)(s|m|h)")
 _SECONDS = {"s": 1, "m": 60, "h": 3600}
 _AMI_FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
@@ -117,6 +124,184 @@ class ConsolidationPolicy(Enum):
 
     WHEN_EMPTY = "WhenEmpty"
     WHEN_EMPTY_OR_UNDERUTILIZED = "WhenEmptyOrUnderutilized"
+
+
+class DisruptionReason(Enum):
+    """A method of disruption a budget can be limited to (``budgets[].reasons``)."""
+
+    DRIFTED = "Drifted"
+    """Nodes whose NodePool template (or node class) changed since they launched."""
+    UNDERUTILIZED = "Underutilized"
+    """Consolidation of nodes whose pods fit elsewhere (``WhenEmptyOrUnderutilized``)."""
+    EMPTY = "Empty"
+    """Consolidation of nodes without workload pods."""
+
+
+MAX_BUDGETS = 50
+"""The most budgets a NodePool's schema accepts."""
+
+
+@dataclass(frozen=True)
+class BudgetNodes:
+    """How many of a pool's nodes may be disrupted at once. Build it with
+    ``percent(n)`` or ``count(n)``; ``text`` is Karpenter's ``nodes`` string."""
+
+    text: str
+
+    @staticmethod
+    def percent(value: int) -> BudgetNodes:
+        """A share of the pool's nodes, 0-100 (``"10%"``); Karpenter rounds it up."""
+        names.int32(value, field="budgets.nodes", minimum=0, maximum=100)
+        return BudgetNodes(f"{value}%")
+
+    @staticmethod
+    def count(value: int) -> BudgetNodes:
+        """A number of nodes, 0 or more (``"3"``); 0 blocks the disruption."""
+        names.int32(value, field="budgets.nodes", minimum=0)
+        return BudgetNodes(str(value))
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str) or not _BUDGET_NODES.match(self.text):
+            raise HeadroomConfigError(
+                "budgets.nodes",
+                self.text,
+                "BudgetNodes.percent(0-100) or BudgetNodes.count(n), e.g. '10%' or '3'",
+            )
+
+
+@dataclass(frozen=True)
+class BudgetSchedule:
+    """When a budget is active: from each time ``cron`` fires, for ``duration``.
+
+    Args:
+        cron: a cron expression in UTC, as Kubernetes CronJobs write it: five fields
+            (minute, hour, day of month, month, day of week), each ``*``, ``?``, a
+            number or name, a range ``a-b``, a step ``/n`` or a list of those, e.g.
+            ``"0 9 * * mon-fri"``; or a macro ``@yearly``, ``@annually``,
+            ``@monthly``, ``@weekly``, ``@daily``, ``@midnight``, ``@hourly``. Time
+            zones are not supported (Karpenter).
+        duration: how long the budget stays active, in hours and minutes (``"8h"``,
+            ``"30m"``, ``"1h30m"``) or a ``cdk8s.Duration`` of whole minutes, at
+            least a minute: cron has no seconds.
+    """
+
+    cron: str
+    duration: DurationLike
+
+    def __post_init__(self) -> None:
+        check_cron(self.cron, field="budgets.schedule")
+        object.__setattr__(
+            self, "duration", _budget_duration(self.duration, field="budgets.duration")
+        )
+
+
+@dataclass(frozen=True)
+class DisruptionBudget:
+    """A limit on how many of the pool's nodes Karpenter disrupts at once
+    (``spec.disruption.budgets``). Where several budgets are active, the most
+    restrictive applies; a pool without budgets gets Karpenter's ``nodes: 10%``.
+
+    Args:
+        nodes: ``BudgetNodes.percent(n)`` or ``BudgetNodes.count(n)``.
+        reasons: the ``DisruptionReason`` s the budget limits. Default: none, every
+            reason (and expiry, which budgets do not block, stays unlimited).
+        schedule: when the budget is active (``BudgetSchedule``). Default: always.
+    """
+
+    nodes: BudgetNodes
+    reasons: tuple[DisruptionReason, ...] = ()
+    schedule: BudgetSchedule | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.nodes, BudgetNodes):
+            raise HeadroomConfigError(
+                "budgets.nodes",
+                self.nodes,
+                "BudgetNodes.percent(0-100) or BudgetNodes.count(n), e.g. BudgetNodes.percent(10)",
+            )
+        if isinstance(self.reasons, (str, bytes)) or not isinstance(self.reasons, Sequence):
+            raise HeadroomConfigError(
+                "budgets.reasons", self.reasons, "a list of DisruptionReason members"
+            )
+        for reason in self.reasons:
+            if not isinstance(reason, DisruptionReason):
+                allowed = ", ".join(f"DisruptionReason.{r.name}" for r in DisruptionReason)
+                raise HeadroomConfigError("budgets.reasons", reason, f"one of {allowed}")
+        # A set in Karpenter's schema: each reason once.
+        object.__setattr__(self, "reasons", tuple(dict.fromkeys(self.reasons)))
+        if self.schedule is not None and not isinstance(self.schedule, BudgetSchedule):
+            raise HeadroomConfigError(
+                "budgets.schedule",
+                self.schedule,
+                "None or a BudgetSchedule(cron=..., duration=...), e.g. "
+                "BudgetSchedule('0 9 * * mon-fri', '8h')",
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        """The budget as it appears in ``spec.disruption.budgets``."""
+        body: dict[str, Any] = {"nodes": self.nodes.text}
+        if self.reasons:
+            body["reasons"] = [reason.value for reason in self.reasons]
+        if self.schedule is not None:
+            body["schedule"] = self.schedule.cron
+            body["duration"] = self.schedule.duration
+        return body
+
+
+_CRON_MACROS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+_CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
+    ("minute", 0, 59, ()),
+    ("hour", 0, 23, ()),
+    ("day of month", 1, 31, ()),
+    ("month", 1, 12, _MONTHS),
+    ("day of week", 0, 6, _WEEKDAYS),
+)
+_CRON_PART = re.compile(r"^(?:(?P<any>[*?])|(?P<low>\w+)(?:-(?P<high>\w+))?)(?:/(?P<step>\d+))?$")
+
+
+def check_cron(value: object, *, field: str) -> str:
+    """A cron expression as Karpenter parses budget schedules (robfig/cron's standard
+    parser: five fields or a macro, no time zone, no ``@every``)."""
+    allowed = (
+        "a cron expression of five fields (minute 0-59, hour 0-23, day of month 1-31, "
+        "month 1-12 or jan-dec, day of week 0-6 or sun-sat), each *, ?, a value, a range "
+        f"a-b, a step /n or a list of those, e.g. '0 9 * * mon-fri'; or one of "
+        f"{', '.join(_CRON_MACROS)}"
+    )
+    if not isinstance(value, str):
+        raise HeadroomConfigError(field, value, allowed)
+    if value in _CRON_MACROS:
+        return value
+    fields = value.split(" ")
+    if len(fields) != len(_CRON_FIELDS):
+        raise HeadroomConfigError(field, value, allowed)
+    for text, (name, low, high, words) in zip(fields, _CRON_FIELDS, strict=True):
+        for part in text.split(","):
+            if not _cron_part_ok(part, low, high, words):
+                raise HeadroomConfigError(
+                    field, value, f"{allowed} (the {name} field {text!r} is not)"
+                )
+    return value
+
+
+def _cron_part_ok(part: str, low: int, high: int, words: tuple[str, ...]) -> bool:
+    match = _CRON_PART.match(part)
+    if match is None or match["step"] == "0":
+        return False
+    if match["any"]:
+        return True
+
+    def number(text: str) -> int | None:
+        if text.isdigit():
+            return int(text)
+        lowered = text.lower()
+        return words.index(lowered) + low if lowered in words else None
+
+    start = number(match["low"])
+    end = start if match["high"] is None else number(match["high"])
+    return start is not None and end is not None and low <= start <= end <= high
 
 
 @dataclass(frozen=True)
@@ -325,6 +510,12 @@ class KarpenterNodePool(HeadroomConstruct):
             on EKS Auto Mode ``"336h"``, which is also the longest accepted there.
         weight: the pool's priority among pools matching the same pods, 1-100.
             Default: none.
+        budgets: how many nodes Karpenter may disrupt at once, per reason and
+            schedule (``DisruptionBudget`` s, at most 50; ``add_disruption_budget``
+            adds more). Default: none, so Karpenter's ``nodes: 10%``.
+        termination_grace_period: how long Karpenter drains a node before it deletes
+            the pods left, PDBs and ``karpenter.sh/do-not-disrupt`` included, e.g.
+            ``"24h"`` (not ``"Never"``). Default: none, Karpenter waits for ever.
     """
 
     def __init__(
@@ -342,6 +533,8 @@ class KarpenterNodePool(HeadroomConstruct):
         consolidate_after: DurationLike = "1m",
         expire_after: DurationLike | None = None,
         weight: int | None = None,
+        budgets: Sequence[DisruptionBudget] = (),
+        termination_grace_period: DurationLike | None = None,
     ) -> None:
         if node_class is None:
             node_class = NodeClassRef.ec2()
@@ -417,7 +610,25 @@ class KarpenterNodePool(HeadroomConstruct):
         self.weight = (
             None if weight is None else names.int32(weight, field="weight", minimum=1, maximum=100)
         )
+        if isinstance(budgets, (str, bytes)) or not isinstance(budgets, Sequence):
+            raise HeadroomConfigError("budgets", budgets, "a list of DisruptionBudget objects")
+        self._budgets: list[DisruptionBudget] = []
+        for budget in budgets:
+            self._check_budget(budget)
+            self._budgets.append(budget)
+        self.termination_grace_period = None
+        if termination_grace_period is not None:
+            if termination_grace_period == "Never":
+                raise HeadroomConfigError(
+                    "termination_grace_period",
+                    termination_grace_period,
+                    'a duration such as "1h" or "24h"; leave it None to wait for ever',
+                )
+            self.termination_grace_period, _ = _duration(
+                termination_grace_period, field="termination_grace_period"
+            )
         self._slice_checks: list[Callable[[NodeSize], None]] = []
+        self._node_room: dict[str, Callable[[], Mapping[str, str]]] = {}
 
         super().__init__(scope, id)
         self.resource = RenderedApiObject(
@@ -496,10 +707,19 @@ class KarpenterNodePool(HeadroomConstruct):
         }
 
     def add_requirement(
-        self, key: str, operator: NodeSelectorOperator, values: Sequence[str] = ()
+        self,
+        key: str,
+        operator: NodeSelectorOperator,
+        values: Sequence[str] = (),
+        *,
+        min_values: int | None = None,
     ) -> NodeSelectorRequirement:
         """Adds a requirement (ANDed with the others), e.g.
         ``add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["4", "8"])``.
+
+        ``min_values`` (Karpenter's ``minValues``) keeps a spot pool flexible: every
+        node claim offers at least that many distinct values of the key, e.g. 5
+        instance families. Default: ``None``.
 
         Refused: an operator that is not a ``NodeSelectorOperator``, no values for
         ``IN``/``NOT_IN``, keys Karpenter restricts, the other flavour's instance keys,
@@ -516,7 +736,7 @@ class KarpenterNodePool(HeadroomConstruct):
                 f"{field}.values", list(values), f"at least one value for operator {operator.value}"
             )
         try:
-            requirement = NodeSelectorRequirement(key, operator, tuple(values))
+            requirement = NodeSelectorRequirement(key, operator, tuple(values), min_values)
         except HeadroomConfigError as error:
             raise HeadroomConfigError(
                 f"{field}.{error.field.rpartition('.')[2]}", error.value, error.allowed
@@ -539,6 +759,31 @@ class KarpenterNodePool(HeadroomConstruct):
         self._requirements.append(requirement)
         return requirement
 
+    @property
+    def budgets(self) -> tuple[DisruptionBudget, ...]:
+        """The pool's disruption budgets (empty: Karpenter's ``nodes: 10%``)."""
+        return tuple(self._budgets)
+
+    def add_disruption_budget(self, budget: DisruptionBudget) -> DisruptionBudget:
+        """Limits how many nodes Karpenter disrupts at once, e.g.
+        ``add_disruption_budget(DisruptionBudget(nodes=BudgetNodes.count(1),
+        reasons=[DisruptionReason.DRIFTED]))``."""
+        self._check_budget(budget)
+        self._budgets.append(budget)
+        return budget
+
+    def _check_budget(self, budget: object) -> None:
+        if not isinstance(budget, DisruptionBudget):
+            raise HeadroomConfigError(
+                "budgets",
+                budget,
+                "DisruptionBudget objects, e.g. DisruptionBudget(nodes=BudgetNodes.percent(10))",
+            )
+        if len(self._budgets) >= MAX_BUDGETS:
+            raise HeadroomConfigError(
+                "budgets", len(self._budgets) + 1, f"at most {MAX_BUDGETS} budgets (Karpenter)"
+            )
+
     def add_taint(self, taint: Taint) -> None:
         """Taints the pool's nodes; pods that target the pool tolerate it."""
         self._check_taint(taint)
@@ -553,6 +798,17 @@ class KarpenterNodePool(HeadroomConstruct):
         """
         check(self.smallest_node)
         self._slice_checks.append(check)
+
+    def add_node_room(self, owner: str, room: Callable[[], Mapping[str, str]]) -> None:
+        """Writes what ``owner`` needs on every node (``room()``, read at synthesis) into
+        the template's annotation ``headroom.cdk8s.io/node-room``.
+
+        Karpenter's drift hash covers the template, annotations included, so a change
+        of that room marks the pool's nodes drifted, and Karpenter replaces them at the
+        pace of the pool's budgets (``DisruptionReason.DRIFTED``). ``NodeHeadroom``
+        calls it with ``drift_on_change=True``.
+        """
+        self._node_room[owner] = room
 
     def _check_taint(self, taint: object) -> None:
         if not isinstance(taint, Taint):
@@ -661,16 +917,26 @@ class KarpenterNodePool(HeadroomConstruct):
         }
         if self._taints:
             template_spec["taints"] = [t.to_manifest() for t in self._taints]
+        if self.termination_grace_period is not None:
+            template_spec["terminationGracePeriod"] = self.termination_grace_period
         template: dict[str, Any] = {"spec": template_spec}
+        metadata: dict[str, Any] = {}
         if self._labels:
-            template["metadata"] = {"labels": dict(self._labels)}
-        spec: dict[str, Any] = {
-            "disruption": {
-                "consolidateAfter": self.consolidate_after,
-                "consolidationPolicy": self.consolidation_policy.value,
-            },
-            "template": template,
+            metadata["labels"] = dict(self._labels)
+        if self._node_room:
+            rooms = {owner: dict(room()) for owner, room in self._node_room.items()}
+            metadata["annotations"] = {
+                NODE_ROOM_ANNOTATION: json.dumps(rooms, sort_keys=True, separators=(",", ":"))
+            }
+        if metadata:
+            template["metadata"] = metadata
+        disruption: dict[str, Any] = {
+            "consolidateAfter": self.consolidate_after,
+            "consolidationPolicy": self.consolidation_policy.value,
         }
+        if self._budgets:
+            disruption["budgets"] = [budget.to_json() for budget in self._budgets]
+        spec: dict[str, Any] = {"disruption": disruption, "template": template}
         if self.limits:
             spec["limits"] = dict(self.limits)
         if self.weight is not None:
@@ -707,6 +973,8 @@ def _requirement_json(requirement: NodeSelectorRequirement) -> dict[str, Any]:
     body: dict[str, Any] = {"key": requirement.key, "operator": requirement.operator.value}
     if requirement.values:
         body["values"] = list(requirement.values)
+    if requirement.min_values is not None:
+        body["minValues"] = requirement.min_values
     return body
 
 
@@ -733,6 +1001,25 @@ def _limits(value: Mapping[str, QuantityLike]) -> dict[str, str]:
             raise HeadroomConfigError(field, value[resource], "a quantity of zero or more")
         limits[resource] = quantity_text(value[resource], field=field, grammar=QUANTITY_SYNTAX)
     return limits
+
+
+def _budget_duration(value: DurationLike, *, field: str) -> str:
+    """A budget's duration: hours and minutes only (cron has no seconds), at least 1m."""
+    allowed = (
+        'a duration of at least a minute in hours and minutes, e.g. "30m", "8h" or "1h30m", '
+        "or a cdk8s.Duration of whole minutes"
+    )
+    if isinstance(value, cdk8s.Duration):
+        millis = int(value.to_milliseconds())
+        if millis <= 0 or millis % 60000:
+            raise HeadroomConfigError(field, f"{millis}ms", allowed)
+        hours, minutes = divmod(millis // 60000, 60)
+        return (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes else "")
+    if not isinstance(value, str) or not _BUDGET_DURATION.match(value):
+        raise HeadroomConfigError(field, value, allowed)
+    if not any(int(n) for n, _ in _DURATION_PART.findall(value)):
+        raise HeadroomConfigError(field, value, allowed)
+    return value
 
 
 def _duration(value: DurationLike, *, field: str) -> tuple[str, int | None]:

@@ -8,6 +8,9 @@ COMPONENT_LABEL = "app.kubernetes.io/component"
 """The label that says what part of the headroom a workload and its pods are."""
 RESERVER_COMPONENT = "headroom-reserver"
 BURST_COMPONENT = "burst-workload"
+PREPULLER_COMPONENT = "image-prepuller"
+"""``app.kubernetes.io/component`` of the image pre-puller, which the simulator leaves
+out: it requests nothing, so it changes no scheduling decision."""
 
 
 def workload_labels(name: str, component: str) -> dict[str, str]:

@@ -310,6 +310,57 @@ PREFIXED_NAME = Rule(
 )
 """The chart's: a name that the release name's prefix makes invalid."""
 
+# A headroom without slices (cpu and memory), kept by capacity buffers alone.
+SLICES_NEED_BOTH = Rule(
+    "slicesNeedBoth",
+    "a quantity: slices need both cpu and memory (give neither for a headroom kept by "
+    "capacity buffers alone)",
+)
+NO_TASK_WITHOUT_SLICES = Rule(
+    "noTaskWithoutSlices",
+    "no value without slices: the reserver runs it, and a headroom without cpu and "
+    "memory has no reserver",
+)
+NEEDS_ROOM = Rule(
+    "needsRoom",
+    "slices (cpu and memory) or a capacity buffer: this headroom keeps no room at all",
+)
+PREPULLER_NAME = Rule(
+    "prepullerName",
+    "a name of at most {limit} characters with the burst images pre-pulled: the "
+    "pre-puller is <reserver>{suffix}",
+)
+
+# CapacityBuffers
+BUFFER_PERCENTAGE_NEEDS_SCALABLE = Rule(
+    "bufferPercentageNeedsScalable",
+    "no percentage in the pod-template form: a percentage is of the replicas of the "
+    "scalable object, so use the scalable form (scalableRef), or replicas",
+)
+BUFFER_ONE_COUNT = Rule(
+    "bufferOneCount",
+    "either replicas or percentage, not both: Karpenter uses the smaller of the two "
+    "and Cluster Autoscaler documents the larger, so name the one you mean",
+)
+BUFFER_NEEDS_COUNT = Rule(
+    "bufferNeedsCount",
+    "a count of chunks: replicas, percentage (scalable form), or limits on cpu or "
+    "memory (as many chunks as fit)",
+)
+BUFFER_NOT_ON_AUTO_MODE = Rule(
+    "bufferNotOnAutoMode",
+    "a pool outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its "
+    "Karpenter cannot enable CapacityBuffer; keep the headroom with slices there, or put "
+    "the buffer on a Karpenter or Cluster Autoscaler pool",
+)
+SHARED_BUFFER_WARNING = (
+    "capacity buffer {name}: on {where}, whose nodes admit ordinary pods, any pod can "
+    "take the buffer's room (a CapacityBuffer reserves capacity for no pod in "
+    "particular), so P1 does not hold for it; use the dedicated-pool model to keep the "
+    "room for burst pods"
+)
+"""Not a refusal: the warning of a buffer on nodes without a NoSchedule taint."""
+
 GRAMMARS = (DNS_LABEL, DNS_SUBDOMAIN, LABEL_KEY, LABEL_VALUE, CLASS_NAME, IMAGE, QUANTITY)
 INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT)
 RULES = (
@@ -327,6 +378,14 @@ RULES = (
     CUSTOM_TASK_NEEDS_IMAGE,
     UNIQUE_BURST_NAMES,
     PREFIXED_NAME,
+    SLICES_NEED_BOTH,
+    NO_TASK_WITHOUT_SLICES,
+    NEEDS_ROOM,
+    PREPULLER_NAME,
+    BUFFER_PERCENTAGE_NEEDS_SCALABLE,
+    BUFFER_ONE_COUNT,
+    BUFFER_NEEDS_COUNT,
+    BUFFER_NOT_ON_AUTO_MODE,
 )
 """Every rule across values, for the chart generator."""
 

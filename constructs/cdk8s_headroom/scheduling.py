@@ -34,9 +34,14 @@ class TolerationOperator(Enum):
     EXISTS = "Exists"
 
 
+MAX_MIN_VALUES = 50
+"""The largest ``minValues`` Karpenter's NodePool schema accepts."""
+
+
 class NodeSelectorOperator(Enum):
-    """Operators of a node selector requirement (node affinity), and of a label
-    selector requirement (``IN``, ``NOT_IN``, ``EXISTS``, ``DOES_NOT_EXIST``)."""
+    """Operators of a node selector requirement (node affinity, Karpenter NodePool
+    requirements), and of a label selector requirement (``IN``, ``NOT_IN``, ``EXISTS``,
+    ``DOES_NOT_EXIST``)."""
 
     IN = "In"
     NOT_IN = "NotIn"
@@ -44,6 +49,26 @@ class NodeSelectorOperator(Enum):
     DOES_NOT_EXIST = "DoesNotExist"
     GT = "Gt"
     LT = "Lt"
+    GTE = "Gte"
+    """Karpenter NodePool requirements only (Karpenter v1.9 and later), with one integer
+    of zero or more: Kubernetes node affinity has no ``Gte``, so a pod's requirement
+    refuses it."""
+    LTE = "Lte"
+    """Karpenter NodePool requirements only, like ``GTE``."""
+
+
+INTEGER_OPERATORS = frozenset(
+    {
+        NodeSelectorOperator.GT,
+        NodeSelectorOperator.LT,
+        NodeSelectorOperator.GTE,
+        NodeSelectorOperator.LTE,
+    }
+)
+"""The operators that compare a label, read as an integer, with one integer value."""
+
+KARPENTER_ONLY_OPERATORS = frozenset({NodeSelectorOperator.GTE, NodeSelectorOperator.LTE})
+"""Operators Karpenter adds to its NodePool requirements; pods' node affinity lacks them."""
 
 
 _T = TypeVar("_T")
@@ -199,11 +224,16 @@ class NodeSelectorRequirement:
         operator: a ``NodeSelectorOperator``.
         values: the values; non-empty for ``IN``/``NOT_IN``, empty for ``EXISTS`` and
             ``DOES_NOT_EXIST``, a single integer for ``GT``/``LT``. Default: empty.
+        min_values: Karpenter NodePools only (``minValues``): the fewest distinct values
+            of the key among the instance types a node claim may launch, 1-50, and no
+            more than the values of an ``IN``; not with ``DOES_NOT_EXIST``. A pod's node
+            affinity refuses it. Default: ``None``, no minimum.
     """
 
     key: str
     operator: NodeSelectorOperator
     values: tuple[str, ...] = field(default_factory=tuple)
+    min_values: int | None = None
 
     def __post_init__(self) -> None:
         names.label_key(self.key, field="node_affinity.key")
@@ -231,13 +261,38 @@ class NodeSelectorRequirement:
                 list(self.values),
                 f"no values for operator {op.value}",
             )
-        if op in (NodeSelectorOperator.GT, NodeSelectorOperator.LT) and (
+        if op in INTEGER_OPERATORS and (
             len(self.values) != 1 or not _INTEGER.fullmatch(self.values[0])
         ):
             raise HeadroomConfigError(
                 f"node_affinity[{self.key}].values",
                 list(self.values),
                 f"exactly one integer for operator {op.value}",
+            )
+        if op in KARPENTER_ONLY_OPERATORS and int(self.values[0]) < 0:
+            raise HeadroomConfigError(
+                f"node_affinity[{self.key}].values",
+                list(self.values),
+                f"one integer of zero or more for operator {op.value} (Karpenter's rule)",
+            )
+        if self.min_values is not None:
+            self._check_min_values(op)
+
+    def _check_min_values(self, op: Enum) -> None:
+        field = f"node_affinity[{self.key}].min_values"
+        wanted = names.int32(self.min_values, field=field, minimum=1, maximum=MAX_MIN_VALUES)
+        if op is NodeSelectorOperator.DOES_NOT_EXIST:
+            raise HeadroomConfigError(
+                field,
+                wanted,
+                "None with operator DoesNotExist: a key no node has has no values to count",
+            )
+        if op is NodeSelectorOperator.IN and wanted > len(self.values):
+            raise HeadroomConfigError(
+                field,
+                wanted,
+                f"at most {len(self.values)}, the number of values of this In requirement "
+                "(Karpenter launches nothing that needs more distinct values than it allows)",
             )
 
     @staticmethod
@@ -254,8 +309,8 @@ class NodeSelectorRequirement:
     def matches(self, value: str | None) -> bool:
         """Whether a node (or pod) whose label ``key`` is ``value`` (``None``: no such
         label) satisfies the requirement, as ``nodeaffinity`` and ``labels.Selector``
-        decide: ``GT``/``LT`` compare integers, and a value that is not one matches
-        neither."""
+        decide (and Karpenter, for its ``GTE``/``LTE``): the integer operators compare
+        integers, and a value that is not one matches none of them."""
         op = self.operator
         if op is NodeSelectorOperator.IN:
             return value is not None and value in self.values
@@ -273,7 +328,12 @@ class NodeSelectorRequirement:
         ):
             return False
         have, bound = int(value), int(self.values[0])
-        return have > bound if op is NodeSelectorOperator.GT else have < bound
+        return {
+            NodeSelectorOperator.GT: have > bound,
+            NodeSelectorOperator.LT: have < bound,
+            NodeSelectorOperator.GTE: have >= bound,
+            NodeSelectorOperator.LTE: have <= bound,
+        }[op]
 
     def to_manifest(self) -> dict[str, Any]:
         """The requirement as it appears in a node selector term."""

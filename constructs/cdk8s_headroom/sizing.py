@@ -5,7 +5,8 @@ module reads the lower bound of each node's capacity from the requirements it ca
 interpret (both the Karpenter ``karpenter.k8s.aws/`` keys and the EKS Auto Mode
 ``eks.amazonaws.com/`` keys):
 
-- ``instance-cpu`` (vCPUs) and ``instance-memory`` (MiB): ``In`` values, ``Gt`` bounds;
+- ``instance-cpu`` (vCPUs) and ``instance-memory`` (MiB): ``In`` values, ``Gt`` and
+  ``Gte`` bounds (``Lt`` and ``Lte`` bound from above, so they only exclude values);
 - ``instance-size`` and ``node.kubernetes.io/instance-type``: the vCPUs of a size name
   (``large`` 2, ``xlarge`` 4, ``<n>xlarge`` 4n; ``nano``, ``micro``, ``small`` and
   ``medium`` at least 1; ``metal`` sizes are the family's largest and bound nothing);
@@ -19,6 +20,10 @@ interpret (both the Karpenter ``karpenter.k8s.aws/`` keys and the EKS Auto Mode
 
 Anything else (other categories, a pool without size requirements) leaves the size
 unknown, and the checks that need it are skipped rather than guessed.
+
+``minValues`` does not raise the lower bound (a node claim with five instance types on
+offer still launches the cheapest), but requirements that leave a key fewer values
+than its ``minValues`` allow no node at all, and are refused like an empty range.
 """
 
 from __future__ import annotations
@@ -155,11 +160,21 @@ def _integer_lower_bound(
             allowed = values if allowed is None else allowed & values
         elif requirement.operator is NodeSelectorOperator.NOT_IN:
             excluded |= values
-        elif requirement.operator is NodeSelectorOperator.GT:
-            above = max([above, *values])
-        elif requirement.operator is NodeSelectorOperator.LT:
-            below = min([*values] if below is None else [below, *values])
+        elif requirement.operator in (NodeSelectorOperator.GT, NodeSelectorOperator.GTE):
+            # Gte n is Gt n-1 on integers (Karpenter canonicalizes the other way).
+            shift = 1 if requirement.operator is NodeSelectorOperator.GTE else 0
+            above = max([above, *(v - shift for v in values)])
+        elif requirement.operator in (NodeSelectorOperator.LT, NodeSelectorOperator.LTE):
+            shift = 1 if requirement.operator is NodeSelectorOperator.LTE else 0
+            below = min([*(v + shift for v in values), *([] if below is None else [below])])
     if allowed is None:
+        if below is not None and above + 1 >= below:
+            raise HeadroomConfigError(
+                field,
+                [f"{r.operator.value} {list(r.values)}" for r in relevant],
+                f"requirements on {name} that leave at least one value: together these "
+                "allow no instance at all",
+            )
         return above + 1 if above >= 0 else None
     candidates = sorted(v for v in allowed - excluded if v > above and (below is None or v < below))
     if not candidates:
@@ -170,6 +185,32 @@ def _integer_lower_bound(
             "allow no instance at all",
         )
     return candidates[0]
+
+
+def check_min_values(requirements: Sequence[NodeSelectorRequirement], *, field: str) -> None:
+    """Raises when the requirements on a key leave it fewer values than its ``minValues``.
+
+    Only a key with an ``In`` list has a known number of values: the values every
+    ``In`` on the key allows that the key's other requirements admit too.
+    """
+    for key in dict.fromkeys(r.key for r in requirements if r.min_values is not None):
+        on_key = [r for r in requirements if r.key == key]
+        wanted = max(r.min_values or 0 for r in on_key)
+        allowed: set[str] | None = None
+        for requirement in on_key:
+            if requirement.operator is NodeSelectorOperator.IN:
+                values = set(requirement.values)
+                allowed = values if allowed is None else allowed & values
+        if allowed is None:
+            continue
+        left = [value for value in allowed if all(r.matches(value) for r in on_key)]
+        if len(left) < wanted:
+            raise HeadroomConfigError(
+                f"{field}.min_values",
+                wanted,
+                f"at most {len(left)}: the requirements on {key} leave only "
+                f"{sorted(left)}, so Karpenter could launch no node",
+            )
 
 
 def _allowed_values(requirements: Sequence[NodeSelectorRequirement], key: str) -> set[str] | None:
@@ -205,6 +246,7 @@ def smallest_node(
         HeadroomConfigError: (on ``field``) when the requirements on instance-cpu or
             instance-memory exclude every value.
     """
+    check_min_values(requirements, field=field)
     cpu_bound = _integer_lower_bound(requirements, "instance-cpu", field=field)
     memory_bound = _integer_lower_bound(requirements, "instance-memory", field=field)
     cpu = Fraction(cpu_bound) if cpu_bound is not None else None

@@ -83,7 +83,9 @@ def summarize(app: Construct) -> list[HeadroomReport]:
             for burst in headroom.burst_workloads
         )
         promises = dict(PROMISES[headroom.model])
-        prepull = reserver is not None and bool(reserver.prepull_images)
+        prepull = reserver is not None and bool(
+            reserver.prepull_images or (headroom.prepuller and headroom.prepuller.images)
+        )
         promises["P4"] = "grace 0s, " + ("burst images pre-pulled" if prepull else "no pre-pull")
         if headroom.capacity_buffers:
             dedicated = all(buffer.dedicated for buffer in headroom.capacity_buffers)

@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 from . import names, rules
 from .errors import HeadroomConfigError
 from .scheduling import (
+    KARPENTER_ONLY_OPERATORS,
     NodeSelectorRequirement,
     NodeSelectorTerm,
     Placement,
@@ -103,6 +104,14 @@ def check_requirements(
     for item in value:
         if not isinstance(item, NodeSelectorRequirement):
             raise HeadroomConfigError(field, item, "a NodeSelectorRequirement object")
+        if item.operator in KARPENTER_ONLY_OPERATORS or item.min_values is not None:
+            raise HeadroomConfigError(
+                f"{field}[{item.key}]",
+                item.operator.value if item.min_values is None else f"min_values={item.min_values}",
+                "a requirement Kubernetes node affinity has: In, NotIn, Exists, DoesNotExist, "
+                "Gt or Lt, without min_values (Gte, Lte and minValues are Karpenter's, for "
+                "KarpenterNodePool requirements)",
+            )
     return list(value)
 
 

@@ -38,6 +38,11 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" (printf "%s['%s']" $.field $key)) -}}
 {{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelValue" "value" $label "field" (printf "%s['%s']" $.field $key)) -}}
 {{- end -}}
+{{- else if eq .rule "quantities" -}}
+{{- range $key, $q := $x -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" (printf "%s['%s']" $.field $key)) -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "quantity" "value" $q "field" (printf "%s['%s']" $.field $key)) -}}
+{{- end -}}
 {{- else if hasKey .lib.ranges .rule -}}
 {{- $r := index .lib.ranges .rule -}}
 {{- if or (ne (include "node-headroom.whole" $x) "true") (lt (float64 $x) (float64 (index $r 0))) (gt (float64 $x) (float64 (index $r 1))) -}}
@@ -109,7 +114,13 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- if ne (len $a) (len $b) }}{{ gt (len $a) (len $b) }}{{ else }}{{ gt $a $b }}{{ end -}}
 {{- end -}}
 
-{{/* A quantity as the library emits it: a string; a whole number as its digits. */}}
+{{/* A quantity as the library is given it: a string as it is; a whole number (what --set
+     passes) as its digits. */}}
+{{- define "node-headroom.given" -}}
+{{- if kindIs "string" . }}{{ . }}{{ else }}{{ printf "%.0f" (float64 .) }}{{ end -}}
+{{- end -}}
+
+{{/* A quantity as the library emits it: a string, trimmed; a whole number as its digits. */}}
 {{- define "node-headroom.quantity" -}}
 {{- if kindIs "string" . }}{{ trim . }}{{ else }}{{ printf "%.0f" (float64 .) }}{{ end -}}
 {{- end -}}
@@ -156,7 +167,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- define "node-headroom.names" -}}
 {{- $v := .root.Values }}{{ $c := .out }}{{ $lib := .lib -}}
 {{- $_ := set $c "prefix" (include "node-headroom.prefix" .root) -}}
-{{- $_ := set $c "release" (ternary "" .root.Release.Name (kindIs "string" $v.namePrefix)) -}}
+{{- $_ := set $c "release" (ternary .root.Release.Name "" (and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix ""))) -}}
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
 {{- $_ := set $c "namespace" (dict "name" (default (default "default" .root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels) -}}
@@ -183,6 +194,16 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $_ := set $c "cpu" (include "node-headroom.quantity" $v.reservation.cpu) -}}
 {{- $_ := set $c "memory" (include "node-headroom.quantity" $v.reservation.memory) -}}
 {{- $_ := set $c "slice" (printf "%s CPU, %s memory" $c.cpu $c.memory) -}}
+{{- $_ := set $c "slices" (not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory))) -}}
+{{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
+{{- $keepsOff := false -}}
+{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default "NoSchedule" .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
+{{- $where := ternary (printf "pool %s" (include "node-headroom.repr" $poolName)) "every node" (not (empty $poolName)) -}}
+{{- $warnings := list -}}
+{{- range $v.burstWorkloads }}{{ if and (not $keepsOff) (not (kindIs "invalid" .buffer)) -}}
+{{- $warnings = append $warnings (replace "{where}" $where (replace "{name}" (printf "%s%s-buffer" $c.prefix .name) $lib.sharedBufferWarning)) -}}
+{{- end }}{{ end -}}
+{{- $_ := set $c "bufferWarnings" $warnings -}}
 {{- end -}}
 
 {{- define "node-headroom.config" -}}
@@ -243,6 +264,10 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 
 {{- /* The reserver's task */ -}}
 {{- $kind := $v.task.kind -}}
+{{- $slices := not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory)) -}}
+{{- if and (not $slices) (ne $kind "pause") -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "task.kind" "value" $kind "rule" "noTaskWithoutSlices") -}}
+{{- end -}}
 {{- $task := deepCopy (index $lib.tasks $kind) -}}
 {{- $image := $v.images.pause -}}
 {{- $prepull := list -}}
@@ -265,6 +290,17 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- /* The reserver's name and placement: the pool's selector and taints, then the user's */ -}}
 {{- $poolName := $v.nodePool.name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
+{{- range $resource := list "cpu" "memory" -}}
+{{- if and $slices (kindIs "invalid" (index $v.reservation $resource)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "reservation.%s" $resource) "value" nil "rule" "slicesNeedBoth") -}}
+{{- end -}}
+{{- end -}}
+{{- if and (not $slices) $v.prepullBurstImages -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "prepullBurstImages" "value" true "rule" "noTaskWithoutSlices") -}}
+{{- end -}}
+{{- if and $v.prepullBurstImages (gt (len $reserverName) (int $lib.prepullerNameMax)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "reserverName" "value" $reserverName "rule" "prepullerName" "parts" (dict "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix)) -}}
+{{- end -}}
 {{- $selector := dict -}}
 {{- $poolTaints := list -}}
 {{- if $poolName -}}
@@ -291,6 +327,8 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 
 {{- /* The burst workloads */ -}}
 {{- $bursts := list -}}
+{{- $buffers := list -}}
+{{- $burstImages := list -}}
 {{- $names := dict -}}
 {{- range $index, $w := $v.burstWorkloads -}}
 {{- $name := $w.name -}}
@@ -299,9 +337,10 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- end -}}
 {{- $_ := set $names $name true -}}
 {{- $at := printf "burstWorkloads[%s]." $name -}}
-{{- $requests := $w.resources.requests -}}
-{{- $limits := default (dict) $w.resources.limits -}}
-{{- range $resource, $slice := dict "cpu" $cpu "memory" $memory -}}
+{{- $requests := dict }}{{ $limits := dict -}}
+{{- range $k, $q := $w.resources.requests }}{{ $_ := set $requests $k (include "node-headroom.given" $q) }}{{ end -}}
+{{- range $k, $q := $w.resources.limits }}{{ if not (kindIs "invalid" $q) }}{{ $_ := set $limits $k (include "node-headroom.given" $q) }}{{ end }}{{ end -}}
+{{- range $resource, $slice := ternary (dict "cpu" $cpu "memory" $memory) (dict) $slices -}}
 {{- $request := index $requests $resource -}}
 {{- if eq (include "node-headroom.exceeds" (dict "lib" $lib "a" $request "b" $slice "resource" $resource)) "true" -}}
 {{- if eq $model "seed" -}}
@@ -349,18 +388,62 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations) -}}
 {{- $pod := merge (dict "priorityClassName" $classes.burst.name "securityContext" $o.pod "containers" (list $container) "volumes" (deepCopy $lib.burstVolumes)) (deepCopy $placement) (deepCopy $lib.burstPod) -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $burst := dict "name" $fullName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.burstSpec) -}}
+{{- $burst := dict "name" $fullName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.burstSpec) "burst" true -}}
 {{- if kindIs "invalid" $maxReplicas -}}
 {{- $_ := set $burst.spec "replicas" $replicas -}}
 {{- else -}}
 {{- $_ := set $burst "autoscaler" (dict "minReplicas" $replicas "maxReplicas" $maxReplicas "targetCPUUtilization" $target) -}}
 {{- end -}}
 {{- $bursts = append $bursts $burst -}}
-{{- if $v.prepullBurstImages }}{{ $prepull = append $prepull $w.image | uniq }}{{ end -}}
+{{- if $v.prepullBurstImages }}{{ $burstImages = append $burstImages $w.image | uniq }}{{ end -}}
+
+{{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
+{{- if not (kindIs "invalid" $w.buffer) -}}
+{{- $b := $w.buffer }}{{ $bat := printf "%sbuffer" $at }}{{ $bufferName := printf "%s-buffer" $fullName -}}
+{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" $release) -}}
+{{- $form := default $lib.bufferDefaults.form $b.form -}}
+{{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
+{{- if and (not (kindIs "invalid" $percentage)) (ne $form "scalableRef") -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "rule" "bufferPercentageNeedsScalable") -}}
+{{- end -}}
+{{- if and (not (kindIs "invalid" $percentage)) (not (kindIs "invalid" $count)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "rule" "bufferOneCount") -}}
+{{- end -}}
+{{- if and (kindIs "invalid" $count) (kindIs "invalid" $percentage) (not (hasKey $bufferLimits "cpu")) (not (hasKey $bufferLimits "memory")) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.replicas" $bat) "value" nil "rule" "bufferNeedsCount") -}}
+{{- end -}}
+{{- if has $poolName $lib.autoModePools -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.name" "value" $poolName "rule" "bufferNotOnAutoMode") -}}
+{{- end -}}
+{{- $bo := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" $v.labels "name" $bufferName "component" "capacity-buffer" "into" $bo) -}}
+{{- $spec := deepCopy $lib.bufferSpec -}}
+{{- $buffer := dict "name" $bufferName "labels" $bo.labels "apiVersion" (printf "%s/%s" $lib.bufferApiGroup (default $lib.bufferDefaults.apiVersion $b.apiVersion)) "spec" $spec -}}
+{{- if eq $form "podTemplateRef" -}}
+{{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
+{{- $bufferPod := merge (dict "containers" (list (merge (dict "resources" (deepCopy $resources)) (deepCopy $lib.bufferContainer)))) (deepCopy $placement) (deepCopy $lib.bufferPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $bufferPod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
+{{- $_ := set $buffer "pod" $bufferPod -}}
+{{- else -}}
+{{- $_ := set $spec "scalableRef" (merge (dict "name" $fullName) $lib.bufferScalableRef) -}}
+{{- end -}}
+{{- if not (kindIs "invalid" $count) }}{{ $_ := set $spec "replicas" (int64 $count) }}{{ end -}}
+{{- if not (kindIs "invalid" $percentage) }}{{ $_ := set $spec "percentage" (int64 $percentage) }}{{ end -}}
+{{- if $bufferLimits -}}
+{{- $_ := set $spec "limits" (dict) -}}
+{{- range $resource, $limit := $bufferLimits }}{{ $_ := set $spec.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
+{{- end -}}
+{{- $buffers = append $buffers $buffer -}}
+{{- end -}}
 {{- end -}}
 {{- $_ := set $c "bursts" $bursts -}}
+{{- $_ := set $c "buffers" $buffers -}}
+{{- if and (not $slices) (not $buffers) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "reservation.cpu" "value" nil "rule" "needsRoom") -}}
+{{- end -}}
 
 {{- /* The reserver DaemonSet */ -}}
+{{- if $slices -}}
 {{- $o := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" "headroom-reserver" "into" $o) -}}
 {{- $slice := dict "cpu" $cpu "memory" $memory -}}
@@ -387,6 +470,19 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- if $volumes }}{{ $_ := set $pod "volumes" $volumes }}{{ end -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
 {{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.reserverSpec)) -}}
+
+{{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
+{{- if $burstImages -}}
+{{- $name := printf "%s%s" $reserverName $lib.prepullerSuffix -}}
+{{- $pulls := list (deepCopy $lib.prepullerNoop) -}}
+{{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (printf "pull-%d" $i) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
+{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
+{{- $po := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" 1 "labels" $v.labels "name" $name "component" "image-prepuller" "into" $po) -}}
+{{- $_ := set $c "prepuller" (dict "name" $name "labels" $po.labels "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
+{{- end -}}
+{{- end -}}
 {{- $_ := set $c "classLabels" $lib.classLabels -}}
 {{- $_ := set $c "warnings" $warnings -}}
 {{- end -}}

@@ -18,8 +18,12 @@ from .. import __doc__ as library_doc
 from .. import __version__
 from ..errors import HeadroomConfigError
 from ..output import swap_in
-from .templates import HELPERS_TPL, NOTES_TXT, OBJECTS_YAML, library_tpl
+from .library import library_tpl
 from .values import CHART_NAME, schema_json, values_table, values_yaml
+
+TEMPLATES = Path(__file__).parent / "templates"
+"""The chart's Go templates: the rules' generic checks and the objects (``_helpers.tpl``),
+the manifests (``headroom.yaml``) and ``NOTES.txt``."""
 
 KUBE_VERSION = ">=1.27.0-0"
 """The oldest Kubernetes the objects are validated for (cdk8s-plus-27's API)."""
@@ -110,10 +114,9 @@ def chart_files(chart_defaults: Mapping[str, Any]) -> dict[str, str]:
         "README.md": README_HEAD.format(summary=_summary()) + values_table(chart_defaults),
         "values.yaml": values_yaml(chart_defaults),
         "values.schema.json": schema_json(),
-        "templates/_helpers.tpl": HELPERS_TPL,
         "templates/_library.tpl": library_tpl(chart_defaults),
-        "templates/NOTES.txt": NOTES_TXT,
-        "templates/headroom.yaml": OBJECTS_YAML,
+        # The hand-written templates, copied as they are.
+        **{f"templates/{p.name}": p.read_text() for p in sorted(TEMPLATES.iterdir())},
     }
 
 

@@ -20,6 +20,8 @@ from constructs import Construct
 from .. import rules
 from ..app import validate_app
 from ..burst import BurstWorkload, ImagePullPolicy
+from ..capacitybuffer import CapacityBufferForm
+from ..capacitybufferapi import CapacityBufferVersion
 from ..errors import HeadroomConfigError
 from ..headroom import NodeHeadroom
 from ..labels import workload_labels
@@ -72,6 +74,7 @@ _FIELDS = {
     "memory": "reservation.memory",
     "reserver_name": "reserverName",
     "node_pool": "nodePool.taints",
+    "prepull_burst_images": "prepullBurstImages",
 }
 _BURST_FIELDS = {
     "cpu": "resources.requests.cpu",
@@ -80,19 +83,24 @@ _BURST_FIELDS = {
     "memory_limit": "resources.limits.memory",
     "max_replicas": "autoscaling.maxReplicas",
 }
+_BUFFER_FIELDS = {"node_pool": "nodePool.name"}
+"""A buffer's fields are under ``burstWorkloads[<name>].buffer.``, but its pool's."""
 
 
 @contextmanager
-def _in_values(table: Mapping[str, str] = _FIELDS, prefix: str = "") -> Iterator[None]:
+def _in_values(
+    table: Mapping[str, str] = _FIELDS, prefix: str = "", outside: Mapping[str, str] = {}
+) -> Iterator[None]:
     """Re-raises a library error with the value path of the field that was wrong."""
     try:
         yield
     except ValuesError:
         raise
     except HeadroomConfigError as error:
-        field = re.sub(r"^burst_workloads\[[^\]]*\]\.", "", error.field)
+        field = re.sub(r"^(burst_workloads|capacity_buffers)\[[^\]]*\]\.", "", error.field)
         field = re.sub(r"^node_selector\[", "nodeSelector[", field)
-        raise ValuesError(prefix + table.get(field, field), error.value, error.allowed) from None
+        path = outside.get(field) or prefix + table.get(field, field)
+        raise ValuesError(path, error.value, error.allowed) from None
 
 
 def name_prefix(values: Mapping[str, Any], release: Release) -> str:
@@ -137,10 +145,13 @@ def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
             return
     if node is None or (isinstance(node, Mapping) and not node):
         return
-    if rule == "labels":
+    if rule in ("labels", "quantities"):
         for key in sorted(node):
             rules.LABEL_KEY.check(key, field=f"{field}[{key!r}]")
-            rules.LABEL_VALUE.check(node[key], field=f"{field}[{key!r}]")
+            if rule == "labels":
+                rules.LABEL_VALUE.check(node[key], field=f"{field}[{key!r}]")
+            else:
+                rules.quantity_text(node[key], field=f"{field}[{key!r}]")
     elif isinstance(rule, rules.IntRange):
         rule.check(
             node
@@ -162,26 +173,37 @@ def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
         rule.check(node, field=field)
 
 
-def _number_as_digits(node: Any, parts: list[str]) -> None:
-    """Replaces a whole number at ``parts`` with its digits, in place: ``--set cpu=2``
-    gives the chart a number, and the library takes quantities as strings only."""
+def _whole_as_digits(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
+
+
+def _number_as_digits(node: Any, parts: list[str], is_map: bool) -> None:
+    """Replaces the whole numbers at ``parts`` (a quantity, or each of a map of them)
+    with their digits, in place: ``--set cpu=2`` gives the chart a number, and the
+    library takes quantities as strings only."""
     for index, part in enumerate(parts[:-1]):
         node = node.get(part.removesuffix("[]")) if isinstance(node, Mapping) else None
         if part.endswith("[]"):
             for item in node if isinstance(node, list) else ():
-                _number_as_digits(item, parts[index + 1 :])
+                _number_as_digits(item, parts[index + 1 :], is_map)
             return
-    given = node.get(parts[-1]) if isinstance(node, dict) else None
-    if isinstance(given, float) and given.is_integer():
-        node[parts[-1]] = str(int(given))
-    elif isinstance(given, int) and not isinstance(given, bool):
-        node[parts[-1]] = str(given)
+    leaf = parts[-1]
+    if not isinstance(node, dict) or leaf not in node:
+        return
+    if is_map and isinstance(node[leaf], dict):
+        node[leaf] = {key: _whole_as_digits(given) for key, given in node[leaf].items()}
+    elif not is_map:
+        node[leaf] = _whole_as_digits(node[leaf])
 
 
 def check_values(values: Mapping[str, Any]) -> None:
     """Every value's own rule, in the order of ``VALUES``, as the templates check them."""
     for value in VALUES:
-        rule = "labels" if value.kind == "labels" else value.rule
+        rule = value.kind if value.kind in ("labels", "quantities") else value.rule
         if rule is not None:
             with _in_values({}):
                 _check_path(values, value.path.split("."), "", rule)
@@ -246,7 +268,7 @@ def _check_dedicated_pool(values: Mapping[str, Any]) -> None:
 def _prefixed(name: str, field: str, values: Mapping[str, Any], release: Release) -> str:
     """A prefixed name; a release name that makes it invalid is named as the cause."""
     if not rules.DNS_LABEL.matches(name):
-        if isinstance(values.get("namePrefix"), str):
+        if isinstance(values.get("namePrefix"), str) or not name_prefix(values, release):
             rules.DNS_LABEL.check(name, field=field)
         allowed = rules.DNS_LABEL.clauses[0].allowed
         rules.PREFIXED_NAME.fail(field, name, allowed=allowed, release=repr(release.name))
@@ -264,8 +286,8 @@ def build(
     """
     values = copy.deepcopy(dict(values))
     for value in VALUES:
-        if value.kind == "quantity":
-            _number_as_digits(values, value.path.split("."))
+        if value.kind in ("quantity", "quantities"):
+            _number_as_digits(values, value.path.split("."), value.kind == "quantities")
     check_values(values)
     prefix = name_prefix(values, release)
     model = PriorityModel(values["model"])
@@ -290,7 +312,11 @@ def build(
     if pool_name:
         taints = tuple(_taint(item) for item in _get(values, "nodePool.taints") or ())
         pool = NodePoolRef(pool_name, label_key=_get(values, "nodePool.labelKey"), taints=taints)
-    task = _task(values)
+    slices = any(_get(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
+    kind = _get(values, "task.kind")
+    if not slices and kind != TaskKind.PAUSE.value:
+        rules.NO_TASK_WITHOUT_SLICES.fail("task.kind", kind)
+    task = _task(values) if slices else None
     default_name = f"{DEFAULT_RESERVER_NAME}-{pool_name}" if pool_name else DEFAULT_RESERVER_NAME
     reserver_name = f"{prefix}{values.get('reserverName') or default_name}"
     _prefixed(reserver_name, "reserverName", values, release)
@@ -327,10 +353,31 @@ def build(
             rules.UNIQUE_BURST_NAMES.fail(f"burstWorkloads[{index}].name", name)
         seen.add(name)
         with _in_values(_BURST_FIELDS, prefix=f"burstWorkloads[{name}]."):
-            headroom.add_burst_workload(name, **burst_props(workload, prefix, values, release))
+            burst = headroom.add_burst_workload(
+                name, **burst_props(workload, prefix, values, release)
+            )
+        buffer = workload.get("buffer")
+        if buffer is not None:
+            at = f"burstWorkloads[{name}].buffer"
+            _prefixed(f"{burst.name}-buffer", at, values, release)
+            given = {prop: buffer[key] for key, prop in _BUFFER_PROPS.items()
+                     if buffer.get(key) is not None}  # fmt: skip
+            with _in_values({}, f"{at}.", _BUFFER_FIELDS):
+                headroom.add_capacity_buffer(
+                    burst,
+                    form=CapacityBufferForm(buffer.get("form") or "podTemplateRef"),
+                    api_version=CapacityBufferVersion(buffer.get("apiVersion") or "v1beta1"),
+                    limits=buffer.get("limits") or None,
+                    **given,
+                )
+    if headroom.missing_room() is not None:
+        rules.NEEDS_ROOM.fail("reservation.cpu", None)
     with _in_values():
         validate_app(app)
     return [cluster, workloads]
+
+
+_BUFFER_PROPS = {"replicas": "replicas", "percentage": "percentage"}
 
 
 def burst_props(
@@ -439,22 +486,18 @@ def values_from_app(app: Construct) -> Values:
         **class_values["default"],
     }
     reserver = headroom.reserver
-    if reserver is None:
-        raise _unsupported("a headroom with slices (cpu and memory)", headroom.node.path)
-    if headroom.capacity_buffers:
-        raise _unsupported("a headroom without capacity buffers", len(headroom.capacity_buffers))
     pool = headroom.node_pool
     if pool is not None and not isinstance(pool, NodePoolRef):
         raise _unsupported("a node pool given as NodePoolRef", pool.pool_name)
-    task = reserver.task
+    task = reserver.task if reserver else ReserverTask.pause()
     custom = task.kind is TaskKind.CUSTOM
     default_name = f"{DEFAULT_RESERVER_NAME}-{pool.pool_name}" if pool else DEFAULT_RESERVER_NAME
     implied = [taint.toleration() for taint in pool.taints] if pool else []
     dedicated = headroom.dedicated_taint
     if dedicated is not None:
         implied.append(dedicated.toleration())
-    placement = reserver.targeting
-    labels = _own_labels(reserver.labels, reserver.name, "headroom-reserver")
+    placement = headroom.targeting
+    labels = headroom.labels
     values: Values = {
         "namePrefix": None,
         "model": headroom.model.value,
@@ -462,8 +505,11 @@ def values_from_app(app: Construct) -> Values:
         # Helm's habit: the release namespace, which Helm creates; the Namespace object
         # is opt-in (the README's rule for dist/ sets namespace.create=true).
         "namespace": {"create": False, "name": None},
-        "reservation": {"cpu": reserver.cpu, "memory": reserver.memory},
-        "reserverName": None if reserver.name == default_name else reserver.name,
+        "reservation": {
+            "cpu": reserver.cpu if reserver else None,
+            "memory": reserver.memory if reserver else None,
+        },
+        "reserverName": None if not reserver or reserver.name == default_name else reserver.name,
         "task": {
             "kind": task.kind.value,
             "prepullImages": list(task.prepull_images),
@@ -539,4 +585,24 @@ def _burst_values(
             "maxReplicas": workload.max_replicas,
             "targetCPUUtilization": workload.target_cpu_utilization,
         },
+        **_buffer_values(workload, headroom),
     }
+
+
+def _buffer_values(workload: BurstWorkload, headroom: NodeHeadroom) -> dict[str, Any]:
+    """The ``buffer`` of a burst workload's item, if the headroom keeps one for it."""
+    for buffer in headroom.capacity_buffers:
+        if buffer.workload is workload:
+            if buffer.name != f"{workload.name}-buffer":
+                raise _unsupported("capacity buffers named <workload>-buffer", buffer.name)
+            limits = {resource: text for resource, (text, _) in buffer.limits.items()}
+            return {
+                "buffer": {
+                    "form": buffer.form.value,
+                    "replicas": buffer.replicas,
+                    "percentage": buffer.percentage,
+                    "limits": limits or None,
+                    "apiVersion": buffer.api_version.value,
+                }
+            }
+    return {}

@@ -22,6 +22,8 @@ import yaml
 
 from .. import rules
 from ..burst import ImagePullPolicy
+from ..capacitybuffer import CapacityBufferForm
+from ..capacitybufferapi import CapacityBufferVersion
 from ..priority import PriorityModel
 from ..scheduling import NodeSelectorOperator, TaintEffect, TolerationOperator
 from ..task import TaskKind
@@ -132,11 +134,11 @@ VALUES: tuple[Value, ...] = (
           "itself, and refuses one the chart renders)."),
     Value("namespace.name", "string", "Where the DaemonSet and the Deployments go. Null: the "
           "release namespace (`-n`).", _DNS, nullable=True),
-    Value("reservation.cpu", "quantity", "The CPU each node holds for bursts, e.g. `500m`.", _Q,
-          required=True),
+    Value("reservation.cpu", "quantity", "The CPU each node holds for bursts (the slice), e.g. "
+          "`500m`. Null, with `reservation.memory` null: no slices, no reserver DaemonSet; "
+          "the burst workloads' `buffer`s keep the room.", _Q, nullable=True),
     Value("reservation.memory", "quantity", "The memory each node holds, e.g. `512Mi`; at "
-          "least 4Mi.", _MEM,
-          required=True),
+          "least 4Mi. Null with `reservation.cpu`.", _MEM, nullable=True),
     Value("reserverName", "string", "The DaemonSet's name, after the prefix. Null: "
           "`headroom-reserver`, or `headroom-reserver-<nodePool.name>`.", _DNS, nullable=True),
     Value("task.kind", _enum(TaskKind), "What the reserver pods run: `pause` (the pause "
@@ -210,6 +212,22 @@ VALUES: tuple[Value, ...] = (
           "up to this many replicas. Null: none.", rules.POSITIVE, nullable=True),
     Value("burstWorkloads[].autoscaling.targetCPUUtilization", "integer", "The autoscaler's "
           "target, in percent of the CPU request. Default: 80.", rules.PERCENT),
+    Value("burstWorkloads[].buffer.form", _enum(CapacityBufferForm), "With `buffer`, a "
+          "CapacityBuffer (`autoscaling.x-k8s.io`) makes the autoscaler keep room for copies of "
+          "the burst pod, with no preemption. The shape of one copy: `podTemplateRef` (a "
+          "PodTemplate with the burst pod's requests and placement) or `scalableRef` (the "
+          "Deployment itself). Default: `podTemplateRef`. Without a taint on the pool, any pod "
+          "can take the room.", nullable=True),
+    Value("burstWorkloads[].buffer.replicas", "integer", "How many copies. Null: "
+          "`percentage` or `limits` decide.", rules.REPLICAS, nullable=True),
+    Value("burstWorkloads[].buffer.percentage", "integer", "With `scalableRef`, instead of "
+          "`replicas`: copies as a percentage of the Deployment's replicas, at least 1.",
+          rules.REPLICAS, nullable=True),
+    Value("burstWorkloads[].buffer.limits", "quantities", "The most all copies may request, per "
+          "resource, e.g. `cpu: \"8\"`; alone: as many copies as fit.", nullable=True),
+    Value("burstWorkloads[].buffer.apiVersion", _enum(CapacityBufferVersion), "`v1beta1` "
+          "(Cluster Autoscaler 1.35+, Karpenter 1.14+ with its `CapacityBuffer` feature gate) "
+          "or `v1alpha1` (Cluster Autoscaler 1.34). Default: `v1beta1`.", nullable=True),
 )
 # fmt: on
 
@@ -224,6 +242,7 @@ _TYPES: dict[str, Schema] = {
     "quantity": {"type": ["string", "number"]},
     "strings": {"type": "array", "items": {"type": "string"}},
     "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+    "quantities": {"type": "object", "additionalProperties": {"type": ["string", "number"]}},
 }
 
 
@@ -297,7 +316,9 @@ def checks_tpl(defaults: Mapping[str, Any]) -> list[str]:
     workloads, as the library names them) or their index."""
     lines = []
     for value in VALUES:
-        rule = "labels" if value.kind == "labels" else value.rule and value.rule.name
+        rule = (
+            value.kind if value.kind in ("labels", "quantities") else value.rule and value.rule.name
+        )
         if rule is None:
             continue
         *lists, leaf = value.path.split("[].")
@@ -367,6 +388,7 @@ def _kind(value: Value) -> str:
         text = {
             "strings": "list of strings",
             "labels": "map of labels",
+            "quantities": "map of quantities",
             "list": "list of maps",
         }.get(value.kind, value.kind)
     if value.rule is not None:

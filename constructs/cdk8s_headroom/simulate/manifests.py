@@ -13,13 +13,15 @@ that bind storage, host ports, extended resources...) make the input unsupported
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..capacitybufferapi import API_GROUP, rule_errors, version_of
 from ..documents import read_objects
 from ..kube import CLUSTER_SCOPED_KINDS
+from ..labels import COMPONENT_LABEL, PREPULLER_COMPONENT
 from ..names import INT32_MIN
 from ..priority import MAX_USER_PRIORITY, PriorityClassSpec
 from ..scheduling import Placement
@@ -339,6 +341,12 @@ def _resolve_buffers(
         manifests.buffers.append(Buffer(spec.name, spec.namespace, template, units))
 
 
+def _labels(document: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = document.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, Mapping) else None
+    return labels if isinstance(labels, Mapping) else {}
+
+
 def _read_document(
     manifests: Manifests,
     document: object,
@@ -356,6 +364,10 @@ def _read_document(
     value = Value(reader, document, label)
     if kind == "PriorityClass":
         manifests.classes.append((_priority_class(value, name), f"{reader.source}: {value.path}"))
+    elif kind == "DaemonSet" and _labels(header).get(COMPONENT_LABEL) == PREPULLER_COMPONENT:
+        manifests.not_simulated.append(
+            f"{value.path}: pulls images and requests no CPU or memory, no effect on scheduling"
+        )
     elif kind in ("DaemonSet", "Deployment"):
         workload = _workload(value, kind, name, namespace)
         (manifests.daemonsets if kind == "DaemonSet" else manifests.deployments).append(workload)

@@ -19,6 +19,7 @@ from ..errors import HeadroomConfigError
 from ..priority import PreemptionPolicy
 from ..quantity import parse_quantity
 from ..scheduling import (
+    KARPENTER_ONLY_OPERATORS,
     NodeSelectorOperator,
     NodeSelectorRequirement,
     NodeSelectorTerm,
@@ -269,6 +270,9 @@ def requirement(value: Value, *, label_operators: bool = False) -> NodeSelectorR
     operator: NodeSelectorOperator = _enum_value(
         fields["operator"], NodeSelectorOperator, allowed=operators
     )
+    if operator in KARPENTER_ONLY_OPERATORS:
+        # Karpenter's NodePool operators: the API server refuses them in a pod.
+        raise fields["operator"].fail(operators)
     values = fields["values"].string_list()
     return NodeSelectorRequirement.unchecked(
         fields["key"].text(allow_empty=False), operator, tuple(values)

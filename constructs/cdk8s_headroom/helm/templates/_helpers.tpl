@@ -1,174 +1,4 @@
-# ruff: noqa: E501  (Go template actions read best on one line each)
-"""The chart's templates.
-
-``_library.tpl`` is generated data: what the library decides and the values do not
-change (class specs per model, pod skeletons, security contexts, labels, task defaults,
-read from reference constructs), and the rules of ``cdk8s_headroom.rules`` (patterns,
-ranges, messages). ``HELPERS_TPL`` applies them: one generic helper per kind of rule
-(a grammar, an integer range, a quantity comparison), fed the declarations, and the
-placement of the values into the skeleton, in the order ``mapping.build`` calls the
-library, so the first refusal is the same one.
-"""
-
-from __future__ import annotations
-
-import inspect
-import json
-from collections.abc import Mapping
-from typing import Any
-
-import cdk8s
-
-from .. import rules
-from ..burst import BurstWorkload
-from ..headroom import NodeHeadroom
-from ..labels import workload_labels
-from ..namespace import HeadroomNamespace
-from ..priority import ModelClasses, PriorityModel
-from ..reserver import DEFAULT_RESERVER_NAME
-from ..securitycontext import NOBODY_UID
-from ..simulate.promises import check_promises, describe_broken
-from ..task import ReserverTask, TaskKind
-from .values import CHART_NAME, checks_tpl
-
-
-def _chart() -> cdk8s.Chart:
-    return cdk8s.Chart(cdk8s.App(), "reference")
-
-
-def _model_note(model: PriorityModel) -> str:
-    """The model's paragraph of the ``PriorityModel`` docstring, without Python names."""
-    for paragraph in (inspect.getdoc(PriorityModel) or "").split("\n\n"):
-        if paragraph.startswith(f"``{model.name}``"):
-            note = " ".join(paragraph.replace("``", "").split()).split(": ", 1)[1]
-            return note[:1].upper() + note[1:].split(" Kept for parity")[0]
-    raise LookupError(model)
-
-
-def _without(mapping: Mapping[str, Any], *keys: str) -> dict[str, Any]:
-    return {key: item for key, item in mapping.items() if key not in keys}
-
-
-def library_data() -> dict[str, Any]:
-    """What the templates take from the library: reference constructs and the rules."""
-    models = {}
-    for model in PriorityModel:
-        classes = ModelClasses.of(model)
-        specs = {"headroom": classes.headroom, "burst": classes.burst, "default": classes.default}
-        models[model.value] = {
-            "note": _model_note(model),
-            **{
-                role: {
-                    "name": spec.name,
-                    "value": spec.value,
-                    "preemptionPolicy": spec.preemption_policy.value,
-                    "globalDefault": spec.global_default,
-                    "description": spec.description,
-                }
-                for role, spec in specs.items()
-                if spec is not None
-            },
-        }
-    chart = _chart()
-    HeadroomNamespace(chart, "namespace", name="reference")
-    headroom = NodeHeadroom(chart, "headroom", cpu="1", memory="1Gi")
-    headroom.add_burst_workload("burst", image="x", cpu="1", memory="1Gi")
-    objects = {document["kind"]: document for document in chart.to_json()}
-    reserver_pod = objects["DaemonSet"]["spec"]["template"]["spec"]
-    burst_pod = objects["Deployment"]["spec"]["template"]["spec"]
-    placed = ("containers", "volumes", "securityContext", "priorityClassName", "initContainers")
-    uids = ("runAsUser", "runAsGroup", "fsGroup")
-    tasks = {
-        kind.value: {
-            "containerName": task.container_name,
-            "command": list(task.command),
-            "args": list(task.args),
-            "runAsUser": task.run_as_user,
-            "scratchPaths": list(task.scratch_paths),
-        }
-        for kind, task in (
-            (TaskKind.PAUSE, ReserverTask.pause()),
-            (TaskKind.MAINTENANCE, ReserverTask.maintenance()),
-            (TaskKind.PREPULL, ReserverTask.prepull([])),
-            (TaskKind.CUSTOM, ReserverTask.custom(image="reference")),
-        )
-    }
-    burst = inspect.signature(BurstWorkload.__init__).parameters
-    broken = check_promises(PriorityModel.SEED, cpu="500m", memory="512Mi")
-    return {
-        "chartName": CHART_NAME,
-        "models": models,
-        "tasks": tasks,
-        "prepullCommand": list(ReserverTask.pause().prepull_command),
-        "prepullRunAsUser": NOBODY_UID,
-        "reserverName": DEFAULT_RESERVER_NAME,
-        "classLabels": objects["PriorityClass"]["metadata"]["labels"],
-        "namespaceLabels": objects["Namespace"]["metadata"]["labels"],
-        "workloadLabels": workload_labels("{name}", "{component}"),
-        "reserverSpec": _without(objects["DaemonSet"]["spec"], "selector", "template"),
-        "reserverPod": _without(reserver_pod, *placed),
-        "burstSpec": _without(objects["Deployment"]["spec"], "replicas", "selector", "template"),
-        "burstPod": _without(burst_pod, *placed),
-        "burstVolumes": burst_pod["volumes"],
-        "burstVolumeMounts": burst_pod["containers"][0]["volumeMounts"],
-        "podSecurityContext": _without(reserver_pod["securityContext"], *uids),
-        "containerSecurityContext": _without(
-            reserver_pod["containers"][0]["securityContext"], *uids
-        ),
-        "burstDefaults": {
-            "replicas": burst["replicas"].default,
-            "imagePullPolicy": burst["image_pull_policy"].default.value,
-            "runAsUser": burst["run_as_user"].default,
-            "targetCPUUtilization": burst["target_cpu_utilization"].default,
-        },
-        "seedWarning": describe_broken(PriorityModel.SEED, broken),
-        "grammars": {
-            g.name: [[f"^(?:{c.pattern})$", c.allowed, c.forbid] for c in g.clauses]
-            for g in rules.GRAMMARS
-        },
-        "ranges": {r.name: [r.minimum, r.maximum, r.allowed] for r in rules.INT_RANGES},
-        "rules": {rule.name: rule.allowed for rule in rules.RULES},
-        "decimalSuffixes": rules.DECIMAL_SUFFIXES,
-        "binarySuffixes": rules.BINARY_SUFFIXES,
-        "minContainerMemory": rules.MIN_CONTAINER_MEMORY,
-        "bareBytesHint": rules.BARE_BYTES_HINT,
-    }
-
-
-def go_literal(item: Any) -> str:
-    """A value as a Go template expression that builds it (ints stay ints, unlike
-    ``fromJson``, which would make them floats and print 1000000000 as 1e+09)."""
-    if isinstance(item, bool):
-        return "true" if item else "false"
-    if isinstance(item, int):
-        return str(item)
-    if isinstance(item, str):
-        return json.dumps(item)
-    if isinstance(item, Mapping):
-        pairs = " ".join(f"{json.dumps(str(k))} {go_literal(v)}" for k, v in item.items())
-        return f"(dict {pairs})"
-    elements = " ".join(go_literal(element) for element in item)
-    return f"(list {elements})"
-
-
-def library_tpl(defaults: Mapping[str, Any]) -> str:
-    lines = [
-        "{{/* Generated by `make chart` from the cdk8s-headroom library: what the library",
-        "     decides and the values do not change, and its rules. Do not edit. */}}",
-        '{{- define "node-headroom.library" -}}',
-        *(f'{{{{- $_ := set . "{k}" {go_literal(v)} -}}}}' for k, v in library_data().items()),
-        "{{- end -}}",
-        "",
-        "{{/* Each value's own rule (values.VALUES), checked in the table's order. */}}",
-        '{{- define "node-headroom.checks" -}}',
-        "{{- $v := .root.Values }}{{ $lib := .lib -}}",
-        *checks_tpl(defaults),
-        "{{- end -}}",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-HELPERS_TPL = r"""{{/* The chart's logic: the rules' generic checks, then the values placed into the
+{{/* The chart's logic: the rules' generic checks, then the values placed into the
 library's objects in the order the library builds them. Templates call it with a dict
 to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" $ "out" $c) }} */}}
 
@@ -207,6 +37,11 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- range $key, $label := $x -}}
 {{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" (printf "%s['%s']" $.field $key)) -}}
 {{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelValue" "value" $label "field" (printf "%s['%s']" $.field $key)) -}}
+{{- end -}}
+{{- else if eq .rule "quantities" -}}
+{{- range $key, $q := $x -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" (printf "%s['%s']" $.field $key)) -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "quantity" "value" $q "field" (printf "%s['%s']" $.field $key)) -}}
 {{- end -}}
 {{- else if hasKey .lib.ranges .rule -}}
 {{- $r := index .lib.ranges .rule -}}
@@ -279,7 +114,13 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- if ne (len $a) (len $b) }}{{ gt (len $a) (len $b) }}{{ else }}{{ gt $a $b }}{{ end -}}
 {{- end -}}
 
-{{/* A quantity as the library emits it: a string; a whole number as its digits. */}}
+{{/* A quantity as the library is given it: a string as it is; a whole number (what --set
+     passes) as its digits. */}}
+{{- define "node-headroom.given" -}}
+{{- if kindIs "string" . }}{{ . }}{{ else }}{{ printf "%.0f" (float64 .) }}{{ end -}}
+{{- end -}}
+
+{{/* A quantity as the library emits it: a string, trimmed; a whole number as its digits. */}}
 {{- define "node-headroom.quantity" -}}
 {{- if kindIs "string" . }}{{ trim . }}{{ else }}{{ printf "%.0f" (float64 .) }}{{ end -}}
 {{- end -}}
@@ -326,7 +167,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- define "node-headroom.names" -}}
 {{- $v := .root.Values }}{{ $c := .out }}{{ $lib := .lib -}}
 {{- $_ := set $c "prefix" (include "node-headroom.prefix" .root) -}}
-{{- $_ := set $c "release" (ternary "" .root.Release.Name (kindIs "string" $v.namePrefix)) -}}
+{{- $_ := set $c "release" (ternary .root.Release.Name "" (and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix ""))) -}}
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
 {{- $_ := set $c "namespace" (dict "name" (default (default "default" .root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels) -}}
@@ -353,6 +194,16 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $_ := set $c "cpu" (include "node-headroom.quantity" $v.reservation.cpu) -}}
 {{- $_ := set $c "memory" (include "node-headroom.quantity" $v.reservation.memory) -}}
 {{- $_ := set $c "slice" (printf "%s CPU, %s memory" $c.cpu $c.memory) -}}
+{{- $_ := set $c "slices" (not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory))) -}}
+{{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
+{{- $keepsOff := false -}}
+{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default "NoSchedule" .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
+{{- $where := ternary (printf "pool %s" (include "node-headroom.repr" $poolName)) "every node" (not (empty $poolName)) -}}
+{{- $warnings := list -}}
+{{- range $v.burstWorkloads }}{{ if and (not $keepsOff) (not (kindIs "invalid" .buffer)) -}}
+{{- $warnings = append $warnings (replace "{where}" $where (replace "{name}" (printf "%s%s-buffer" $c.prefix .name) $lib.sharedBufferWarning)) -}}
+{{- end }}{{ end -}}
+{{- $_ := set $c "bufferWarnings" $warnings -}}
 {{- end -}}
 
 {{- define "node-headroom.config" -}}
@@ -413,6 +264,10 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 
 {{- /* The reserver's task */ -}}
 {{- $kind := $v.task.kind -}}
+{{- $slices := not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory)) -}}
+{{- if and (not $slices) (ne $kind "pause") -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "task.kind" "value" $kind "rule" "noTaskWithoutSlices") -}}
+{{- end -}}
 {{- $task := deepCopy (index $lib.tasks $kind) -}}
 {{- $image := $v.images.pause -}}
 {{- $prepull := list -}}
@@ -435,6 +290,17 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- /* The reserver's name and placement: the pool's selector and taints, then the user's */ -}}
 {{- $poolName := $v.nodePool.name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
+{{- range $resource := list "cpu" "memory" -}}
+{{- if and $slices (kindIs "invalid" (index $v.reservation $resource)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "reservation.%s" $resource) "value" nil "rule" "slicesNeedBoth") -}}
+{{- end -}}
+{{- end -}}
+{{- if and (not $slices) $v.prepullBurstImages -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "prepullBurstImages" "value" true "rule" "noTaskWithoutSlices") -}}
+{{- end -}}
+{{- if and $v.prepullBurstImages (gt (len $reserverName) (int $lib.prepullerNameMax)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "reserverName" "value" $reserverName "rule" "prepullerName" "parts" (dict "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix)) -}}
+{{- end -}}
 {{- $selector := dict -}}
 {{- $poolTaints := list -}}
 {{- if $poolName -}}
@@ -461,6 +327,8 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 
 {{- /* The burst workloads */ -}}
 {{- $bursts := list -}}
+{{- $buffers := list -}}
+{{- $burstImages := list -}}
 {{- $names := dict -}}
 {{- range $index, $w := $v.burstWorkloads -}}
 {{- $name := $w.name -}}
@@ -469,9 +337,10 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- end -}}
 {{- $_ := set $names $name true -}}
 {{- $at := printf "burstWorkloads[%s]." $name -}}
-{{- $requests := $w.resources.requests -}}
-{{- $limits := default (dict) $w.resources.limits -}}
-{{- range $resource, $slice := dict "cpu" $cpu "memory" $memory -}}
+{{- $requests := dict }}{{ $limits := dict -}}
+{{- range $k, $q := $w.resources.requests }}{{ $_ := set $requests $k (include "node-headroom.given" $q) }}{{ end -}}
+{{- range $k, $q := $w.resources.limits }}{{ if not (kindIs "invalid" $q) }}{{ $_ := set $limits $k (include "node-headroom.given" $q) }}{{ end }}{{ end -}}
+{{- range $resource, $slice := ternary (dict "cpu" $cpu "memory" $memory) (dict) $slices -}}
 {{- $request := index $requests $resource -}}
 {{- if eq (include "node-headroom.exceeds" (dict "lib" $lib "a" $request "b" $slice "resource" $resource)) "true" -}}
 {{- if eq $model "seed" -}}
@@ -519,18 +388,62 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations) -}}
 {{- $pod := merge (dict "priorityClassName" $classes.burst.name "securityContext" $o.pod "containers" (list $container) "volumes" (deepCopy $lib.burstVolumes)) (deepCopy $placement) (deepCopy $lib.burstPod) -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $burst := dict "name" $fullName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.burstSpec) -}}
+{{- $burst := dict "name" $fullName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.burstSpec) "burst" true -}}
 {{- if kindIs "invalid" $maxReplicas -}}
 {{- $_ := set $burst.spec "replicas" $replicas -}}
 {{- else -}}
 {{- $_ := set $burst "autoscaler" (dict "minReplicas" $replicas "maxReplicas" $maxReplicas "targetCPUUtilization" $target) -}}
 {{- end -}}
 {{- $bursts = append $bursts $burst -}}
-{{- if $v.prepullBurstImages }}{{ $prepull = append $prepull $w.image | uniq }}{{ end -}}
+{{- if $v.prepullBurstImages }}{{ $burstImages = append $burstImages $w.image | uniq }}{{ end -}}
+
+{{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
+{{- if not (kindIs "invalid" $w.buffer) -}}
+{{- $b := $w.buffer }}{{ $bat := printf "%sbuffer" $at }}{{ $bufferName := printf "%s-buffer" $fullName -}}
+{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" $release) -}}
+{{- $form := default $lib.bufferDefaults.form $b.form -}}
+{{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
+{{- if and (not (kindIs "invalid" $percentage)) (ne $form "scalableRef") -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "rule" "bufferPercentageNeedsScalable") -}}
+{{- end -}}
+{{- if and (not (kindIs "invalid" $percentage)) (not (kindIs "invalid" $count)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "rule" "bufferOneCount") -}}
+{{- end -}}
+{{- if and (kindIs "invalid" $count) (kindIs "invalid" $percentage) (not (hasKey $bufferLimits "cpu")) (not (hasKey $bufferLimits "memory")) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.replicas" $bat) "value" nil "rule" "bufferNeedsCount") -}}
+{{- end -}}
+{{- if has $poolName $lib.autoModePools -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.name" "value" $poolName "rule" "bufferNotOnAutoMode") -}}
+{{- end -}}
+{{- $bo := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" $v.labels "name" $bufferName "component" "capacity-buffer" "into" $bo) -}}
+{{- $spec := deepCopy $lib.bufferSpec -}}
+{{- $buffer := dict "name" $bufferName "labels" $bo.labels "apiVersion" (printf "%s/%s" $lib.bufferApiGroup (default $lib.bufferDefaults.apiVersion $b.apiVersion)) "spec" $spec -}}
+{{- if eq $form "podTemplateRef" -}}
+{{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
+{{- $bufferPod := merge (dict "containers" (list (merge (dict "resources" (deepCopy $resources)) (deepCopy $lib.bufferContainer)))) (deepCopy $placement) (deepCopy $lib.bufferPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $bufferPod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
+{{- $_ := set $buffer "pod" $bufferPod -}}
+{{- else -}}
+{{- $_ := set $spec "scalableRef" (merge (dict "name" $fullName) $lib.bufferScalableRef) -}}
+{{- end -}}
+{{- if not (kindIs "invalid" $count) }}{{ $_ := set $spec "replicas" (int64 $count) }}{{ end -}}
+{{- if not (kindIs "invalid" $percentage) }}{{ $_ := set $spec "percentage" (int64 $percentage) }}{{ end -}}
+{{- if $bufferLimits -}}
+{{- $_ := set $spec "limits" (dict) -}}
+{{- range $resource, $limit := $bufferLimits }}{{ $_ := set $spec.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
+{{- end -}}
+{{- $buffers = append $buffers $buffer -}}
+{{- end -}}
 {{- end -}}
 {{- $_ := set $c "bursts" $bursts -}}
+{{- $_ := set $c "buffers" $buffers -}}
+{{- if and (not $slices) (not $buffers) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "reservation.cpu" "value" nil "rule" "needsRoom") -}}
+{{- end -}}
 
 {{- /* The reserver DaemonSet */ -}}
+{{- if $slices -}}
 {{- $o := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" "headroom-reserver" "into" $o) -}}
 {{- $slice := dict "cpu" $cpu "memory" $memory -}}
@@ -557,109 +470,19 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- if $volumes }}{{ $_ := set $pod "volumes" $volumes }}{{ end -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
 {{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.reserverSpec)) -}}
+
+{{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
+{{- if $burstImages -}}
+{{- $name := printf "%s%s" $reserverName $lib.prepullerSuffix -}}
+{{- $pulls := list (deepCopy $lib.prepullerNoop) -}}
+{{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (printf "pull-%d" $i) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
+{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
+{{- $po := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" 1 "labels" $v.labels "name" $name "component" "image-prepuller" "into" $po) -}}
+{{- $_ := set $c "prepuller" (dict "name" $name "labels" $po.labels "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
+{{- end -}}
+{{- end -}}
 {{- $_ := set $c "classLabels" $lib.classLabels -}}
 {{- $_ := set $c "warnings" $warnings -}}
 {{- end -}}
-"""
-
-OBJECTS_YAML = """\
-{{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" $ "out" $c) }}
-{{- $helm := $c.helmLabels }}
-{{- if .Values.namespace.create }}
----
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: {{ $c.namespace.name }}
-  labels: {{- toYaml (merge (deepCopy $c.namespace.labels) $helm) | nindent 4 }}
-{{- end }}
-{{- if .Values.priorityClasses.create }}
-{{- range $c.classes }}
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata:
-  name: {{ .name }}
-  labels: {{- toYaml (merge (deepCopy $c.classLabels) $helm) | nindent 4 }}
-value: {{ .value }}
-globalDefault: {{ .globalDefault }}
-preemptionPolicy: {{ .preemptionPolicy }}
-description: {{ .description | toJson }}
-{{- end }}
-{{- end }}
-{{- range $w := prepend $c.bursts $c.reserver }}
----
-apiVersion: apps/v1
-kind: {{ ternary "DaemonSet" "Deployment" (eq $w.name $c.reserver.name) }}
-metadata:
-  name: {{ $w.name }}
-  namespace: {{ $c.namespace.name }}
-  labels: {{- toYaml (merge (deepCopy $w.labels) $helm) | nindent 4 }}
-spec:
-  {{- with $w.spec }}
-  {{- toYaml . | nindent 2 }}
-  {{- end }}
-  selector:
-    matchLabels:
-      app: {{ $w.name }}
-  template:
-    metadata:
-      labels: {{- toYaml $w.labels | nindent 8 }}
-    spec: {{- toYaml $w.pod | nindent 6 }}
-{{- with $w.autoscaler }}
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: {{ $w.name }}
-  namespace: {{ $c.namespace.name }}
-  labels: {{- toYaml (merge (deepCopy $w.labels) $helm) | nindent 4 }}
-spec:
-  scaleTargetRef:
-    apiVersion: apps/v1
-    kind: Deployment
-    name: {{ $w.name }}
-  minReplicas: {{ .minReplicas }}
-  maxReplicas: {{ .maxReplicas }}
-  metrics:
-    - type: Resource
-      resource:
-        name: cpu
-        target:
-          type: Utilization
-          averageUtilization: {{ .targetCPUUtilization }}
-{{- end }}
-{{- end }}
-"""
-
-NOTES_TXT = """\
-{{- $c := dict }}{{ $lib := dict }}{{ $_ := include "node-headroom.library" $lib -}}
-{{- if eq .Values.model "seed" }}{{ $_ := include "node-headroom.config" (dict "root" $ "out" $c) }}{{ else }}{{ include "node-headroom.names" (dict "root" $ "lib" $lib "out" $c) }}{{ end -}}
-node-headroom {{ .Chart.Version }}, release {{ .Release.Name }}, model {{ .Values.model }}.
-
-In namespace {{ $c.namespace.name }}{{ if .Values.namespace.create }} (a Namespace this release creates, Pod Security restricted){{ end }}:
-  - DaemonSet {{ $c.reserverName }}: holds {{ $c.slice }} on every node {{- if .Values.nodePool.name }} of node pool {{ .Values.nodePool.name }}{{ else }} (no node pool: every node){{ end }}
-{{- range .Values.burstWorkloads }}
-  - Deployment {{ $c.prefix }}{{ .name }}{{ if dig "autoscaling" "maxReplicas" nil . }} and its HorizontalPodAutoscaler{{ end }}: a burst workload that preempts the reservers
-{{- end }}
-{{- if .Values.priorityClasses.create }}
-Cluster-wide, the PriorityClasses:
-{{- else }}
-Not rendered here, the PriorityClasses that must exist in the cluster:
-{{- end }}
-{{- range $c.classes }}
-  - {{ .name }} ({{ .value }})
-{{- end }}
-
-{{ $c.model.note | wrap 88 }}
-{{- if ne .Values.model "seed" }}
-
-A reserver cannot evict anyone, so on a node that is already full it stays Pending
-until the node is replaced. Count the Pending reservers:
-  kubectl get pods -n {{ $c.namespace.name }} -l app={{ $c.reserverName }} --field-selector=status.phase=Pending
-{{- end }}
-{{- range $c.warnings }}
-
-WARNING: {{ . | wrap 88 }}
-{{- end }}
-"""
