@@ -234,6 +234,18 @@ def test_buffers_render_their_capacity_buffers_with_the_burst_pods_shape(
     assert find(alone, "CapacityBuffer", "api-buffer")["spec"]["limits"] == {"cpu": "2"}
 
 
+def test_the_readme_buffers_example_renders_what_the_library_synthesizes(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("# buffers.yaml:")[1].split("\n", 1)[1].split("```")[0]
+    overrides = yaml.safe_load(block)
+    rendered = helm_objects(chart, overrides, "web")
+    assert rendered == library_objects(overrides, chart_defaults, "web")
+    assert ("CapacityBuffer", "web", "web-api-buffer") in rendered
+    assert not [key for key in rendered if key[0] == "DaemonSet"]
+
+
 def test_notes_list_the_buffers_and_warn_when_ordinary_pods_can_take_their_room(
     chart: helm.Chart,
 ) -> None:

@@ -51,6 +51,16 @@ helm install web charts/node-headroom -n web --create-namespace -f web-values.ya
   `<release>-`, so that releases do not collide; `namePrefix` sets another prefix
   (`""` for none). A release name that makes a name longer than 63 characters is
   refused, naming the release.
+- A burst workload with a `buffer` also gets a CapacityBuffer (`autoscaling.x-k8s.io`,
+  `<workload>-buffer`) and, in the `podTemplateRef` form, a PodTemplate of the same
+  name, in the same namespace. The autoscaler keeps room for copies of the burst pod
+  and adds nodes for it; nothing is preempted. It needs Cluster Autoscaler 1.35+
+  (`v1beta1`) or 1.34 (`v1alpha1`) with `--capacity-buffer-controller-enabled` and
+  `--capacity-buffer-pod-injection-enabled`, or Karpenter 1.14+ with its
+  `CapacityBuffer` feature gate; not EKS Auto Mode. Any pod the nodes admit can take
+  the room, unless the pool's taint keeps ordinary pods off (`dedicated-pool`); NOTES
+  warns. With `reservation.cpu` and `reservation.memory` null there are no slices and
+  no reserver: the buffers alone keep the room.
 - PriorityClasses are referenced by name: let one release per cluster render them,
   and set `priorityClasses.create: false` in the others.
 - Every object carries Helm's labels `helm.sh/chart`, `app.kubernetes.io/managed-by`

@@ -1,9 +1,9 @@
-"""The chart's templates.
+"""The chart's generated ``_library.tpl``.
 
-``_library.tpl`` is generated data: what the library decides and the values do not
+It is data: what the library decides and the values do not
 change (class specs per model, pod skeletons, security contexts, labels, task defaults,
 read from reference constructs), and the rules of ``cdk8s_headroom.rules`` (patterns,
-ranges, messages). ``HELPERS_TPL`` applies them: one generic helper per kind of rule
+ranges, messages). ``templates/_helpers.tpl`` applies them: one generic helper per kind of rule
 (a grammar, an integer range, a quantity comparison), fed the declarations, and the
 placement of the values into the skeleton, in the order ``mapping.build`` calls the
 library, so the first refusal is the same one.

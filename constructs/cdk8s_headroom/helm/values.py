@@ -7,7 +7,7 @@ message. Descriptions speak Helm and Kubernetes, for the chart's users.
 
 To add values (e.g. for another construct): add rows here, read them in
 ``mapping.build`` (the library calls they mean) and in ``mapping.values_from_app``
-(their defaults), and render them in a section of ``templates.HELPERS_TPL``.
+(their defaults), and render them in ``templates/_helpers.tpl``.
 """
 
 from __future__ import annotations
