@@ -103,6 +103,16 @@ class CustomResourceSchema:
             version = next(v["name"] for v in crd["spec"]["versions"] if v.get("storage"))
         return CustomResourceSchema(crd, version)
 
+    @staticmethod
+    def load_served(path: Path) -> dict[str, CustomResourceSchema]:
+        """Every version the CRD in ``path`` serves, by name."""
+        crd = yaml.safe_load(path.read_text())
+        return {
+            v["name"]: CustomResourceSchema(crd, v["name"])
+            for v in crd["spec"]["versions"]
+            if v.get("served")
+        }
+
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}"

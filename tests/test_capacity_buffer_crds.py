@@ -14,14 +14,10 @@ import copy
 import functools
 import importlib
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import cdk8s
-import celpy
-import jsonschema
 import pytest
-import yaml
 
 from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
@@ -34,6 +30,7 @@ from cdk8s_headroom import (
     PriorityModel,
 )
 from cdk8s_headroom import capacitybufferapi as api
+from scripts.crd import CustomResourceSchema
 from scripts.validation import capacity_buffer_errors
 from tests.conftest import SHARED, Manifest
 from tests.test_output_validity import example_sources
@@ -49,69 +46,19 @@ needs_crds = pytest.mark.skipif(
 
 
 @functools.cache
-def crd_versions(file: str) -> dict[str, dict[str, Any]]:
-    """The openAPIV3Schema of each version the CRD serves."""
-    crd = yaml.safe_load((CRDS / file).read_text())
-    return {
-        version["name"]: version["schema"]["openAPIV3Schema"]
-        for version in crd["spec"]["versions"]
-        if version["served"]
-    }
-
-
-def _strict(schema: dict[str, Any], *, top: bool = True) -> dict[str, Any]:
-    """The structural schema as a JSON schema that rejects unknown fields, as the API
-    server does with ``fieldValidation=Strict``; ``metadata`` is ObjectMeta's own."""
-    result = {k: v for k, v in schema.items() if not k.startswith("x-kubernetes-")}
-    properties = schema.get("properties")
-    if properties is not None:
-        result["properties"] = {
-            name: value if (top and name == "metadata") else _strict(value, top=False)
-            for name, value in properties.items()
-        }
-        result.setdefault("additionalProperties", False)
-    for key in ("items", "additionalProperties"):
-        if isinstance(schema.get(key), dict):
-            result[key] = _strict(schema[key], top=False)
-    return result
-
-
-def _rules(
-    schema: dict[str, Any], path: tuple[str, ...] = ()
-) -> Iterator[tuple[tuple[str, ...], str, str]]:
-    """(path, rule, message) of every ``x-kubernetes-validations`` rule on an object
-    property (CapacityBuffer has none under arrays or maps)."""
-    for rule in schema.get("x-kubernetes-validations", ()):
-        yield path, rule["rule"], rule.get("message", rule["rule"])
-    for name, value in schema.get("properties", {}).items():
-        yield from _rules(value, (*path, name))
-
-
-@functools.cache
-def _program(rule: str) -> celpy.Runner:
-    environment = celpy.Environment()
-    return environment.program(environment.compile(rule))
+def crd_versions(file: str) -> dict[str, CustomResourceSchema]:
+    """The schema, CEL rules included, of each version the CRD serves."""
+    return CustomResourceSchema.load_served(CRDS / file)
 
 
 def crd_errors(document: Manifest, file: str) -> list[str]:
     """Errors of ``document`` for its version in the CRD ``file``: the structural schema,
-    strict, then each CEL rule."""
+    strict, then each CEL rule (``scripts.crd``, as for the NodePool CRD)."""
     version = document["apiVersion"].partition("/")[2]
     schemas = crd_versions(file)
     if version not in schemas:
         return [f"{file} serves no {version}"]
-    schema = schemas[version]
-    validator = jsonschema.Draft202012Validator(_strict(schema))
-    errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(document)]
-    for path, rule, message in _rules(schema):
-        value: Any = document
-        for name in path:
-            value = value.get(name) if isinstance(value, dict) else None
-        if value is None:
-            continue
-        if not bool(_program(rule).evaluate({"self": celpy.json_to_cel(value)})):
-            errors.append(f"{'.'.join(path)}: {message}")
-    return errors
+    return schemas[version].errors(document)
 
 
 def emitted_buffers() -> list[Manifest]:
@@ -260,7 +207,7 @@ def test_the_documented_rules_the_crd_leaves_out_are_the_projects_own(case: str)
 def test_the_project_has_one_rule_per_cel_rule_of_the_crd(file: str) -> None:
     """A rule added upstream fails here until the project writes it too."""
     for version, schema in crd_versions(file).items():
-        crd_rules = [rule for _, rule, _ in _rules(schema)]
+        crd_rules = schema.rules()
         assert len(crd_rules) == sum(1 for origin, _, _ in api.RULES if origin == "crd"), version
 
 
@@ -270,7 +217,7 @@ def test_the_projects_schema_has_the_crds_spec_fields(file: str) -> None:
     for version, schema in crd_versions(file).items():
         own = api.schema(CapacityBufferVersion(version))
         assert set(own["properties"]["spec"]["properties"]) == set(
-            schema["properties"]["spec"]["properties"]
+            schema.schema["properties"]["spec"]["properties"]
         ), version
 
 

@@ -4,18 +4,24 @@ The CRD is read from ``../shared/crds`` (never copied into the repository); with
 that folder these tests skip.
 """
 
+import copy
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import cdk8s
 import pytest
 from cdk8s import Testing as K8sTesting
+from hypothesis import HealthCheck, given, settings
+from hypothesis import example as also
+from hypothesis import strategies as st
 
 from cdk8s_headroom import (
     BudgetNodes,
     BudgetSchedule,
     DisruptionBudget,
     DisruptionReason,
+    HeadroomConfigError,
     KarpenterNodePool,
     NodeClassRef,
     NodeHeadroom,
@@ -26,7 +32,8 @@ from cdk8s_headroom import (
 )
 from scripts.crd import CustomResourceSchema
 from scripts.validation import validate_karpenter
-from tests.conftest import SHARED, Manifest, find
+from tests.conftest import SHARED, Manifest, find, find_all
+from tests.test_karpenter_examples import EXAMPLES, example, synthesize
 
 NODEPOOL_CRD = SHARED / "crds" / "karpenter-v1.14.1_karpenter.sh_nodepools.yaml"
 
@@ -42,6 +49,11 @@ CPU = "karpenter.k8s.aws/instance-cpu"
 @pytest.fixture(scope="module")
 def crd() -> CustomResourceSchema:
     return CustomResourceSchema.load(NODEPOOL_CRD)
+
+
+@pytest.fixture(scope="module")
+def default_pool() -> Manifest:
+    return emitted(lambda c: KarpenterNodePool(c, "burst"))
 
 
 def emitted(build: Callable[[cdk8s.Chart], object]) -> Manifest:
@@ -109,6 +121,18 @@ def test_emitted_pools_pass_the_crd_and_the_npm_validators(
     assert older.errors == ()
 
 
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_the_examples_pools_pass_the_crd(
+    crd: CustomResourceSchema, name: str, tmp_path: Path
+) -> None:
+    pools = find_all(synthesize(example(name), tmp_path), "NodePool")
+    # eks_auto_mode targets Auto Mode's built-in pool and emits none.
+    assert len(pools) == (0 if name == "eks_auto_mode" else 1)
+    assert {pool["metadata"]["name"]: crd.errors(pool) for pool in pools} == {
+        pool["metadata"]["name"]: [] for pool in pools
+    }
+
+
 def test_the_crd_has_cel_rules_and_they_are_evaluated(crd: CustomResourceSchema) -> None:
     pool = emitted(_full)
     assert len(crd.rules()) > 5
@@ -144,3 +168,69 @@ def test_the_crd_refuses_what_karpenter_refuses(
         parent = parent.setdefault(key, {})
     parent[path[-1]] = value
     assert any(error in e for e in crd.errors(pool)), crd.errors(pool)
+
+
+GOOD_CRON_PARTS = ["*", "?", "0", "5", "9", "23", "1-5", "mon-fri", "jan", "*/15", "1,3"]
+BAD_CRON_PARTS = ["24", "31", "60", "5-1", "*/0", "xyz", "", "TZ=UTC"]
+MACROS = ["@daily", "@hourly", "@every 1h", "@reboot"]
+GOOD_DURATIONS = ["1m", "30m", "8h", "1h30m"]
+BAD_DURATIONS = ["0m", "90s", "1h0s", "1d", "h", "2h61m"]
+GOOD_NODES = ["0", "3", "10%", "100%", "0%", "007"]
+BAD_NODES = ["101%", "-1", "1.5", "ten", "", "5 %"]
+NODES = GOOD_NODES + BAD_NODES
+
+
+def pick(draw: st.DrawFn, good: list[str], bad: list[str]) -> str:
+    """A value from ``bad`` one time in eight, so that many budgets are accepted."""
+    return draw(st.sampled_from(bad if draw(st.integers(0, 7)) == 0 else good))
+
+
+@st.composite
+def budget_texts(draw: st.DrawFn) -> tuple[str, str, str]:
+    """(nodes, cron, duration) as a user might write them, right or wrong."""
+    if draw(st.integers(0, 4)) == 0:
+        cron = draw(st.sampled_from(MACROS))
+    else:
+        fields = draw(st.sampled_from([5, 5, 5, 5, 4, 6]))
+        cron = " ".join(pick(draw, GOOD_CRON_PARTS, BAD_CRON_PARTS) for _ in range(fields))
+    nodes = pick(draw, GOOD_NODES, BAD_NODES)
+    return nodes, cron, pick(draw, GOOD_DURATIONS, BAD_DURATIONS)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=budget_texts())
+@also(texts=("10%", "0 9 * * mon-fri", "8h"))
+@also(texts=("3", "@daily", "1h30m"))
+@also(texts=("101%", "0 9 * * mon-fri", "8h"))
+def test_a_budget_the_library_accepts_karpenters_crd_accepts(
+    crd: CustomResourceSchema, default_pool: Manifest, texts: tuple[str, str, str]
+) -> None:
+    nodes, cron, duration = texts
+    try:
+        budget = DisruptionBudget(
+            nodes=BudgetNodes(nodes),
+            reasons=[DisruptionReason.DRIFTED],
+            schedule=BudgetSchedule(cron, duration),
+        )
+    except HeadroomConfigError as error:
+        # refused by name, with the bad value shown, never a TypeError
+        assert error.field in ("budgets.nodes", "budgets.schedule", "budgets.duration")
+        assert repr(error.value) in str(error)
+        return
+    pool = copy.deepcopy(default_pool)
+    pool["spec"]["disruption"]["budgets"] = [budget.to_json()]
+    assert crd.errors(pool) == []
+
+
+@pytest.mark.parametrize("nodes", NODES)
+def test_budget_nodes_accept_exactly_what_the_crd_accepts(
+    crd: CustomResourceSchema, default_pool: Manifest, nodes: str
+) -> None:
+    pool = copy.deepcopy(default_pool)
+    pool["spec"]["disruption"]["budgets"] = [{"nodes": nodes}]
+    try:
+        BudgetNodes(nodes)
+    except HeadroomConfigError:
+        assert crd.errors(pool) != []
+    else:
+        assert crd.errors(pool) == []

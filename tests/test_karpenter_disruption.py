@@ -368,3 +368,67 @@ def test_a_node_label_outside_a_gte_bound_contradicts_the_pool(chart: cdk8s.Char
             labels={"example.com/tier": "2"},
             requirements=[NodeSelectorRequirement("example.com/tier", GTE, ("3",))],
         )
+
+
+WRONG_TYPES: dict[str, tuple[Callable[[cdk8s.Chart], object], str]] = {
+    "grace period as a number": (
+        lambda c: KarpenterNodePool(c, "p", termination_grace_period=5),  # type: ignore[arg-type]
+        "termination_grace_period",
+    ),
+    "grace period in milliseconds": (
+        lambda c: KarpenterNodePool(
+            c, "p", termination_grace_period=cdk8s.Duration.millis(1500)
+        ),
+        "termination_grace_period",
+    ),
+    "budgets None": (
+        lambda c: KarpenterNodePool(c, "p", budgets=None),  # type: ignore[arg-type]
+        "budgets",
+    ),
+    "budget added as a dict": (
+        lambda c: KarpenterNodePool(c, "p").add_disruption_budget({"nodes": "1"}),  # type: ignore[arg-type]
+        "budgets",
+    ),
+    "duration as a number": (lambda c: BudgetSchedule("@daily", 5), "budgets.duration"),  # type: ignore[arg-type]
+    "cron as a number": (lambda c: BudgetSchedule(5, "1h"), "budgets.schedule"),  # type: ignore[arg-type]
+    "percent as a string": (lambda c: BudgetNodes.percent("10"), "budgets.nodes"),  # type: ignore[arg-type]
+    "count as a bool": (lambda c: BudgetNodes.count(True), "budgets.nodes"),
+    "reasons as one string": (
+        lambda c: DisruptionBudget(nodes=BudgetNodes.count(1), reasons="Drifted"),  # type: ignore[arg-type]
+        "budgets.reasons",
+    ),
+    "schedule as a string": (
+        lambda c: DisruptionBudget(nodes=BudgetNodes.count(1), schedule="@daily"),  # type: ignore[arg-type]
+        "budgets.schedule",
+    ),
+    "minValues as a string": (
+        lambda c: KarpenterNodePool(c, "p").add_requirement(FAMILY, IN, ["a", "b"], min_values="2"),  # type: ignore[arg-type]
+        f"requirements[{FAMILY}].min_values",
+    ),
+    "operator as a string": (
+        lambda c: KarpenterNodePool(c, "p").add_requirement(CPU, "Gte", ["4"]),  # type: ignore[arg-type]
+        f"requirements[{CPU}].operator",
+    ),
+    "Gte value as a number": (
+        lambda c: KarpenterNodePool(c, "p").add_requirement(CPU, GTE, [4]),  # type: ignore[list-item]
+        f"requirements[{CPU}].values",
+    ),
+    "drift as a string": (
+        lambda c: NodeHeadroom(
+            c, "h", cpu="1", memory="1Gi", node_pool=KarpenterNodePool(c, "p"),
+            drift_on_change="yes",  # type: ignore[arg-type]
+        ),
+        "drift_on_change",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_a_value_of_the_wrong_type_is_a_config_error_not_a_type_error(
+    chart: cdk8s.Chart, case: tuple[Callable[[cdk8s.Chart], object], str]
+) -> None:
+    build, field = case
+    error = raises_on(field, lambda: build(chart))
+    message = str(error)
+    assert message.startswith(f"{field}: invalid value ")
+    assert error.allowed and message.endswith(error.allowed)
