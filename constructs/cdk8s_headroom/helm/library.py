@@ -12,8 +12,8 @@ library, so the first refusal is the same one.
 from __future__ import annotations
 
 import inspect
-import warnings
 import json
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
