@@ -28,9 +28,10 @@ def render(
     values: Mapping[str, Any] | None = None,
     *,
     release: str = "node-headroom",
-    namespace: str = "default",
+    namespace: str = "node-headroom",
 ) -> dict[str, str]:
-    """``helm template``: every rendered file, NOTES.txt included, by its path."""
+    """``helm template <release> -n <namespace>``: every rendered file, NOTES.txt
+    included, by its path."""
     return chart.render(dict(values or {}), name=release, namespace=namespace, is_install=True)
 
 

@@ -1,4 +1,5 @@
-"""Value sets shared by the Helm tests and the benchmark: each one a user's overrides."""
+"""Value sets shared by the Helm tests and the benchmark: each one a user's overrides,
+with the release name and namespace (`helm install <release> -n <namespace>`)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ WORKER = {
     "runAsUser": 1000,
 }
 
-# (id, release name, overrides)
+# (id, release name, overrides); the namespace is the release's name
 PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("defaults", "node-headroom", {}),
+    ("defaults-with-the-namespace-object", "node-headroom", {"namespace": {"create": True}}),
     (
         "dedicated-pool",
         "node-headroom",
@@ -134,17 +136,54 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
     ),
     ("no-burst-workloads", "node-headroom", {"burstWorkloads": []}),
     (
+        "whole-numbers-as-set-passes-them",
+        "node-headroom",
+        {
+            "reservation": {"cpu": 2, "memory": 4294967296},
+            "burstWorkloads": [{**API, "resources": {"requests": {"cpu": 1, "memory": "1Gi"}}}],
+        },
+    ),
+    (
         "second-release-without-classes",
         "web",
         {
             "priorityClasses": {"create": False},
-            "namespace": {"create": False, "name": "web"},
             "nodePool": {"name": "web"},
         },
     ),
     (
         "release-with-explicit-empty-prefix",
         "batch",
-        {"namePrefix": "", "namespace": {"name": "batch"}},
+        {"namePrefix": "", "namespace": {"name": "jobs", "create": True}},
+    ),
+    # CapacityBuffers: with slices on a dedicated pool, alone, and under a release prefix
+    (
+        "buffers-beside-slices-on-a-dedicated-pool",
+        "node-headroom",
+        {
+            "model": "dedicated-pool",
+            "nodePool": {"name": "burst-pool", "taints": [DEDICATED_TAINT]},
+            "burstWorkloads": [
+                {**API, "buffer": {"replicas": 3, "limits": {"cpu": 4, "memory": "8Gi"}}},
+                {
+                    **WORKER,
+                    "buffer": {"form": "scalableRef", "percentage": 50, "apiVersion": "v1alpha1"},
+                },
+            ],
+        },
+    ),
+    (
+        "buffers-alone-without-slices",
+        "node-headroom",
+        {
+            "reservation": {"cpu": None, "memory": None},
+            "prepullBurstImages": False,
+            "burstWorkloads": [{**API, "buffer": {"limits": {"cpu": "2"}}}],
+        },
+    ),
+    (
+        "buffers-under-a-release-prefix",
+        "web",
+        {"burstWorkloads": [{**WORKER, "buffer": {"form": "scalableRef", "replicas": 1}}]},
     ),
 ]

@@ -113,7 +113,7 @@ def test_zero_replicas_is_allowed(chart: Any, synth: Any) -> None:
         ({"image": ""}, "image", "container image"),
         ({"name": "API"}, "name", "DNS-1123 label"),
         ({"max_replicas": 0}, "max_replicas", "from 1"),
-        ({"replicas": 0, "max_replicas": 3}, "replicas", "at least 1 with max_replicas"),
+        ({"replicas": 0, "max_replicas": 3}, "replicas", "at least 1 with an autoscaler"),
         ({"target_cpu_utilization": 0}, "target_cpu_utilization", "from 1 to 100"),
         ({"image_pull_policy": "Always"}, "image_pull_policy", "ImagePullPolicy"),
         ({"command": "sleep 1"}, "command", "a list of strings"),

@@ -446,11 +446,12 @@ DEFAULT_VALUES = {
     PriorityModel.DEDICATED_POOL: {"headroom_value": -100, "burst_value": 10**9},
     PriorityModel.SEED: {"headroom_value": 900_000_000, "burst_value": 10**9},
 }
+# In the ladder's order (headroom < default < burst), the order the names are checked in.
 DEFAULT_NAMES = {
     PriorityModel.GUARDED: {
         "headroom_class_name": "headroom-reserve",
-        "burst_class_name": "burst-critical",
         "default_class_name": "default-no-preempt",
+        "burst_class_name": "burst-critical",
     },
     PriorityModel.DEDICATED_POOL: {
         "headroom_class_name": "headroom-reserve",

@@ -1,8 +1,9 @@
-"""Bad values fail at render time, through the Helm library, naming the value path.
+"""Bad values fail at render time, through the Helm library, with the library's message.
 
-Rules of one value are values.schema.json's (Helm names the JSON pointer); rules across
-values are the templates' `fail`, whose message is the library's own for the same
-props, as the mapping (`cdk8s_headroom.helm.synthesize`) raises it.
+Each value's own rule and every rule across values is a declaration of
+``cdk8s_headroom.rules``; the templates check them and fail with the library's message
+for the same props (`<value path>: invalid value <value>; <what is allowed>`), as
+``cdk8s_headroom.helm.synthesize`` raises it. values.schema.json checks the structure.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import helm_python as helm
 import pytest
 import yaml
 
-from cdk8s_headroom import HeadroomConfigError
-from cdk8s_headroom.helm import synthesize
+from cdk8s_headroom import rules
+from cdk8s_headroom.errors import HeadroomConfigError
+from cdk8s_headroom.helm import Release, synthesize
 from scripts.helm_render import CHART, load, render
 from tests.helm_cases import API, DEDICATED_TAINT
 
@@ -37,10 +39,12 @@ def helm_error(chart: helm.Chart, overrides: dict[str, Any], release: str = "nod
     return str(raised.value)
 
 
-def library_error(overrides: dict[str, Any], chart_defaults: dict[str, Any]) -> HeadroomConfigError:
+def library_error(
+    overrides: dict[str, Any], chart_defaults: dict[str, Any], release: str = "node-headroom"
+) -> HeadroomConfigError:
     with pytest.raises(HeadroomConfigError) as raised, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        synthesize(overrides, chart_defaults=chart_defaults)
+        synthesize(overrides, Release(release, release), chart_defaults=chart_defaults)
     return raised.value
 
 
@@ -48,99 +52,95 @@ def burst(**changes: Any) -> dict[str, Any]:
     return {**API, **changes}
 
 
-# (id, overrides, JSON pointer Helm names, value path the library names)
-SCHEMA_CASES = [
-    ("bad-quantity", {"reservation": {"cpu": "500mm"}}, "/reservation/cpu", "reservation.cpu"),
+def requests(cpu: Any, memory: Any, limits: dict[str, Any] | None = None) -> dict[str, Any]:
+    return burst(resources={"requests": {"cpu": cpu, "memory": memory}, "limits": limits or {}})
+
+
+NO_SLICES = {"reservation": {"cpu": None, "memory": None}, "prepullBurstImages": False}
+BUFFERED = burst(buffer={"replicas": 2})
+
+# (id, overrides, the value path, a piece of the message that says what is allowed)
+CASES = [
+    ("bad-quantity", {"reservation": {"cpu": "500mm"}}, "reservation.cpu", 'e.g. "500m"'),
     (
         "zero-quantity",
         {"reservation": {"memory": "0Mi"}},
-        "/reservation/memory",
         "reservation.memory",
+        "greater than zero",
     ),
+    (
+        "fraction-from-yaml",
+        {"reservation": {"cpu": 0.5}},
+        "reservation.cpu",
+        "a Kubernetes quantity",
+    ),
+    ("huge-exponent", {"reservation": {"cpu": "1e65"}}, "reservation.cpu", "from e-64 to e64"),
     (
         "priority-above-one-billion",
         {"priorityClasses": {"burst": {"value": 2000000000}}},
-        "/priorityClasses/burst/value",
         "priorityClasses.burst.value",
+        "an integer from -2147483648 to 1000000000",
     ),
-    ("unknown-model", {"model": "greedy"}, "/model", "model"),
     (
         "negative-replicas",
         {"burstWorkloads": [burst(replicas=-1)]},
-        "/burstWorkloads/0/replicas",
         "burstWorkloads[api].replicas",
+        "an integer from 0 to 2147483647",
     ),
     (
         "system-class-name",
         {"priorityClasses": {"headroom": {"name": "system-reserve"}}},
-        "/priorityClasses/headroom/name",
         "priorityClasses.headroom.name",
+        "a name that does not start with 'system-'",
     ),
     (
         "not-a-dns-label",
         {"namespace": {"name": "Node_Headroom"}},
-        "/namespace/name",
         "namespace.name",
+        "DNS-1123 label",
     ),
     (
         "burst-quantity",
-        {"burstWorkloads": [burst(resources={"requests": {"cpu": "fast", "memory": "1Gi"}})]},
-        "/burstWorkloads/0/resources/requests/cpu",
+        {"burstWorkloads": [requests("fast", "1Gi")]},
         "burstWorkloads[api].resources.requests.cpu",
+        "a Kubernetes quantity",
     ),
-    ("unknown-task", {"task": {"kind": "sleep"}}, "/task/kind", "task.kind"),
-]
-
-
-@pytest.mark.parametrize(
-    ("overrides", "pointer", "path"),
-    [case[1:] for case in SCHEMA_CASES],
-    ids=[case[0] for case in SCHEMA_CASES],
-)
-def test_a_bad_single_value_fails_the_schema_naming_its_path(
-    chart: helm.Chart,
-    chart_defaults: dict[str, Any],
-    overrides: dict[str, Any],
-    pointer: str,
-    path: str,
-) -> None:
-    message = helm_error(chart, overrides)
-    assert "don't meet the specifications of the schema" in message
-    assert f"at '{pointer}'" in message
-    assert library_error(overrides, chart_defaults).field == path
-
-
-def test_an_unknown_value_is_rejected(chart: helm.Chart) -> None:
-    assert "additional properties 'reservaton' not allowed" in helm_error(
-        chart, {"reservaton": {"cpu": "1"}}
-    )
-
-
-def test_removing_a_required_value_is_rejected(chart: helm.Chart) -> None:
-    assert "missing property 'cpu'" in helm_error(chart, {"reservation": {"cpu": None}})
-
-
-# (id, overrides, the value path in the message)
-RULE_CASES = [
+    ("bad-image", {"images": {"pause": "Pause:3"}}, "images.pause", "lowercase name"),
+    (
+        "bad-label-key",
+        {"nodeSelector": {"-bad": "x"}},
+        "nodeSelector['-bad']",
+        "a label key",
+    ),
+    (
+        "bad-toleration-key",
+        {"tolerations": [{"key": "a/b/c", "operator": "Exists"}]},
+        "tolerations[0].key",
+        "a label key",
+    ),
     (
         "priorities-out-of-order",
         {"priorityClasses": {"headroom": {"value": 5}}},
         "priorityClasses.headroom.value",
+        "a value below the default class's value 0",
     ),
     (
-        "burst-above-default",
+        "burst-below-default",
         {"priorityClasses": {"burst": {"value": -200}}},
         "priorityClasses.default.value",
+        "a value below the burst class's value -200",
     ),
     (
         "same-class-name-twice",
         {"priorityClasses": {"burst": {"name": "headroom-reserve"}}},
         "priorityClasses.burst.name",
+        "a name different from the headroom class's",
     ),
     (
         "default-class-under-seed",
         {"model": "seed", "priorityClasses": {"default": {"create": True}}},
         "priorityClasses.default.create",
+        "only the guarded model has a default class",
     ),
     (
         "default-class-name-under-dedicated-pool",
@@ -150,107 +150,243 @@ RULE_CASES = [
             "priorityClasses": {"default": {"name": "mine"}},
         },
         "priorityClasses.default.name",
+        "no value with model dedicated-pool",
     ),
-    ("dedicated-pool-without-a-pool", {"model": "dedicated-pool"}, "nodePool.name"),
+    ("dedicated-pool-without-a-pool", {"model": "dedicated-pool"}, "nodePool.name", "a node pool"),
     (
         "dedicated-pool-without-its-taint",
         {"model": "dedicated-pool", "nodePool": {"name": "p", "taints": [{"key": "spot"}]}},
         "nodePool.taints",
+        "headroom.cdk8s.io/burst=true:NoSchedule",
     ),
     (
         "selector-against-the-pool",
         {"nodePool": {"name": "web"}, "nodeSelector": {"karpenter.sh/nodepool": "batch"}},
         "nodeSelector['karpenter.sh/nodepool']",
+        "'web', the value that selects node pool 'web'",
     ),
-    ("custom-task-without-image", {"task": {"kind": "custom"}}, "task.image"),
+    ("custom-task-without-image", {"task": {"kind": "custom"}}, "task.image", "image reference"),
     (
         "burst-cpu-beyond-the-slice",
-        {"burstWorkloads": [burst(resources={"requests": {"cpu": "2", "memory": "128Mi"}})]},
+        {"burstWorkloads": [requests("2", "128Mi")]},
         "burstWorkloads[api].resources.requests.cpu",
+        "fits in the headroom slice (500m CPU, 512Mi memory)",
     ),
     (
         "burst-memory-beyond-the-slice",
-        {"burstWorkloads": [burst(resources={"requests": {"cpu": "0.1", "memory": "0.75Gi"}})]},
+        {"burstWorkloads": [requests("0.1", "0.75Gi")]},
         "burstWorkloads[api].resources.requests.memory",
+        "fits in the headroom slice",
     ),
     (
         "limit-below-request",
-        {
-            "burstWorkloads": [
-                burst(
-                    resources={
-                        "requests": {"cpu": "500m", "memory": "512Mi"},
-                        "limits": {"memory": "256Mi"},
-                    }
-                )
-            ]
-        },
+        {"burstWorkloads": [requests("500m", "512Mi", {"memory": "256Mi"})]},
         "burstWorkloads[api].resources.limits.memory",
+        "a limit no smaller than the request '512Mi'",
     ),
     (
         "max-replicas-below-replicas",
         {"burstWorkloads": [burst(replicas=4, autoscaling={"maxReplicas": 3})]},
         "burstWorkloads[api].autoscaling.maxReplicas",
+        "an integer from 4 to 2147483647",
     ),
     (
-        "no-replicas-with-an-hpa",
+        "no-replicas-with-an-autoscaler",
         {"burstWorkloads": [burst(replicas=0, autoscaling={"maxReplicas": 3})]},
         "burstWorkloads[api].replicas",
+        "at least 1 with an autoscaler",
     ),
-    ("same-burst-name-twice", {"burstWorkloads": [API, API]}, "burstWorkloads[1].name"),
+    ("same-burst-name-twice", {"burstWorkloads": [API, API]}, "burstWorkloads[1].name", "no other"),
     (
         "prefixed-name-too-long",
-        {"namePrefix": "x" * 54 + "-", "namespace": {"name": "ns"}, "reserverName": "reserver-x"},
+        {"namePrefix": "x" * 54 + "-", "reserverName": "reserver-x"},
         "reserverName",
+        "DNS-1123 label",
     ),
-    ("memory-without-a-unit", {"reservation": {"memory": "512"}}, "reservation.memory"),
+    # Regressions: float64 took these for equal; the scheduler counts them apart.
+    (
+        "memory-a-fraction-of-a-byte-above-the-slice",
+        {
+            "reservation": {"memory": "1Gi"},
+            "burstWorkloads": [requests("100m", "1073741824.0000001")],
+        },
+        "burstWorkloads[api].resources.requests.memory",
+        "fits in the headroom slice (500m CPU, 1Gi memory)",
+    ),
+    (
+        "cpu-a-fraction-of-a-milli-unit-above-the-slice",
+        {"reservation": {"cpu": "0.1"}, "burstWorkloads": [requests("0.10000000000000001", "4Mi")]},
+        "burstWorkloads[api].resources.requests.cpu",
+        "fits in the headroom slice (0.1 CPU, 512Mi memory)",
+    ),
+    (
+        "memory-without-a-unit",
+        {"reservation": {"memory": "512"}},
+        "reservation.memory",
+        'did you mean "512Mi"? a number without a unit is bytes',
+    ),
+    (
+        "memory-from-set-without-a-unit",
+        {"reservation": {"memory": 512}},
+        "reservation.memory",
+        'did you mean "512Mi"? a number without a unit is bytes',
+    ),
+    # Slices and buffers
+    (
+        "memory-slice-without-cpu",
+        {"reservation": {"cpu": None}},
+        "reservation.cpu",
+        "slices need both cpu and memory",
+    ),
+    ("no-room-at-all", NO_SLICES, "reservation.cpu", "keeps no room at all"),
+    (
+        "a-task-without-slices",
+        {**NO_SLICES, "task": {"kind": "maintenance"}, "burstWorkloads": [BUFFERED]},
+        "task.kind",
+        "the reserver runs it",
+    ),
+    (
+        "pre-pulled-images-without-slices",
+        {**NO_SLICES, "prepullBurstImages": True, "burstWorkloads": [BUFFERED]},
+        "prepullBurstImages",
+        "the reserver runs it",
+    ),
+    (
+        "a-reserver-name-too-long-for-the-pre-puller",
+        {"reserverName": "r" * 60, "prepullBurstImages": True},
+        "reserverName",
+        "at most 55 characters",
+    ),
+    (
+        "a-percentage-without-the-scalable-form",
+        {"burstWorkloads": [burst(buffer={"percentage": 10})]},
+        "burstWorkloads[api].buffer.percentage",
+        "no percentage in the pod-template form",
+    ),
+    (
+        "replicas-and-percentage",
+        {
+            "burstWorkloads": [
+                burst(buffer={"form": "scalableRef", "percentage": 10, "replicas": 2})
+            ]
+        },
+        "burstWorkloads[api].buffer.percentage",
+        "either replicas or percentage",
+    ),
+    (
+        "a-buffer-without-a-count",
+        {"burstWorkloads": [burst(buffer={"limits": {"nvidia.com/gpu": "1"}})]},
+        "burstWorkloads[api].buffer.replicas",
+        "a count of chunks",
+    ),
+    (
+        "a-buffer-on-an-auto-mode-pool",
+        {"nodePool": {"name": "general-purpose"}, "burstWorkloads": [BUFFERED]},
+        "nodePool.name",
+        "Auto Mode exposes no Karpenter feature gates",
+    ),
+    (
+        "a-buffer-limit-that-is-no-quantity",
+        {"burstWorkloads": [burst(buffer={"limits": {"cpu": "eight"}})]},
+        "burstWorkloads[api].buffer.limits['cpu']",
+        'e.g. "500m"',
+    ),
+    (
+        "a-buffer-name-too-long",
+        {"burstWorkloads": [burst(name="b" * 57, buffer={"replicas": 1})]},
+        f"burstWorkloads[{'b' * 57}].buffer",
+        "DNS-1123 label",
+    ),
     (
         "burst-memory-below-4Mi",
-        {"burstWorkloads": [burst(resources={"requests": {"cpu": "100m", "memory": "2Ki"}})]},
+        {"burstWorkloads": [requests("100m", "2Ki")]},
         "burstWorkloads[api].resources.requests.memory",
+        "a memory of at least 4Mi, the least a container starts with",
     ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("overrides", "path"),
-    [case[1:] for case in RULE_CASES],
-    ids=[case[0] for case in RULE_CASES],
+    ("overrides", "path", "allowed"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
-def test_a_rule_across_values_fails_with_the_librarys_message(
-    chart: helm.Chart, chart_defaults: dict[str, Any], overrides: dict[str, Any], path: str
+def test_a_bad_value_fails_with_the_librarys_message(
+    chart: helm.Chart,
+    chart_defaults: dict[str, Any],
+    overrides: dict[str, Any],
+    path: str,
+    allowed: str,
 ) -> None:
     expected = library_error(overrides, chart_defaults)
     assert expected.field == path
-    message = helm_error(chart, overrides)
-    assert f"{path}: invalid value " in message
-    assert str(expected) in message
+    assert allowed in expected.allowed
+    assert str(expected) in helm_error(chart, overrides)
 
 
-def test_the_fit_message_shows_the_slice_as_the_library_formats_it(chart: helm.Chart) -> None:
-    overrides = {
-        "reservation": {"cpu": "0.5", "memory": "524288Ki"},
-        "burstWorkloads": [burst(resources={"requests": {"cpu": "600m", "memory": "1Mi"}})],
-    }
-    message = helm_error(chart, overrides)
-    assert (
-        "burstWorkloads[api].resources.requests.cpu: invalid value '600m'; a request that "
-        "fits in the headroom slice (500m CPU, 512Mi memory)"
-    ) in message
+def test_every_rule_has_a_case() -> None:
+    messages = " ".join(c[3] for c in CASES)
+    checked = {
+        "containerMemory", "priorityOrder", "classNamesDiffer", "defaultClassGuardedOnly",
+        "burstFitsSlice", "limitNotBelowRequest", "maxReplicasNotBelowReplicas",
+        "replicasWithAutoscaler", "dedicatedPoolNeedsPool", "dedicatedPoolNeedsTaint",
+        "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames", "slicesNeedBoth",
+        "noTaskWithoutSlices", "needsRoom", "prepullerName", "bufferPercentageNeedsScalable",
+        "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode",
+    }  # fmt: skip
+    assert {rule.name for rule in rules.RULES} == checked | {"prefixedName"}
+    assert "greater than zero" in messages and "does not start with 'system-'" in messages
 
 
-def test_equal_quantities_in_other_units_fit(chart: helm.Chart) -> None:
+def test_a_release_name_that_makes_a_name_too_long_is_named(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    release = "a-release-name-long-enough-to-push-the-names-over-the-limit"
+    message = helm_error(chart, {}, release=release)
+    assert f"the release name '{release}' prefixes it" in message
+    assert str(library_error({}, chart_defaults, release)) in message
+
+
+def test_quantities_equal_in_other_units_fit(chart: helm.Chart) -> None:
     overrides = {
         "reservation": {"cpu": "0.5", "memory": "0.5Gi"},
-        "burstWorkloads": [burst(resources={"requests": {"cpu": "500m", "memory": "536870912"}})],
+        "burstWorkloads": [requests("500m", "536870912", {"cpu": "0.5"})],
     }
     assert render(chart, overrides)
 
 
-def test_seed_lets_a_larger_burst_through_with_a_warning(chart: helm.Chart) -> None:
+def test_quantities_compare_as_the_scheduler_counts_them(chart: helm.Chart) -> None:
+    # 0.1001 and 0.1005 CPU are both 101m to the scheduler; 0.5 byte more is 1 byte more
     overrides = {
-        "model": "seed",
-        "burstWorkloads": [burst(resources={"requests": {"cpu": "2", "memory": "128Mi"}})],
+        "reservation": {"cpu": "0.1001", "memory": "4194305"},
+        "burstWorkloads": [requests("0.1005", "4194304.5")],
     }
+    assert render(chart, overrides)
+    assert rules.amount("0.1005", rules.Resource.CPU) == 101
+
+
+# Structure: the schema's messages say what is allowed.
+SCHEMA_CASES = [
+    ({"model": "greedy"}, "at '/model': value must be one of 'guarded', 'dedicated-pool', 'seed'"),
+    ({"reservaton": {"cpu": "1"}}, "additional properties 'reservaton' not allowed"),
+    (
+        {"burstWorkloads": [burst(resources={"requests": {"memory": "1Gi"}})]},
+        "at '/burstWorkloads/0/resources/requests': missing property 'cpu'",
+    ),
+    (
+        {"task": {"kind": "sleep"}},
+        "value must be one of 'pause', 'maintenance', 'prepull', 'custom'",
+    ),
+    ({"priorityClasses": {"burst": {"value": "high"}}}, "got string, want null or integer"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "message"), SCHEMA_CASES)
+def test_the_schema_says_what_is_allowed(
+    chart: helm.Chart, overrides: dict[str, Any], message: str
+) -> None:
+    assert message in helm_error(chart, overrides)
+
+
+def test_seed_lets_a_larger_burst_through_with_a_warning(chart: helm.Chart) -> None:
+    overrides = {"model": "seed", "burstWorkloads": [requests("2", "128Mi")]}
     notes = render(chart, overrides)["node-headroom/templates/NOTES.txt"]
     assert "burstWorkloads[api].cpu: '2' exceeds the slice" in notes

@@ -15,9 +15,9 @@ import helm_python as helm
 import pytest
 import yaml
 
-from cdk8s_headroom.helm import Release, merge_values, synthesize
+from cdk8s_headroom.helm import Release, merge_values, package_chart, synthesize
 from cdk8s_headroom.output import load_manifests
-from scripts.helm_render import CHART, HELM_LABELS, load, objects, render, without_helm_labels
+from scripts.helm_render import CHART, load, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
 from tests.helm_cases import API, PARITY_CASES
 
@@ -47,9 +47,12 @@ def chart_defaults() -> dict[str, Any]:
 
 
 def helm_objects(
-    chart: helm.Chart, overrides: dict[str, Any], release: str = "node-headroom"
+    chart: helm.Chart,
+    overrides: dict[str, Any],
+    release: str = "node-headroom",
+    namespace: str = "",
 ) -> dict[Key, dict[str, Any]]:
-    rendered = objects(render(chart, overrides, release=release))
+    rendered = objects(render(chart, overrides, release=release, namespace=namespace or release))
     for document in rendered:
         labels = document["metadata"]["labels"]
         assert labels["app.kubernetes.io/instance"] == release
@@ -63,12 +66,24 @@ def library_objects(
     with warnings.catch_warnings():
         # SEED warns that it breaks P2 and P3; the chart says so in NOTES.txt.
         warnings.simplefilter("ignore")
-        return by_key(synthesize(overrides, Release(release), chart_defaults=chart_defaults))
+        documents = synthesize(overrides, Release(release, release), chart_defaults=chart_defaults)
+    return by_key(documents)
 
 
-def test_default_values_render_exactly_the_objects_of_dist(chart: helm.Chart) -> None:
+def test_the_default_release_reproduces_dist_as_the_chart_readme_states(
+    chart: helm.Chart,
+) -> None:
+    # GIVEN the rule of the chart README: release node-headroom in namespace
+    # node-headroom, with the Namespace object asked for
+    readme = (CHART / "README.md").read_text()
+    rule = "helm template node-headroom charts/node-headroom -n node-headroom --set"
+    assert f"{rule}\nnamespace.create=true" in readme
     dist = by_key([document for _, document in load_manifests(ROOT / "dist")])
-    assert helm_objects(chart, {}) == dist
+    # THEN it renders exactly the objects of dist/
+    assert helm_objects(chart, {"namespace": {"create": True}}) == dist
+    # AND without the Namespace object, the same objects but the Namespace
+    without = helm_objects(chart, {})
+    assert without == {k: v for k, v in dist.items() if k[0] != "Namespace"}
 
 
 @pytest.mark.parametrize(
@@ -84,6 +99,31 @@ def test_values_render_what_the_library_synthesizes_with_the_same_props(
     assert sorted(rendered) == sorted(synthesized)
     for object_key, document in synthesized.items():
         assert rendered[object_key] == document, object_key
+
+
+def test_namespaced_objects_go_to_the_release_namespace(chart: helm.Chart) -> None:
+    # WHEN `helm install web charts/node-headroom -n web`
+    documents = helm_objects(chart, {"burstWorkloads": [API]}, "web", "web")
+    # THEN every namespaced object is in web, and the chart renders no Namespace
+    assert {ns for kind, ns, _ in documents if kind != "PriorityClass"} == {"web"}
+    assert ("DaemonSet", "web", "web-headroom-reserver") in documents
+    assert ("HorizontalPodAutoscaler", "web", "web-api") in documents
+    # AND namespace.name moves them elsewhere, with the Namespace object on request
+    moved = helm_objects(chart, {"namespace": {"name": "jobs", "create": True}}, "web", "default")
+    assert ("Namespace", "", "jobs") in moved
+    assert ("DaemonSet", "jobs", "web-headroom-reserver") in moved
+
+
+def test_set_passes_whole_numbers_and_the_chart_takes_them(chart: helm.Chart) -> None:
+    # `--set reservation.cpu=1` gives an integer, not a string
+    overrides = helm.parse_set_string("reservation.cpu=1,reservation.memory=1073741824")
+    assert overrides["reservation"]["cpu"] == 1
+    documents = list(helm_objects(chart, overrides).values())
+    reserver = pod_spec(find(documents, "DaemonSet", "headroom-reserver"))
+    assert reserver["containers"][0]["resources"]["requests"] == {
+        "cpu": "1",
+        "memory": "1073741824",
+    }
 
 
 def test_the_value_sets_exercise_what_they_claim(chart: helm.Chart) -> None:
@@ -132,27 +172,15 @@ def test_helm_merges_values_as_the_mapping_does(
     )
 
 
-def names(chart: helm.Chart, release: str, overrides: dict[str, Any]) -> set[Key]:
-    return set(helm_objects(chart, overrides, release))
-
-
 def test_two_releases_collide_on_nothing_but_the_priority_classes(chart: helm.Chart) -> None:
-    # GIVEN two releases of the default values WHEN both are rendered
-    first = names(chart, "web", {})
-    second = names(chart, "batch", {})
+    # GIVEN two releases of the default values in one namespace WHEN both are rendered
+    first = set(helm_objects(chart, {}, "web", "apps"))
+    second = set(helm_objects(chart, {}, "batch", "apps"))
     # THEN only the cluster-scoped PriorityClasses share names
     assert {kind for kind, _, _ in first & second} == {"PriorityClass"}
-    assert ("DaemonSet", "web-node-headroom", "web-headroom-reserver") in first
-    assert ("Namespace", "", "batch-node-headroom") in second
     # AND the second release can leave them to the first one
-    third = names(chart, "batch", {"priorityClasses": {"create": False}})
+    third = set(helm_objects(chart, {"priorityClasses": {"create": False}}, "batch", "apps"))
     assert first.isdisjoint(third)
-    assert not any(kind == "PriorityClass" for kind, _, _ in third)
-
-
-def test_the_release_named_node_headroom_keeps_the_library_names(chart: helm.Chart) -> None:
-    assert ("DaemonSet", "node-headroom", "headroom-reserver") in names(chart, "node-headroom", {})
-    assert ("Deployment", "node-headroom", "demo-burst") in names(chart, "node-headroom", {})
 
 
 def test_the_prefix_leaves_container_names_alone(chart: helm.Chart) -> None:
@@ -162,19 +190,80 @@ def test_the_prefix_leaves_container_names_alone(chart: helm.Chart) -> None:
     assert deployment["spec"]["selector"]["matchLabels"] == {"app": "web-api"}
 
 
-def test_only_helm_labels_are_normalized() -> None:
-    assert HELM_LABELS == (
-        "helm.sh/chart",
-        "app.kubernetes.io/managed-by",
-        "app.kubernetes.io/instance",
-    )
-
-
-def test_notes_summarize_the_slice_and_the_pending_reservers(chart: helm.Chart) -> None:
-    notes = render(chart, {})["node-headroom/templates/NOTES.txt"]
-    assert "holds 500m CPU, 512Mi memory" in notes
-    assert "--field-selector=status.phase=Pending" in notes
+def test_notes_say_where_everything_went(chart: helm.Chart) -> None:
+    overrides = {"burstWorkloads": [API], "priorityClasses": {"create": False}}
+    notes = render(chart, overrides, release="web", namespace="apps")[
+        "node-headroom/templates/NOTES.txt"
+    ]
+    assert "In namespace apps:" in notes
+    assert "DaemonSet web-headroom-reserver: holds 500m CPU, 512Mi memory on every node" in notes
+    assert "Deployment web-api and its HorizontalPodAutoscaler" in notes
+    assert "PriorityClasses that must exist in the cluster:\n  - headroom-reserve (-100)" in notes
+    assert "kubectl get pods -n apps -l app=web-headroom-reserver" in notes
     assert "WARNING" not in notes
+    created = render(chart, {"namespace": {"create": True}})["node-headroom/templates/NOTES.txt"]
+    assert "a Namespace this release creates, Pod Security restricted" in created
+
+
+def test_buffers_render_their_capacity_buffers_with_the_burst_pods_shape(
+    chart: helm.Chart,
+) -> None:
+    cases = {case_id: overrides for case_id, _, overrides in PARITY_CASES}
+    documents = list(
+        helm_objects(chart, cases["buffers-beside-slices-on-a-dedicated-pool"]).values()
+    )
+    # the pod-template form: a PodTemplate with the burst pod's requests and placement
+    template = find(documents, "PodTemplate", "api-buffer")["template"]["spec"]
+    assert template["containers"][0]["resources"]["requests"] == {"cpu": "500m", "memory": "512Mi"}
+    assert template["nodeSelector"] == {"karpenter.sh/nodepool": "burst-pool"}
+    assert {"key": "headroom.cdk8s.io/burst", "operator": "Equal", "value": "true",
+            "effect": "NoSchedule"} in template["tolerations"]  # fmt: skip
+    spec = find(documents, "CapacityBuffer", "api-buffer")["spec"]
+    assert spec["podTemplateRef"] == {"name": "api-buffer"}
+    assert (spec["replicas"], spec["limits"]) == (3, {"cpu": "4", "memory": "8Gi"})
+    # the scalable form: the Deployment itself, in the version asked for
+    scaled = find(documents, "CapacityBuffer", "worker-buffer")
+    assert scaled["apiVersion"] == "autoscaling.x-k8s.io/v1alpha1"
+    assert scaled["spec"]["scalableRef"]["name"] == "worker"
+    assert scaled["spec"]["percentage"] == 50
+    assert not [d for d in documents if d["metadata"]["name"] == "worker-buffer"
+                and d["kind"] == "PodTemplate"]  # fmt: skip
+    # without slices: the buffers keep the room, and no reserver runs
+    alone = list(helm_objects(chart, cases["buffers-alone-without-slices"]).values())
+    assert not [d for d in alone if d["kind"] == "DaemonSet"]
+    assert find(alone, "CapacityBuffer", "api-buffer")["spec"]["limits"] == {"cpu": "2"}
+
+
+def test_the_readme_buffers_example_renders_what_the_library_synthesizes(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("# buffers.yaml:")[1].split("\n", 1)[1].split("```")[0]
+    overrides = yaml.safe_load(block)
+    rendered = helm_objects(chart, overrides, "web")
+    assert rendered == library_objects(overrides, chart_defaults, "web")
+    assert ("CapacityBuffer", "web", "web-api-buffer") in rendered
+    assert not [key for key in rendered if key[0] == "DaemonSet"]
+
+
+def test_notes_list_the_buffers_and_warn_when_ordinary_pods_can_take_their_room(
+    chart: helm.Chart,
+) -> None:
+    cases = {case_id: overrides for case_id, _, overrides in PARITY_CASES}
+    notes = render(chart, cases["buffers-under-a-release-prefix"], release="web")[
+        "node-headroom/templates/NOTES.txt"
+    ]
+    assert "CapacityBuffer web-worker-buffer: the autoscaler keeps room" in notes
+    assert "WARNING: capacity buffer web-worker-buffer: on every node" in notes
+    dedicated = render(chart, cases["buffers-beside-slices-on-a-dedicated-pool"])[
+        "node-headroom/templates/NOTES.txt"
+    ]
+    assert "CapacityBuffer api-buffer and its PodTemplate" in dedicated
+    assert "WARNING" not in dedicated
+    alone = render(chart, cases["buffers-alone-without-slices"])[
+        "node-headroom/templates/NOTES.txt"
+    ]
+    assert "DaemonSet" not in alone and "CapacityBuffer api-buffer" in alone
 
 
 def test_notes_warn_that_seed_breaks_p2_and_p3(chart: helm.Chart) -> None:
@@ -183,8 +272,6 @@ def test_notes_warn_that_seed_breaks_p2_and_p3(chart: helm.Chart) -> None:
 
 
 def test_the_packaged_chart_renders_like_the_folder(tmp_path: Path, chart: helm.Chart) -> None:
-    from cdk8s_headroom.helm import package_chart
-
     archive = package_chart(CHART, tmp_path)
     with helm.Chart.load(archive) as packed:
         assert render(packed, {}) == render(chart, {})

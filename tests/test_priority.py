@@ -92,8 +92,8 @@ def test_custom_values_and_names_are_emitted(chart: Any, synth: Any) -> None:
         ({"burst_class_name": "Burst_Critical"}, "burst_class_name", "DNS-1123 subdomain"),
         ({"default_class_name": "-bad"}, "default_class_name", "DNS-1123 subdomain"),
         ({"headroom_value": 1000000000}, "headroom_value", "headroom < default < burst"),
-        ({"headroom_value": 5}, "headroom_value", "below default_value=0"),
-        ({"default_value": 1000000000}, "default_value", "below burst_value"),
+        ({"headroom_value": 5}, "headroom_value", "below the default class's value 0"),
+        ({"default_value": 1000000000}, "default_value", "below the burst class's value"),
         ({"burst_class_name": "headroom-reserve"}, "burst_class_name", "a name different"),
         ({"model": "guarded"}, "model", "PriorityModel.GUARDED"),
     ],
@@ -113,12 +113,12 @@ def test_headroom_not_below_burst_is_rejected_in_seed(chart: Any) -> None:
     with pytest.raises(HeadroomConfigError) as raised:
         HeadroomPriorityClasses(chart, "classes", model=PriorityModel.SEED, burst_value=900000000)
     assert raised.value.field == "headroom_value"
-    assert "below burst_value=900000000" in str(raised.value)
+    assert "below the burst class's value 900000000" in str(raised.value)
 
 
 @pytest.mark.parametrize("model", [PriorityModel.SEED, PriorityModel.DEDICATED_POOL])
 def test_only_guarded_has_a_default_class(chart: Any, model: PriorityModel) -> None:
-    with pytest.raises(HeadroomConfigError, match=r"only PriorityModel\.GUARDED"):
+    with pytest.raises(HeadroomConfigError, match=r"only the guarded model has a default class"):
         HeadroomPriorityClasses(chart, "classes", model=model, create_default_class=True)
 
 

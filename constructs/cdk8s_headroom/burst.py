@@ -11,11 +11,17 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from . import names, securitycontext
+from . import names, rules, securitycontext
 from .errors import HeadroomConfigError
 from .labels import BURST_COMPONENT, workload_labels
 from .priority import class_name
-from .quantity import QuantityLike, memory_quantity, parse_quantity, positive_quantity
+from .quantity import (
+    QuantityLike,
+    memory_quantity,
+    parse_quantity,
+    positive_quantity,
+    quantity_text,
+)
 from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import NodeSelectorRequirement, Toleration
 from .targeting import INodePool, Targeting, check_tolerations
@@ -141,20 +147,20 @@ class BurstWorkload(HeadroomConstruct):
         self.image = check_image(image, field="image")
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
         self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
-        self.cpu_limit = self._limit(cpu_limit, self.cpu, self.cpu_cores, field="cpu_limit")
+        self.cpu_limit = self._limit(cpu_limit, self.cpu, rules.Resource.CPU, field="cpu_limit")
         self.memory_limit = self._limit(
-            memory_limit, self.memory, self.memory_bytes, field="memory_limit"
+            memory_limit, self.memory, rules.Resource.MEMORY, field="memory_limit"
         )
         self.replicas = names.int32(replicas, field="replicas", minimum=0)
         self.max_replicas: int | None = None
         if max_replicas is not None:
-            self.max_replicas = names.int32(
-                max_replicas, field="max_replicas", minimum=max(1, self.replicas)
-            )
-            if self.replicas < 1:
-                raise HeadroomConfigError(
-                    "replicas", replicas, "at least 1 with max_replicas (the HPA's minimum)"
+            self.max_replicas = rules.POSITIVE.check(max_replicas, field="max_replicas")
+            if self.max_replicas < self.replicas:
+                rules.MAX_REPLICAS_NOT_BELOW_REPLICAS.fail(
+                    "max_replicas", max_replicas, minimum=max(1, self.replicas)
                 )
+            if self.replicas < 1:
+                rules.REPLICAS_WITH_AUTOSCALER.fail("replicas", replicas)
         self.target_cpu_utilization = names.int32(
             target_cpu_utilization, field="target_cpu_utilization", minimum=1, maximum=100
         )
@@ -208,15 +214,13 @@ class BurstWorkload(HeadroomConstruct):
 
     @staticmethod
     def _limit(
-        value: QuantityLike | None, request: str, request_amount: Fraction, *, field: str
+        value: QuantityLike | None, request: str, resource: rules.Resource, *, field: str
     ) -> str:
         if value is None:
             return request
-        text, amount = positive_quantity(value, field=field)
-        if amount < request_amount:
-            raise HeadroomConfigError(
-                field, value, f"a limit no smaller than the request {request!r}"
-            )
+        text = quantity_text(value, field=field)
+        if rules.amount(text, resource) < rules.amount(request, resource):
+            rules.LIMIT_NOT_BELOW_REQUEST.fail(field, value, request=repr(request))
         return text
 
     @property

@@ -21,13 +21,13 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from . import names, securitycontext
+from . import names, rules, securitycontext
 from .burst import BurstWorkload
 from .capacitybufferapi import ACTIVE_CAPACITY, CapacityBufferVersion
 from .errors import HeadroomConfigError, warn
 from .karpenter import AUTO_MODE_BUILTIN_POOLS, KarpenterNodePool
 from .labels import workload_labels
-from .quantity import QuantityLike, parse_quantity, quantity_text
+from .quantity import QuantityLike, positive_quantity
 from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import TaintEffect
 from .sizing import ISizedNodePool, NodeSize, check_slice_fits
@@ -61,10 +61,7 @@ def _limits(value: Mapping[str, QuantityLike] | None) -> dict[str, tuple[str, Fr
     for resource in sorted(value, key=str):
         field = f"limits[{resource}]"
         names.label_key(resource, field=field)
-        amount = parse_quantity(value[resource], field=field)
-        if amount <= 0:
-            raise HeadroomConfigError(field, value[resource], "a quantity greater than zero")
-        parsed[resource] = (quantity_text(value[resource], field=field), amount)
+        parsed[resource] = positive_quantity(value[resource], field=field)
     return parsed
 
 
@@ -80,12 +77,14 @@ def is_auto_mode(pool: INodePool) -> bool:
     )
 
 
+KEEP_OFF_EFFECTS = (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE)
+"""The taint effects that keep pods without a toleration off a node."""
+
+
 def keeps_ordinary_pods_off(pool: INodePool | None) -> bool:
     """Whether the pool's nodes carry a taint that keeps pods without a toleration off
-    (``NoSchedule`` or ``NoExecute``): then only the burst pods can take a buffer's room."""
-    return pool is not None and any(
-        taint.effect in (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE) for taint in pool.taints
-    )
+    (``KEEP_OFF_EFFECTS``): then only the burst pods can take a buffer's room."""
+    return pool is not None and any(taint.effect in KEEP_OFF_EFFECTS for taint in pool.taints)
 
 
 @dataclass(frozen=True)
@@ -188,40 +187,19 @@ class CapacityBuffer(HeadroomConstruct):
             None if percentage is None else names.int32(percentage, field="percentage", minimum=0)
         )
         if self.percentage is not None and form is not CapacityBufferForm.SCALABLE:
-            raise HeadroomConfigError(
-                "percentage",
-                percentage,
-                "no percentage in the pod-template form: a percentage is of the replicas of "
-                "the scalable object, so pass form=CapacityBufferForm.SCALABLE, or use replicas",
-            )
+            rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE.fail("percentage", percentage)
         if self.percentage is not None and self.replicas is not None:
-            raise HeadroomConfigError(
-                "percentage",
-                percentage,
-                "either replicas or percentage, not both: Karpenter uses the smaller of the "
-                "two and Cluster Autoscaler documents the larger, so name the one you mean",
-            )
+            rules.BUFFER_ONE_COUNT.fail("percentage", percentage)
         self.limits = _limits(limits)
         if (
             self.replicas is None
             and self.percentage is None
             and not (self.limits.keys() & {"cpu", "memory"})
         ):
-            raise HeadroomConfigError(
-                "replicas",
-                None,
-                "a count of chunks: replicas, percentage (scalable form), or limits on cpu "
-                "or memory (as many chunks as fit)",
-            )
+            rules.BUFFER_NEEDS_COUNT.fail("replicas", None)
         pool = workload.targeting.pool
         if pool is not None and is_auto_mode(pool):
-            raise HeadroomConfigError(
-                "node_pool",
-                pool.pool_name,
-                "a pool outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, "
-                "so its Karpenter cannot enable CapacityBuffer; keep the headroom with slices "
-                "there, or put the buffer on a Karpenter or Cluster Autoscaler pool",
-            )
+            rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
         if isinstance(pool, ISizedNodePool):
             self._check_fits(pool.pool_name, pool.smallest_node)
         self.labels = {
@@ -258,12 +236,7 @@ class CapacityBuffer(HeadroomConstruct):
             pool.watch_slice(lambda node: self._check_fits(emitted.pool_name, node))
         if not keeps_ordinary_pods_off(pool):
             where = f"pool {pool.pool_name!r}" if pool is not None else "every node"
-            warn(
-                f"capacity buffer {self.name}: on {where}, whose nodes admit ordinary pods, "
-                "any pod can take the buffer's room (a CapacityBuffer reserves capacity for "
-                "no pod in particular), so P1 does not hold for it; use "
-                "PriorityModel.DEDICATED_POOL to keep the room for burst pods"
-            )
+            warn(rules.SHARED_BUFFER_WARNING.format(name=self.name, where=where))
 
     @property
     def namespace(self) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from constructs import Construct
 
-from . import names
+from . import names, rules
 from .burst import BurstWorkload, BurstWorkloadProps
 from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
 from .capacitybufferapi import CapacityBufferVersion
@@ -27,6 +27,7 @@ from .quantity import (
     format_memory,
     memory_quantity,
     positive_quantity,
+    quantity_text,
 )
 from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
 from .resource import HeadroomConstruct
@@ -152,13 +153,7 @@ class NodeHeadroom(HeadroomConstruct):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
         slices = cpu is not None or memory is not None
         if slices and (cpu is None or memory is None):
-            missing = "cpu" if cpu is None else "memory"
-            raise HeadroomConfigError(
-                missing,
-                None,
-                "a quantity: slices need both cpu and memory (pass neither for a headroom "
-                "kept by capacity buffers alone)",
-            )
+            rules.SLICES_NEED_BOTH.fail("cpu" if cpu is None else "memory", None)
         if not slices:
             for prop, given in (
                 ("task", task),
@@ -166,12 +161,7 @@ class NodeHeadroom(HeadroomConstruct):
                 ("drift_on_change", drift_on_change),
             ):
                 if given not in (None, False):
-                    raise HeadroomConfigError(
-                        prop,
-                        given,
-                        "no value without slices: the reserver runs it, and a headroom "
-                        "without cpu and memory has no reserver",
-                    )
+                    rules.NO_TASK_WITHOUT_SLICES.fail(prop, given)
         if cpu is not None and memory is not None:
             # Judged before the headroom joins the tree, so a refused slice leaves nothing;
             # the reserver judges them again.
@@ -216,11 +206,11 @@ class NodeHeadroom(HeadroomConstruct):
                 )
         names.dns_label(reserver_name, field="reserver_name")
         if prepull_burst_images and len(reserver_name + PREPULL_SUFFIX) > names.DNS_LABEL_MAX:
-            raise HeadroomConfigError(
+            rules.PREPULLER_NAME.fail(
                 "reserver_name",
                 reserver_name,
-                f"a name of at most {names.DNS_LABEL_MAX - len(PREPULL_SUFFIX)} characters "
-                f"with prepull_burst_images=True: the pre-puller is <reserver>{PREPULL_SUFFIX}",
+                limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
+                suffix=PREPULL_SUFFIX,
             )
         self._node_selector = node_selector
         self._tolerations = extra_tolerations
@@ -304,17 +294,17 @@ class NodeHeadroom(HeadroomConstruct):
             return {}
         return {"cpu": self.reserver.cpu, "memory": self.reserver.memory}
 
+    @property
+    def labels(self) -> dict[str, str]:
+        """The extra labels on the headroom's objects (the ``labels`` prop)."""
+        return dict(self._labels or {})
+
     def missing_room(self) -> HeadroomConfigError | None:
         """The error of a headroom that keeps no room (no slices and no buffer), else
         ``None``; judged once the tree is complete (``validate_app``, synthesis)."""
         if self.reserver is not None or self.capacity_buffers:
             return None
-        return HeadroomConfigError(
-            f"{self.node.path}.cpu",
-            None,
-            "slices (cpu and memory) or a capacity buffer (add_capacity_buffer): this "
-            "headroom keeps no room at all",
-        )
+        return HeadroomConfigError(f"{self.node.path}.cpu", None, rules.NEEDS_ROOM.allowed)
 
     @property
     def slice_description(self) -> str:
@@ -506,16 +496,19 @@ class NodeHeadroom(HeadroomConstruct):
         return self.prepuller
 
     def _check_fit(self, name: object, cpu: QuantityLike, memory: QuantityLike) -> None:
-        if self.reserver is None:
+        reserver = self.reserver
+        if reserver is None:
             return  # no slice to fit in: a buffer's chunk is the burst pod itself
-        cores, size = self.reserver.slice
-        for field, given, limit in (("cpu", cpu, cores), ("memory", memory, size)):
-            if positive_quantity(given, field=field)[1] <= limit:
+        message = rules.BURST_FITS_SLICE.allowed.format(
+            slice=f"{reserver.cpu} CPU, {reserver.memory} memory"
+        )
+        for field, given, limit, resource in (
+            ("cpu", cpu, reserver.cpu, rules.Resource.CPU),
+            ("memory", memory, reserver.memory, rules.Resource.MEMORY),
+        ):
+            text = quantity_text(given, field=field)
+            if rules.amount(text, resource) <= rules.amount(limit, resource):
                 continue
-            message = (
-                f"a request that fits in the headroom slice ({self.slice_description}); "
-                "a larger burst pod also evicts ordinary pods or other slices"
-            )
             if self.model is not PriorityModel.SEED:
                 raise HeadroomConfigError(field, given, message)
             warn(f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}")

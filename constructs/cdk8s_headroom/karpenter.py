@@ -46,6 +46,7 @@ from .errors import HeadroomConfigError
 from .labels import PART_OF
 from .quantity import QuantityLike, parse_quantity, quantity_text
 from .resource import HeadroomConstruct, RenderedApiObject
+from .rules import QUANTITY_SYNTAX
 from .scheduling import NodeSelectorOperator, NodeSelectorRequirement, Taint
 from .sizing import INSTANCE_LABEL_PREFIXES, NodeSize, smallest_node
 from .targeting import KARPENTER_NODEPOOL_LABEL, NodePoolRef
@@ -998,7 +999,7 @@ def _limits(value: Mapping[str, QuantityLike]) -> dict[str, str]:
         names.label_key(resource, field=field)
         if parse_quantity(value[resource], field=field) < 0:
             raise HeadroomConfigError(field, value[resource], "a quantity of zero or more")
-        limits[resource] = quantity_text(value[resource], field=field)
+        limits[resource] = quantity_text(value[resource], field=field, grammar=QUANTITY_SYNTAX)
     return limits
 
 

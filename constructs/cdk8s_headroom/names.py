@@ -1,5 +1,5 @@
-"""Validation of Kubernetes names, label keys and label values, and of the plain values
-props are made of: integers, strings, sequences and enum members."""
+"""Validation of Kubernetes names, label keys and label values (``rules``' grammars),
+and of the plain values props are made of: integers, strings, sequences and enum members."""
 
 from __future__ import annotations
 
@@ -8,73 +8,32 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import TypeVar
 
+from . import rules
 from .errors import HeadroomConfigError
-
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-_LABEL_VALUE = _LABEL_NAME
+from .rules import INT32_MAX as INT32_MAX
+from .rules import INT32_MIN as INT32_MIN
 
 DNS_LABEL_MAX = 63
-
-INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
 
 
 def dns_label(value: object, *, field: str) -> str:
     """A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters."""
-    if not isinstance(value, str) or len(value) > DNS_LABEL_MAX or not _DNS_LABEL.fullmatch(value):
-        raise HeadroomConfigError(
-            field,
-            value,
-            "a DNS-1123 label: at most 63 lowercase letters, digits or '-', "
-            "starting and ending with a letter or digit",
-        )
-    return value
+    return rules.DNS_LABEL.check(value, field=field)
 
 
 def dns_subdomain(value: object, *, field: str) -> str:
     """A DNS-1123 subdomain: dot-separated DNS labels, at most 253 characters."""
-    if not isinstance(value, str) or len(value) > 253 or not _DNS_SUBDOMAIN.fullmatch(value):
-        raise HeadroomConfigError(
-            field,
-            value,
-            "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', "
-            "starting and ending with a letter or digit",
-        )
-    return value
+    return rules.DNS_SUBDOMAIN.check(value, field=field)
 
 
 def label_key(value: object, *, field: str) -> str:
     """A qualified label key: an optional DNS subdomain prefix and '/', then a name."""
-    allowed = (
-        "a label key: an optional DNS subdomain prefix and '/', then at most 63 "
-        "letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-    )
-    if not isinstance(value, str) or value.count("/") > 1:
-        raise HeadroomConfigError(field, value, allowed)
-    prefix, slash, name = value.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
-        raise HeadroomConfigError(field, value, allowed)
-    if not name or len(name) > 63 or not _LABEL_NAME.fullmatch(name):
-        raise HeadroomConfigError(field, value, allowed)
-    return value
+    return rules.LABEL_KEY.check(value, field=field)
 
 
 def label_value(value: object, *, field: str) -> str:
     """A label value: empty, or at most 63 letters, digits, '-', '_' or '.'."""
-    if (
-        not isinstance(value, str)
-        or len(value) > 63
-        or (value and not _LABEL_VALUE.fullmatch(value))
-    ):
-        raise HeadroomConfigError(
-            field,
-            value,
-            "a label value: empty, or at most 63 letters, digits, '-', '_' or '.', "
-            "starting and ending with a letter or digit",
-        )
-    return value
+    return rules.LABEL_VALUE.check(value, field=field)
 
 
 def labels(value: Mapping[str, str] | None, *, field: str) -> dict[str, str]:

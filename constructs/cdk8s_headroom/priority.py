@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from itertools import pairwise
 
-from . import names
+from . import names, rules
 from .errors import HeadroomConfigError
-
-MAX_USER_PRIORITY = 1_000_000_000
-"""The highest value a user-defined PriorityClass may have (system classes are above)."""
+from .rules import MAX_USER_PRIORITY as MAX_USER_PRIORITY
 
 CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF = -10
 """Cluster Autoscaler ignores pending pods below this priority when it scales out."""
@@ -148,17 +145,12 @@ def check_model(value: object) -> PriorityModel:
 
 def class_name(value: object, *, field: str) -> str:
     """A PriorityClass name: a DNS-1123 subdomain that does not start with ``system-``."""
-    name = names.dns_subdomain(value, field=field)
-    if name.startswith("system-"):
-        raise HeadroomConfigError(
-            field, value, "a name that does not start with 'system-' (reserved by Kubernetes)"
-        )
-    return name
+    return rules.CLASS_NAME.check(value, field=field)
 
 
 def class_value(value: object, *, field: str) -> int:
     """A PriorityClass value: an int32 no greater than 1000000000."""
-    return names.int32(value, field=field, maximum=MAX_USER_PRIORITY)
+    return rules.PRIORITY.check(value, field=field)
 
 
 def _customized(
@@ -228,18 +220,14 @@ class ModelClasses:
             raise HeadroomConfigError(
                 "create_default_class", create_default_class, "True, False or None"
             )
-        if create_default_class and not guarded:
-            raise HeadroomConfigError(
-                "create_default_class",
-                create_default_class,
-                f"False or None with {model}; only PriorityModel.GUARDED has a default class",
-            )
-        if not guarded and (default_class_name is not None or default_value is not None):
-            raise HeadroomConfigError(
-                "default_class_name" if default_class_name is not None else "default_value",
-                default_class_name if default_class_name is not None else default_value,
-                f"None with {model}; only PriorityModel.GUARDED has a default class",
-            )
+        if not guarded:
+            for field, given in (
+                ("create_default_class", create_default_class or None),
+                ("default_class_name", default_class_name),
+                ("default_value", default_value),
+            ):
+                if given is not None:
+                    rules.DEFAULT_CLASS_GUARDED_ONLY.fail(field, given, model=model.value)
         default = None
         if guarded:
             default = _customized(
@@ -268,31 +256,24 @@ class ModelClasses:
         """The classes the app emits."""
         return [spec for _, spec in self.emitted_items()]
 
-    def _check_order(self) -> None:
-        ladder = [("headroom_value", self.headroom.value)]
+    def _ladder(self) -> list[tuple[str, PriorityClassSpec]]:
+        """The classes by role, lowest priority first."""
+        ladder = [("headroom", self.headroom)]
         if self.default is not None:
-            ladder.append(("default_value", self.default.value))
-        ladder.append(("burst_value", self.burst.value))
-        for (low_field, low), (high_field, high) in pairwise(ladder):
-            if not low < high:
-                raise HeadroomConfigError(
-                    low_field,
-                    low,
-                    f"a value below {high_field}={high}: priorities must be ordered "
-                    "headroom < default < burst",
-                )
+            ladder.append(("default", self.default))
+        return [*ladder, ("burst", self.burst)]
+
+    def _check_order(self) -> None:
+        rules.check_ordered(
+            rules.PRIORITY_ORDER,
+            [(f"{role}_value", role, spec.value) for role, spec in self._ladder()],
+        )
 
     def _check_unique_names(self) -> None:
         seen: dict[str, str] = {}
-        for field_name, spec in (
-            ("headroom_class_name", self.headroom),
-            ("burst_class_name", self.burst),
-            ("default_class_name", self.default),
-        ):
-            if spec is None:
-                continue
+        for role, spec in self._ladder():
             if spec.name in seen:
-                raise HeadroomConfigError(
-                    field_name, spec.name, f"a name different from {seen[spec.name]}"
+                rules.CLASS_NAMES_DIFFER.fail(
+                    f"{role}_class_name", spec.name, other=seen[spec.name]
                 )
-            seen[spec.name] = field_name
+            seen[spec.name] = role

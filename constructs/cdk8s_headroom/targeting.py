@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from . import names
+from . import names, rules
 from .errors import HeadroomConfigError
 from .scheduling import (
     KARPENTER_ONLY_OPERATORS,
@@ -142,12 +142,11 @@ class Targeting:
         merged: dict[str, str] = dict(node_pool.node_selector) if node_pool else {}
         for key, value in selector.items():
             if key in merged and merged[key] != value:
-                raise HeadroomConfigError(
+                rules.SELECTOR_KEEPS_POOL.fail(
                     f"node_selector[{key!r}]",
                     value,
-                    f"{merged[key]!r}, the value that selects node pool {node_pool.pool_name!r}"
-                    if node_pool
-                    else "a single value per key",
+                    selected=repr(merged[key]),
+                    pool=repr(node_pool.pool_name if node_pool else None),
                 )
             merged[key] = value
         own = check_tolerations(tolerations, field="tolerations")

@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from . import names
+from . import names, rules
 from .errors import HeadroomConfigError
 from .podsecurity import RESTRICTED_CAPABILITIES, PodSecurityControl
 from .securitycontext import NOBODY_UID, PAUSE_UID, ROOT_UID
@@ -40,34 +40,12 @@ class TaskKind(Enum):
     CUSTOM = "custom"
 
 
-# The image reference grammar of distribution/reference (what the kubelet parses): a
-# pod with any other image is accepted by the API server, then never starts.
-_PATH_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
-_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
-_DOMAIN = rf"(?:{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*|\[[a-fA-F0-9:]+\])(?::[0-9]+)?"
-_IMAGE = re.compile(
-    rf"(?:{_DOMAIN}/)?{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*"
-    r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?"
-    r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?"
-)
-_IMAGE_NAME_MAX = 255
 _RESERVED_CONTAINER_PREFIX = "prepull-"
 
 
 def check_image(value: object, *, field: str) -> str:
     """A container image reference: ``[registry[:port]/]name[:tag][@digest]``."""
-    if (
-        not isinstance(value, str)
-        or not _IMAGE.fullmatch(value)
-        or len(value.split("@")[0].rsplit(":", 1)[0]) > _IMAGE_NAME_MAX
-    ):
-        raise HeadroomConfigError(
-            field,
-            value,
-            "a container image reference [registry[:port]/]name[:tag][@digest] with a "
-            "lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'",
-        )
-    return value
+    return rules.IMAGE.check(value, field=field)
 
 
 def check_mount_path(value: object, *, field: str) -> str:

@@ -1,101 +1,147 @@
-{{/*
-The logic of the chart: resolves the values into the objects, as mapping.build
-passes them to the library's constructs, and fails on what the library rejects and
-values.schema.json cannot express. Every template calls it with a dict to fill:
-  {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" $ "out" $c) }}
-*/}}
-
-{{/* The name prefix of workloads (the namePrefix value). */}}
-{{- define "node-headroom.prefix" -}}
-{{- if kindIs "string" .Values.namePrefix -}}
-{{- .Values.namePrefix -}}
-{{- else if ne .Release.Name "node-headroom" -}}
-{{- printf "%s-" .Release.Name -}}
-{{- end -}}
-{{- end -}}
+{{/* The chart's logic: the rules' generic checks, then the values placed into the
+library's objects in the order the library builds them. Templates call it with a dict
+to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" $ "out" $c) }} */}}
 
 {{/* A value as Python's repr() shows it, so messages read like the library's. */}}
 {{- define "node-headroom.repr" -}}
 {{- if kindIs "invalid" . -}}None
-{{- else if kindIs "string" . -}}'{{ . }}'
+{{- else if kindIs "string" . -}}{{ if and (contains "'" .) (not (contains "\"" .)) }}"{{ . }}"{{ else }}'{{ replace "'" "\\'" . }}'{{ end }}
 {{- else if kindIs "bool" . -}}{{ ternary "True" "False" . }}
-{{- else if kindIs "float64" . -}}{{ if eq (floor .) . }}{{ int64 . }}{{ else }}{{ . }}{{ end }}
+{{- else if and (kindIs "float64" .) (eq (floor .) .) (lt . 1e15) (gt . -1e15) -}}{{ printf "%.0f" . }}
 {{- else if kindIs "slice" . -}}[{{ range $i, $x := . }}{{ if $i }}, {{ end }}{{ include "node-headroom.repr" $x }}{{ end }}]
 {{- else -}}{{ . }}
 {{- end -}}
 {{- end -}}
 
-{{/* Fails with the library's message format: "<value path>: invalid value <value>; <allowed>". */}}
+{{/* Fails as the library does: "<value path>: invalid value <value>; <allowed>";
+     .rule names a rule across values, whose {parts} are filled in. */}}
 {{- define "node-headroom.fail" -}}
-{{- fail (printf "%s: invalid value %s; %s" .field (include "node-headroom.repr" .value) .allowed) -}}
+{{- $allowed := .allowed -}}
+{{- if .rule }}{{ $allowed = index .lib.rules .rule }}{{ end -}}
+{{- range $key, $part := .parts }}{{ $allowed = replace (printf "{%s}" $key) (toString $part) $allowed }}{{ end -}}
+{{- fail (printf "%s: invalid value %s; %s" .field (include "node-headroom.repr" .value) $allowed) -}}
 {{- end -}}
 
-{{/* A Kubernetes quantity as a number (cores, bytes), as quantity.parse_quantity reads
-     it; sprig's mulf/divf compute in decimal, so equal quantities compare equal. */}}
-{{- define "node-headroom.quantity" -}}
-{{- $text := trim (toString .) -}}
-{{- $number := regexFind "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)" $text -}}
-{{- $suffix := trimPrefix $number $text -}}
-{{- $amount := float64 $number -}}
-{{- $binary := dict "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "Pi" 1125899906842624 "Ei" 1152921504606846976 -}}
-{{- $decimal := dict "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "P" 1000000000000000 "E" 1000000000000000000 -}}
-{{- if hasKey $binary $suffix -}}{{ mulf $amount (get $binary $suffix) }}
-{{- else if hasKey $decimal $suffix -}}{{ mulf $amount (get $decimal $suffix) }}
-{{- else if eq $suffix "m" -}}{{ divf $amount 1000 }}
-{{- else if eq $suffix "" -}}{{ $amount }}
+{{/* A whole number: an integer, or a float without a fraction (YAML and JSON numbers). */}}
+{{- define "node-headroom.whole" -}}
+{{- if or (kindIs "int64" .) (kindIs "int" .) }}true{{ else if kindIs "float64" . }}{{ eq (floor .) . }}{{ end -}}
+{{- end -}}
+
+{{/* Checks .value against the single-value rule .rule (rules.Grammar or IntRange). */}}
+{{- define "node-headroom.check" -}}
+{{- $x := .value -}}
+{{- if or (kindIs "invalid" $x) (and (hasKey . "default") (eq (toString $x) (toString .default))) -}}
+{{- else if kindIs "slice" $x -}}
+{{- range $x }}{{ include "node-headroom.check" (dict "lib" $.lib "rule" $.rule "value" . "field" $.field) }}{{ end -}}
+{{- else if eq .rule "labels" -}}
+{{- range $key, $label := $x -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" (printf "%s['%s']" $.field $key)) -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelValue" "value" $label "field" (printf "%s['%s']" $.field $key)) -}}
+{{- end -}}
+{{- else if eq .rule "quantities" -}}
+{{- range $key, $q := $x -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" (printf "%s['%s']" $.field $key)) -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "quantity" "value" $q "field" (printf "%s['%s']" $.field $key)) -}}
+{{- end -}}
+{{- else if hasKey .lib.ranges .rule -}}
+{{- $r := index .lib.ranges .rule -}}
+{{- if or (ne (include "node-headroom.whole" $x) "true") (lt (float64 $x) (float64 (index $r 0))) (gt (float64 $x) (float64 (index $r 1))) -}}
+{{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" (index $r 2)) -}}
+{{- end -}}
 {{- else -}}
-{{- $exponent := atoi (substr 1 -1 $suffix) -}}
-{{- $scale := 1.0 -}}
-{{- range until (int (ternary (mul $exponent -1) $exponent (lt $exponent 0))) -}}{{- $scale = mulf $scale 10 -}}{{- end -}}
-{{- if lt $exponent 0 }}{{ divf $amount $scale }}{{ else }}{{ mulf $amount $scale }}{{ end -}}
+{{- $grammar := ternary "quantity" .rule (eq .rule "containerMemory") -}}
+{{- $text := $x -}}
+{{- if eq $grammar "quantity" -}}
+{{- if eq (include "node-headroom.whole" $x) "true" }}{{ $x = printf "%.0f" (float64 $x) }}{{ end -}}
+{{- if kindIs "string" $x }}{{ $text = trim $x }}{{ end -}}
+{{- end -}}
+{{- range $clause := index .lib.grammars $grammar -}}
+{{- if or (not (kindIs "string" $text)) (eq (regexMatch (index $clause 0) (toString $text)) (index $clause 2)) -}}
+{{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" (index $clause 1)) -}}
 {{- end -}}
 {{- end -}}
-
-{{/* A memory below the least a container starts with, as quantity.memory_quantity
-     refuses it: .field, .value, .amount (bytes), .lib. */}}
-{{- define "node-headroom.memoryMin" -}}
-{{- if lt .amount (float64 .lib.minContainerMemory) -}}
-{{- $text := trim (toString .value) -}}
-{{- $allowed := .lib.messages.memoryMin -}}
-{{- if regexMatch "^[0-9]+$" $text }}{{ $allowed = printf .lib.messages.memoryBare (printf "%sMi" $text) }}{{ end -}}
-{{- include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $allowed) -}}
+{{- if and (eq .rule "containerMemory") (eq (include "node-headroom.exceeds" (dict "lib" .lib "a" (toString .lib.minContainerMemory) "b" $text "resource" "memory")) "true") -}}
+{{- $hint := ternary (replace "{text}" $text .lib.bareBytesHint) "" (regexMatch "^[0-9]+$" $text) -}}
+{{- include "node-headroom.fail" (dict "lib" .lib "field" .field "value" $x "rule" "containerMemory" "parts" (dict "hint" $hint)) -}}
 {{- end -}}
-{{- end -}}
-
-{{/* Cores for a human, as quantity.format_cpu: 500m, 2. */}}
-{{- define "node-headroom.formatCpu" -}}
-{{- $millis := mulf . 1000 -}}
-{{- if and (eq $millis (floor $millis)) (ne (mod (int64 $millis) 1000) 0) -}}{{ printf "%dm" (int64 $millis) }}
-{{- else if eq . (floor .) -}}{{ printf "%d" (int64 .) }}
-{{- else -}}{{ printf "%.0fm" $millis }}
 {{- end -}}
 {{- end -}}
 
-{{/* Bytes for a human, as quantity.format_memory: the largest binary unit that stays whole. */}}
-{{- define "node-headroom.formatMemory" -}}
-{{- $size := . -}}
-{{- $found := "" -}}
-{{- range list (list "Ei" 1152921504606846976) (list "Pi" 1125899906842624) (list "Ti" 1099511627776) (list "Gi" 1073741824) (list "Mi" 1048576) (list "Ki" 1024) -}}
-{{- $units := divf $size (index . 1) -}}
-{{- if and (not $found) (ge $size (float64 (index . 1))) (eq $units (floor $units)) -}}
-{{- $found = printf "%d%s" (int64 $units) (index . 0) -}}
+{{/* digits * .factor + .carry, in decimal digits: exact at any length. */}}
+{{- define "node-headroom.times" -}}
+{{- $carry := index . 2 -}}
+{{- $out := "" -}}
+{{- range $digit := reverse (splitList "" (index . 0)) -}}
+{{- $x := add (mul (atoi $digit) (index $ 1)) $carry -}}
+{{- $out = printf "%d%s" (mod $x 10) $out -}}
+{{- $carry = div $x 10 -}}
 {{- end -}}
+{{- if gt $carry 0 }}{{ $carry }}{{ end }}{{ $out -}}
 {{- end -}}
-{{- if $found -}}{{ $found }}
-{{- else if eq $size (floor $size) -}}{{ printf "%d" (int64 $size) }}
-{{- else -}}{{ printf "%.0f" $size }}
+
+{{/* rules.amount: a quantity in units of 10^-power (3: milli-units, 0: bytes), rounded
+     up, as decimal digits; the scheduler counts CPU and memory so. */}}
+{{- define "node-headroom.amount" -}}
+{{- $lib := index . 0 -}}
+{{- $text := index . 1 -}}
+{{- if not (kindIs "string" $text) }}{{ $text = printf "%.0f" (float64 $text) }}{{ end -}}
+{{- $text = trim $text -}}
+{{- $re := "^\\+?([0-9]*)\\.?([0-9]*)(.*)$" -}}
+{{- $fraction := regexReplaceAll $re $text "${2}" -}}
+{{- $suffix := regexReplaceAll $re $text "${3}" -}}
+{{- $digits := printf "%s%s" (regexReplaceAll $re $text "${1}") $fraction -}}
+{{- $exponent := index . 2 -}}
+{{- $binary := 0 -}}
+{{- if hasKey $lib.binarySuffixes $suffix }}{{ $binary = index $lib.binarySuffixes $suffix -}}
+{{- else if hasKey $lib.decimalSuffixes $suffix }}{{ $exponent = add $exponent (index $lib.decimalSuffixes $suffix) -}}
+{{- else }}{{ $exponent = add $exponent (atoi (substr 1 -1 $suffix)) }}{{ end -}}
+{{- $point := sub (len $fraction) $exponent -}}
+{{- if lt $point 0 }}{{ $digits = printf "%s%s" $digits (repeat (int (sub 0 $point)) "0") }}{{ $point = 0 }}{{ end -}}
+{{- range until (int $binary) }}{{ $digits = include "node-headroom.times" (list $digits 1024 0) }}{{ end -}}
+{{- $cut := sub (len $digits) $point -}}
+{{- $whole := "0" -}}
+{{- $rest := $digits -}}
+{{- if gt $cut 0 }}{{ $whole = substr 0 (int $cut) $digits }}{{ $rest = substr (int $cut) -1 $digits }}{{ end -}}
+{{- if regexMatch "[1-9]" $rest }}{{ $whole = include "node-headroom.times" (list $whole 1 1) }}{{ end -}}
+{{- default "0" (regexReplaceAll "^0+" $whole "") -}}
+{{- end -}}
+
+{{/* Whether quantity .a exceeds quantity .b for .resource (cpu or memory). */}}
+{{- define "node-headroom.exceeds" -}}
+{{- $power := ternary 3 0 (eq .resource "cpu") -}}
+{{- $a := include "node-headroom.amount" (list .lib .a $power) -}}
+{{- $b := include "node-headroom.amount" (list .lib .b $power) -}}
+{{- if ne (len $a) (len $b) }}{{ gt (len $a) (len $b) }}{{ else }}{{ gt $a $b }}{{ end -}}
+{{- end -}}
+
+{{/* A quantity as the library is given it: a string as it is; a whole number (what --set
+     passes) as its digits. */}}
+{{- define "node-headroom.given" -}}
+{{- if kindIs "string" . }}{{ . }}{{ else }}{{ printf "%.0f" (float64 .) }}{{ end -}}
+{{- end -}}
+
+{{/* A quantity as the library emits it: a string, trimmed; a whole number as its digits. */}}
+{{- define "node-headroom.quantity" -}}
+{{- if kindIs "string" . }}{{ trim . }}{{ else }}{{ printf "%.0f" (float64 .) }}{{ end -}}
+{{- end -}}
+
+{{/* The name prefix (namePrefix; the release name otherwise). */}}
+{{- define "node-headroom.prefix" -}}
+{{- if kindIs "string" .Values.namePrefix }}{{ .Values.namePrefix }}{{ else if ne .Release.Name "node-headroom" }}{{ printf "%s-" .Release.Name }}{{ end -}}
+{{- end -}}
+
+{{/* A prefixed workload name must be a DNS-1123 label; the release name is blamed when it made the name too long. */}}
+{{- define "node-headroom.prefixedName" -}}
+{{- $clause := index (index .lib.grammars "dnsLabel") 0 -}}
+{{- if not (regexMatch (index $clause 0) .name) -}}
+{{- if .release -}}
+{{- include "node-headroom.fail" (dict "lib" .lib "field" .field "value" .name "rule" "prefixedName" "parts" (dict "allowed" (index $clause 1) "release" (include "node-headroom.repr" .release))) -}}
+{{- end -}}
+{{- include "node-headroom.fail" (dict "field" .field "value" .name "allowed" (index $clause 1)) -}}
 {{- end -}}
 {{- end -}}
 
-{{/* Fails unless .name is a DNS-1123 label (names.dns_label). */}}
-{{- define "node-headroom.dnsLabel" -}}
-{{- if or (gt (len .name) 63) (not (regexMatch .lib.dnsLabel .name)) -}}
-{{- include "node-headroom.fail" (dict "field" .field "value" .name "allowed" .lib.messages.dnsLabel) -}}
-{{- end -}}
-{{- end -}}
-
-{{/* Appends tolerations (values form) to .out.list in their Kubernetes form, once
-     each, as Placement.of does. */}}
+{{/* Appends tolerations (values form) to .out.list in their Kubernetes form, once each. */}}
 {{- define "node-headroom.addTolerations" -}}
 {{- range .items -}}
 {{- $t := dict "operator" (default "Equal" .operator) -}}
@@ -107,20 +153,57 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- end -}}
 {{- end -}}
 
-{{/* labels.workload_labels(name, component), under the user's labels. */}}
-{{- define "node-headroom.workloadLabels" -}}
-{{- $out := deepCopy (default (dict) .labels) -}}
-{{- range $key, $pattern := .lib.workloadLabels -}}
-{{- $_ := set $out $key (replace "{component}" $.component (replace "{name}" $.name $pattern)) -}}
-{{- end -}}
-{{- $_ := set .into "labels" $out -}}
-{{- end -}}
-
-{{/* The pod securityContext and a container securityContext for a user id. */}}
-{{- define "node-headroom.securityContexts" -}}
+{{/* The library's workload labels under the user's, and the security contexts of a user id. */}}
+{{- define "node-headroom.workload" -}}
+{{- $labels := deepCopy (default (dict) .labels) -}}
+{{- range $key, $pattern := .lib.workloadLabels }}{{ $_ := set $labels $key (replace "{component}" $.component (replace "{name}" $.name $pattern)) }}{{ end -}}
 {{- $uid := int64 .uid -}}
+{{- $_ := set .into "labels" $labels -}}
 {{- $_ := set .into "pod" (merge (dict "runAsUser" $uid "runAsGroup" $uid "fsGroup" $uid) (deepCopy .lib.podSecurityContext)) -}}
 {{- $_ := set .into "container" (merge (dict "runAsUser" $uid "runAsGroup" $uid) (deepCopy .lib.containerSecurityContext)) -}}
+{{- end -}}
+
+{{/* The names and the classes, without checks (NOTES.txt shows them). */}}
+{{- define "node-headroom.names" -}}
+{{- $v := .root.Values }}{{ $c := .out }}{{ $lib := .lib -}}
+{{- $_ := set $c "prefix" (include "node-headroom.prefix" .root) -}}
+{{- $_ := set $c "release" (ternary .root.Release.Name "" (and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix ""))) -}}
+{{- $m := index $lib.models $v.model -}}
+{{- $_ := set $c "model" $m -}}
+{{- $_ := set $c "namespace" (dict "name" (default (default "default" .root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels) -}}
+{{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
+{{- range $role := list "headroom" "burst" "default" -}}
+{{- $base := index $m $role -}}
+{{- if $base -}}
+{{- $given := index $pc $role -}}
+{{- $value := $base.value -}}
+{{- if not (kindIs "invalid" $given.value) }}{{ $value = int64 $given.value }}{{ end -}}
+{{- $_ := set $classes $role (dict "role" $role "name" (default $base.name $given.name) "value" $value "preemptionPolicy" $base.preemptionPolicy "globalDefault" $base.globalDefault "description" $base.description) -}}
+{{- end -}}
+{{- end -}}
+{{- $ladder := list $classes.headroom -}}
+{{- if $classes.default }}{{ $ladder = append $ladder $classes.default }}{{ end -}}
+{{- $ladder = append $ladder $classes.burst -}}
+{{- $emitted := list $classes.headroom -}}
+{{- if and $classes.default (or (kindIs "invalid" $dc.create) $dc.create) }}{{ $emitted = append $emitted $classes.default }}{{ end -}}
+{{- $_ := set $c "classes" (append $emitted $classes.burst) -}}
+{{- $_ := set $c "classDict" $classes }}{{ $_ := set $c "ladder" $ladder -}}
+{{- $poolName := $v.nodePool.name -}}
+{{- $reserverName := ternary (printf "%s-%s" $lib.reserverName $poolName) $lib.reserverName (not (empty $poolName)) -}}
+{{- $_ := set $c "reserverName" (printf "%s%s" $c.prefix (default $reserverName $v.reserverName)) -}}
+{{- $_ := set $c "cpu" (include "node-headroom.quantity" $v.reservation.cpu) -}}
+{{- $_ := set $c "memory" (include "node-headroom.quantity" $v.reservation.memory) -}}
+{{- $_ := set $c "slice" (printf "%s CPU, %s memory" $c.cpu $c.memory) -}}
+{{- $_ := set $c "slices" (not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory))) -}}
+{{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
+{{- $keepsOff := false -}}
+{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default "NoSchedule" .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
+{{- $where := ternary (printf "pool %s" (include "node-headroom.repr" $poolName)) "every node" (not (empty $poolName)) -}}
+{{- $warnings := list -}}
+{{- range $v.burstWorkloads }}{{ if and (not $keepsOff) (not (kindIs "invalid" .buffer)) -}}
+{{- $warnings = append $warnings (replace "{where}" $where (replace "{name}" (printf "%s%s-buffer" $c.prefix .name) $lib.sharedBufferWarning)) -}}
+{{- end }}{{ end -}}
+{{- $_ := set $c "bufferWarnings" $warnings -}}
 {{- end -}}
 
 {{- define "node-headroom.config" -}}
@@ -129,108 +212,109 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $c := .out -}}
 {{- $lib := dict -}}
 {{- $_ := include "node-headroom.library" $lib -}}
-{{- $prefix := include "node-headroom.prefix" $root -}}
-{{- $model := $v.model -}}
-{{- $m := index $lib.models $model -}}
-{{- $guarded := eq $model "guarded" -}}
 {{- $warnings := list -}}
-{{- if eq $model "seed" }}{{ $warnings = append $warnings $lib.seedWarning }}{{ end -}}
+{{- if eq $v.model "seed" }}{{ $warnings = append $warnings $lib.seedWarning }}{{ end -}}
 {{- $_ := set $c "helmLabels" (dict "helm.sh/chart" (printf "%s-%s" $root.Chart.Name ($root.Chart.Version | replace "+" "_")) "app.kubernetes.io/managed-by" $root.Release.Service "app.kubernetes.io/instance" $root.Release.Name) -}}
 
-{{- /* mapping.check_dedicated_pool */ -}}
-{{- if eq $model "dedicated-pool" -}}
-{{- if not $v.nodePool.name -}}
-{{- include "node-headroom.fail" (dict "field" "nodePool.name" "allowed" $lib.messages.dedicatedPool) -}}
-{{- end -}}
+{{- /* Every single value, in the table's order (values.VALUES) */ -}}
+{{- include "node-headroom.checks" (dict "root" $root "lib" $lib) -}}
+{{- include "node-headroom.names" (dict "root" $root "lib" $lib "out" $c) -}}
+{{- $prefix := $c.prefix }}{{ $release := $c.release }}{{ $model := $v.model }}{{ $m := $c.model -}}
+{{- $classes := $c.classDict }}{{ $reserverName := $c.reserverName -}}
+{{- $cpu := $c.cpu }}{{ $memory := $c.memory }}{{ $sliceText := $c.slice -}}
+
+{{- /* A dedicated pool: the pool, and its taint */ -}}
 {{- $t := $v.dedicatedTaint -}}
 {{- $wanted := printf "%s=%s:%s" $t.key (default "" $t.value) (default "NoSchedule" $t.effect) -}}
+{{- if eq $model "dedicated-pool" -}}
+{{- if not $v.nodePool.name -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.name" "value" nil "rule" "dedicatedPoolNeedsPool" "parts" (dict "taint" $wanted)) -}}
+{{- end -}}
 {{- $declared := list -}}
-{{- range $v.nodePool.taints -}}
-{{- $declared = append $declared (printf "%s=%s:%s" .key (default "" .value) (default "NoSchedule" .effect)) -}}
-{{- end -}}
+{{- range $v.nodePool.taints }}{{ $declared = append $declared (printf "%s=%s:%s" .key (default "" .value) (default "NoSchedule" .effect)) }}{{ end -}}
 {{- if not (has $wanted $declared) -}}
-{{- include "node-headroom.fail" (dict "field" "nodePool.taints" "value" $declared "allowed" (printf $lib.messages.dedicatedTaint $wanted)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.taints" "value" $declared "rule" "dedicatedPoolNeedsTaint" "parts" (dict "taint" $wanted)) -}}
 {{- end -}}
 {{- end -}}
 
-{{- /* The namespace (HeadroomNamespace, NodeHeadroom.namespace) */ -}}
-{{- $namespace := default (printf "%s%s" $prefix $lib.chartName) $v.namespace.name -}}
-{{- include "node-headroom.dnsLabel" (dict "lib" $lib "field" "namespace.name" "name" $namespace) -}}
-{{- $_ := set $c "namespace" (dict "name" $namespace "labels" $lib.namespaceLabels) -}}
-
-{{- /* HeadroomPriorityClasses */ -}}
-{{- $pc := $v.priorityClasses -}}
-{{- $classes := dict -}}
-{{- range $role := list "headroom" "burst" -}}
-{{- $base := index $m $role -}}
-{{- $given := index $pc $role -}}
-{{- $value := $base.value -}}
-{{- if not (kindIs "invalid" $given.value) }}{{ $value = int64 $given.value }}{{ end -}}
-{{- $_ := set $classes $role (dict "name" (default $base.name $given.name) "value" $value "preemptionPolicy" $base.preemptionPolicy "globalDefault" false "description" $base.description) -}}
+{{- /* The PriorityClasses of the model */ -}}
+{{- $dc := $v.priorityClasses.default -}}
+{{- $ladder := $c.ladder -}}
+{{- if ne $model "guarded" -}}
+{{- range $key := list "create" "name" "value" -}}
+{{- $given := index $dc . -}}
+{{- if and (not (kindIs "invalid" $given)) (or (ne $key "create") $given) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "priorityClasses.default.%s" $key) "value" $given "rule" "defaultClassGuardedOnly" "parts" (dict "model" $model)) -}}
 {{- end -}}
-{{- $dc := $pc.default -}}
-{{- $emitDefault := false -}}
-{{- if not $guarded -}}
-{{- if $dc.create -}}
-{{- include "node-headroom.fail" (dict "field" "priorityClasses.default.create" "value" $dc.create "allowed" (index (fromJson $lib.messages.noDefaultCreate) $model)) -}}
 {{- end -}}
-{{- if not (kindIs "invalid" $dc.name) -}}
-{{- include "node-headroom.fail" (dict "field" "priorityClasses.default.name" "value" $dc.name "allowed" (index (fromJson $lib.messages.noDefaultName) $model)) -}}
-{{- else if not (kindIs "invalid" $dc.value) -}}
-{{- include "node-headroom.fail" (dict "field" "priorityClasses.default.value" "value" $dc.value "allowed" (index (fromJson $lib.messages.noDefaultValue) $model)) -}}
 {{- end -}}
-{{- else -}}
-{{- $value := $m.default.value -}}
-{{- if not (kindIs "invalid" $dc.value) }}{{ $value = int64 $dc.value }}{{ end -}}
-{{- $_ := set $classes "default" (dict "name" (default $m.default.name $dc.name) "value" $value "preemptionPolicy" $m.default.preemptionPolicy "globalDefault" true "description" $m.default.description) -}}
-{{- $emitDefault = or (kindIs "invalid" $dc.create) $dc.create -}}
-{{- end -}}
-{{- $ladder := list (list "priorityClasses.headroom.value" $classes.headroom.value) -}}
-{{- if $guarded }}{{ $ladder = append $ladder (list "priorityClasses.default.value" $classes.default.value) }}{{ end -}}
-{{- $ladder = append $ladder (list "priorityClasses.burst.value" $classes.burst.value) -}}
 {{- range $i, $low := initial $ladder -}}
 {{- $high := index $ladder (add1 $i) -}}
-{{- if not (lt (index $low 1) (index $high 1)) -}}
-{{- include "node-headroom.fail" (dict "field" (index $low 0) "value" (index $low 1) "allowed" (printf $lib.messages.order (index $high 0) (index $high 1))) -}}
+{{- if not (lt $low.value $high.value) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "priorityClasses.%s.value" $low.role) "value" $low.value "rule" "priorityOrder" "parts" (dict "above" $high.role "limit" $high.value)) -}}
 {{- end -}}
 {{- end -}}
 {{- $seen := dict -}}
-{{- range $role := list "headroom" "burst" "default" -}}
-{{- $spec := index $classes $role -}}
-{{- if $spec -}}
-{{- $field := printf "priorityClasses.%s.name" $role -}}
+{{- range $spec := $ladder -}}
 {{- if hasKey $seen $spec.name -}}
-{{- include "node-headroom.fail" (dict "field" $field "value" $spec.name "allowed" (printf $lib.messages.unique (index $seen $spec.name))) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "priorityClasses.%s.name" $spec.role) "value" $spec.name "rule" "classNamesDiffer" "parts" (dict "other" (index $seen $spec.name))) -}}
 {{- end -}}
-{{- $_ := set $seen $spec.name $field -}}
+{{- $_ := set $seen $spec.name $spec.role -}}
 {{- end -}}
-{{- end -}}
-{{- $emitted := list $classes.headroom -}}
-{{- if $emitDefault }}{{ $emitted = append $emitted $classes.default }}{{ end -}}
-{{- $emitted = append $emitted $classes.burst -}}
-{{- $_ := set $c "classes" $emitted -}}
 
-{{- /* Placement.of: the pool's selector and taints, then the user's */ -}}
+{{- /* The reserver's task */ -}}
+{{- $kind := $v.task.kind -}}
+{{- $slices := not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory)) -}}
+{{- if and (not $slices) (ne $kind "pause") -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "task.kind" "value" $kind "rule" "noTaskWithoutSlices") -}}
+{{- end -}}
+{{- $task := deepCopy (index $lib.tasks $kind) -}}
+{{- $image := $v.images.pause -}}
+{{- $prepull := list -}}
+{{- $prepullCommand := $lib.prepullCommand -}}
+{{- if eq $kind "prepull" -}}
+{{- $prepull = uniq (default (list) $v.task.prepullImages) -}}
+{{- $prepullCommand = $v.task.prepullCommand -}}
+{{- else if eq $kind "maintenance" -}}
+{{- $image = $v.images.maintenance -}}
+{{- else if eq $kind "custom" -}}
+{{- if not $v.task.image -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "task.image" "value" $v.task.image "rule" "customTaskNeedsImage") -}}
+{{- end -}}
+{{- $image = $v.task.image -}}
+{{- range $key := list "command" "args" "containerName" "runAsUser" "scratchPaths" -}}
+{{- if not (kindIs "invalid" (index $v.task $key)) }}{{ $_ := set $task $key (index $v.task $key) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* The reserver's name and placement: the pool's selector and taints, then the user's */ -}}
 {{- $poolName := $v.nodePool.name -}}
+{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
+{{- range $resource := list "cpu" "memory" -}}
+{{- if and $slices (kindIs "invalid" (index $v.reservation $resource)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "reservation.%s" $resource) "value" nil "rule" "slicesNeedBoth") -}}
+{{- end -}}
+{{- end -}}
+{{- if and (not $slices) $v.prepullBurstImages -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "prepullBurstImages" "value" true "rule" "noTaskWithoutSlices") -}}
+{{- end -}}
+{{- if and $v.prepullBurstImages (gt (len $reserverName) (int $lib.prepullerNameMax)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "reserverName" "value" $reserverName "rule" "prepullerName" "parts" (dict "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix)) -}}
+{{- end -}}
 {{- $selector := dict -}}
 {{- $poolTaints := list -}}
 {{- if $poolName -}}
 {{- $_ := set $selector $v.nodePool.labelKey $poolName -}}
-{{- range $v.nodePool.taints -}}
-{{- $poolTaints = append $poolTaints (dict "key" .key "operator" "Equal" "value" (default "" .value) "effect" (default "NoSchedule" .effect)) -}}
-{{- end -}}
+{{- range $v.nodePool.taints }}{{ $poolTaints = append $poolTaints (dict "key" .key "value" (default "" .value) "effect" (default "NoSchedule" .effect)) }}{{ end -}}
 {{- end -}}
 {{- range $key, $value := $v.nodeSelector -}}
 {{- if and (hasKey $selector $key) (ne (index $selector $key) $value) -}}
-{{- include "node-headroom.fail" (dict "field" (printf "nodeSelector['%s']" $key) "value" $value "allowed" (printf $lib.messages.selector (include "node-headroom.repr" (index $selector $key)) (include "node-headroom.repr" $poolName))) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "rule" "selectorKeepsPool" "parts" (dict "selected" (include "node-headroom.repr" (index $selector $key)) "pool" (include "node-headroom.repr" $poolName))) -}}
 {{- end -}}
 {{- $_ := set $selector $key $value -}}
 {{- end -}}
 {{- $dedicated := list -}}
-{{- if eq $model "dedicated-pool" -}}
-{{- $t := $v.dedicatedTaint -}}
-{{- $dedicated = list (dict "key" $t.key "operator" "Equal" "value" (default "" $t.value) "effect" (default "NoSchedule" $t.effect)) -}}
-{{- end -}}
+{{- if eq $model "dedicated-pool" }}{{ $dedicated = list (dict "key" $t.key "value" (default "" $t.value) "effect" (default "NoSchedule" $t.effect)) }}{{ end -}}
 {{- $expressions := list -}}
 {{- range $v.nodeAffinity -}}
 {{- $e := dict "key" .key "operator" .operator -}}
@@ -239,86 +323,44 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- end -}}
 {{- $placement := dict -}}
 {{- if $selector }}{{ $_ := set $placement "nodeSelector" $selector }}{{ end -}}
-{{- if $expressions -}}
-{{- $_ := set $placement "affinity" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list (dict "matchExpressions" $expressions))))) -}}
-{{- end -}}
+{{- if $expressions }}{{ $_ := set $placement "affinity" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list (dict "matchExpressions" $expressions))))) }}{{ end -}}
 
-{{- /* The reserver's task (ReserverTask factories) */ -}}
-{{- $kind := $v.task.kind -}}
-{{- $task := deepCopy (index $lib.tasks $kind) -}}
-{{- $image := "" -}}
-{{- $prepull := list -}}
-{{- $prepullCommand := $lib.prepullCommand -}}
-{{- if eq $kind "pause" -}}
-{{- $image = $v.images.pause -}}
-{{- else if eq $kind "prepull" -}}
-{{- $image = $v.images.pause -}}
-{{- $prepull = uniq (default (list) $v.task.prepullImages) -}}
-{{- $prepullCommand = $v.task.prepullCommand -}}
-{{- else if eq $kind "maintenance" -}}
-{{- $image = $v.images.maintenance -}}
-{{- else -}}
-{{- if not $v.task.image -}}
-{{- include "node-headroom.fail" (dict "field" "task.image" "value" $v.task.image "allowed" $lib.messages.image) -}}
-{{- end -}}
-{{- $image = $v.task.image -}}
-{{- $_ := set $task "command" (default (list) $v.task.command) -}}
-{{- $_ := set $task "args" (default (list) $v.task.args) -}}
-{{- if $v.task.containerName }}{{ $_ := set $task "containerName" $v.task.containerName }}{{ end -}}
-{{- if not (kindIs "invalid" $v.task.runAsUser) }}{{ $_ := set $task "runAsUser" $v.task.runAsUser }}{{ end -}}
-{{- if not (kindIs "invalid" $v.task.scratchPaths) }}{{ $_ := set $task "scratchPaths" $v.task.scratchPaths }}{{ end -}}
-{{- end -}}
-
-{{- /* The slice (NodeHeadroom.cpu, .memory) */ -}}
-{{- $cpu := trim $v.reservation.cpu -}}
-{{- $memory := trim $v.reservation.memory -}}
-{{- $sliceCpu := include "node-headroom.quantity" $cpu | float64 -}}
-{{- $sliceMemory := include "node-headroom.quantity" $memory | float64 -}}
-{{- include "node-headroom.memoryMin" (dict "lib" $lib "field" "reservation.memory" "value" $v.reservation.memory "amount" $sliceMemory) -}}
-{{- $sliceText := printf "%s CPU, %s memory" (include "node-headroom.formatCpu" $sliceCpu) (include "node-headroom.formatMemory" $sliceMemory) -}}
-{{- $_ := set $c "slice" $sliceText -}}
-{{- $reserverName := $lib.reserverName -}}
-{{- if $poolName }}{{ $reserverName = printf "%s-%s" $lib.reserverName $poolName }}{{ end -}}
-{{- $reserverName = printf "%s%s" $prefix (default $reserverName $v.reserverName) -}}
-{{- include "node-headroom.dnsLabel" (dict "lib" $lib "field" "reserverName" "name" $reserverName) -}}
-
-{{- /* NodeHeadroom.add_burst_workload, for each item */ -}}
+{{- /* The burst workloads */ -}}
 {{- $bursts := list -}}
+{{- $buffers := list -}}
 {{- $burstImages := list -}}
 {{- $names := dict -}}
 {{- range $index, $w := $v.burstWorkloads -}}
 {{- $name := $w.name -}}
 {{- if hasKey $names $name -}}
-{{- include "node-headroom.fail" (dict "field" (printf "burstWorkloads[%d].name" $index) "value" $name "allowed" $lib.messages.duplicateBurst) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "burstWorkloads[%d].name" $index) "value" $name "rule" "uniqueBurstNames") -}}
 {{- end -}}
 {{- $_ := set $names $name true -}}
 {{- $at := printf "burstWorkloads[%s]." $name -}}
-{{- $requests := $w.resources.requests -}}
-{{- $limits := default (dict) $w.resources.limits -}}
-{{- $amounts := dict "cpu" (include "node-headroom.quantity" $requests.cpu | float64) "memory" (include "node-headroom.quantity" $requests.memory | float64) -}}
-{{- range $resource, $slice := dict "cpu" $sliceCpu "memory" $sliceMemory -}}
-{{- if gt (index $amounts $resource) $slice -}}
+{{- $requests := dict }}{{ $limits := dict -}}
+{{- range $k, $q := $w.resources.requests }}{{ $_ := set $requests $k (include "node-headroom.given" $q) }}{{ end -}}
+{{- range $k, $q := $w.resources.limits }}{{ if not (kindIs "invalid" $q) }}{{ $_ := set $limits $k (include "node-headroom.given" $q) }}{{ end }}{{ end -}}
+{{- range $resource, $slice := ternary (dict "cpu" $cpu "memory" $memory) (dict) $slices -}}
+{{- $request := index $requests $resource -}}
+{{- if eq (include "node-headroom.exceeds" (dict "lib" $lib "a" $request "b" $slice "resource" $resource)) "true" -}}
 {{- if eq $model "seed" -}}
-{{- $warnings = append $warnings (printf "%s%s: %s exceeds the slice; %s" $at $resource (include "node-headroom.repr" (index $requests $resource)) (printf $lib.messages.fit $sliceText)) -}}
+{{- $warnings = append $warnings (printf "%s%s: %s exceeds the slice; %s" $at $resource (include "node-headroom.repr" $request) (replace "{slice}" $sliceText (index $lib.rules "burstFitsSlice"))) -}}
 {{- else -}}
-{{- include "node-headroom.fail" (dict "field" (printf "%sresources.requests.%s" $at $resource) "value" (index $requests $resource) "allowed" (printf $lib.messages.fit $sliceText)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "rule" "burstFitsSlice" "parts" (dict "slice" $sliceText)) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
-{{- /* BurstWorkload's own checks come after NodeHeadroom's fit */ -}}
-{{- include "node-headroom.memoryMin" (dict "lib" $lib "field" (printf "%sresources.requests.memory" $at) "value" $requests.memory "amount" $amounts.memory) -}}
 {{- $fullName := printf "%s%s" $prefix $name -}}
-{{- include "node-headroom.dnsLabel" (dict "lib" $lib "field" (printf "%sname" $at) "name" $fullName) -}}
-{{- $resources := dict "requests" (dict "cpu" $requests.cpu "memory" $requests.memory) "limits" (dict) -}}
+{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" (printf "%sname" $at) "name" $fullName "release" $release) -}}
+{{- $resources := dict "requests" (dict "cpu" (include "node-headroom.quantity" $requests.cpu) "memory" (include "node-headroom.quantity" $requests.memory)) "limits" (dict) -}}
 {{- range $resource := list "cpu" "memory" -}}
-{{- $limit := index $requests $resource -}}
-{{- if index $limits $resource -}}
-{{- $limit = index $limits $resource -}}
-{{- if lt (include "node-headroom.quantity" $limit | float64) (index $amounts $resource) -}}
-{{- include "node-headroom.fail" (dict "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "allowed" (printf $lib.messages.limit (include "node-headroom.repr" (index $requests $resource)))) -}}
+{{- $limit := index $limits $resource -}}
+{{- $request := index $requests $resource -}}
+{{- if kindIs "invalid" $limit }}{{ $limit = $request }}{{ end -}}
+{{- if eq (include "node-headroom.exceeds" (dict "lib" $lib "a" $request "b" $limit "resource" $resource)) "true" -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "rule" "limitNotBelowRequest" "parts" (dict "request" (include "node-headroom.repr" (include "node-headroom.quantity" $request)))) -}}
 {{- end -}}
-{{- end -}}
-{{- $_ := set $resources.limits $resource $limit -}}
+{{- $_ := set $resources.limits $resource (include "node-headroom.quantity" $limit) -}}
 {{- end -}}
 {{- $replicas := $lib.burstDefaults.replicas -}}
 {{- if not (kindIs "invalid" $w.replicas) }}{{ $replicas = int64 $w.replicas }}{{ end -}}
@@ -326,30 +368,27 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $maxReplicas := $autoscaling.maxReplicas -}}
 {{- if not (kindIs "invalid" $maxReplicas) -}}
 {{- $maxReplicas = int64 $maxReplicas -}}
-{{- $minimum := max 1 $replicas -}}
-{{- if lt $maxReplicas $minimum -}}
-{{- include "node-headroom.fail" (dict "field" (printf "%sautoscaling.maxReplicas" $at) "value" $maxReplicas "allowed" (printf $lib.messages.minReplicas (toString $minimum) "2147483647")) -}}
+{{- if lt $maxReplicas (max 1 $replicas) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%sautoscaling.maxReplicas" $at) "value" $maxReplicas "rule" "maxReplicasNotBelowReplicas" "parts" (dict "minimum" (max 1 $replicas))) -}}
 {{- end -}}
 {{- if lt $replicas 1 -}}
-{{- include "node-headroom.fail" (dict "field" (printf "%sreplicas" $at) "value" $replicas "allowed" $lib.messages.replicasWithMax) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%sreplicas" $at) "value" $replicas "rule" "replicasWithAutoscaler") -}}
 {{- end -}}
 {{- end -}}
 {{- $target := $lib.burstDefaults.targetCPUUtilization -}}
 {{- if not (kindIs "invalid" $autoscaling.targetCPUUtilization) }}{{ $target = int64 $autoscaling.targetCPUUtilization }}{{ end -}}
 {{- $uid := $lib.burstDefaults.runAsUser -}}
 {{- if not (kindIs "invalid" $w.runAsUser) }}{{ $uid = $w.runAsUser }}{{ end -}}
-{{- $security := dict -}}
-{{- include "node-headroom.securityContexts" (dict "lib" $lib "uid" $uid "into" $security) -}}
-{{- $labels := dict -}}
-{{- include "node-headroom.workloadLabels" (dict "lib" $lib "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" "burst-workload" "into" $labels) -}}
-{{- $container := dict "name" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "resources" $resources "securityContext" $security.container "volumeMounts" (deepCopy $lib.burstVolumeMounts) -}}
+{{- $o := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" "burst-workload" "into" $o) -}}
+{{- $container := dict "name" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "resources" $resources "securityContext" $o.container "volumeMounts" (deepCopy $lib.burstVolumeMounts) -}}
 {{- if $w.command }}{{ $_ := set $container "command" $w.command }}{{ end -}}
 {{- if $w.args }}{{ $_ := set $container "args" $w.args }}{{ end -}}
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations) -}}
-{{- $pod := merge (dict "priorityClassName" $classes.burst.name "securityContext" $security.pod "containers" (list $container) "volumes" (deepCopy $lib.burstVolumes)) (deepCopy $placement) (deepCopy $lib.burstPod) -}}
+{{- $pod := merge (dict "priorityClassName" $classes.burst.name "securityContext" $o.pod "containers" (list $container) "volumes" (deepCopy $lib.burstVolumes)) (deepCopy $placement) (deepCopy $lib.burstPod) -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $burst := dict "name" $fullName "image" $w.image "labels" $labels.labels "pod" $pod "spec" (deepCopy $lib.burstSpec) -}}
+{{- $burst := dict "name" $fullName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.burstSpec) "burst" true -}}
 {{- if kindIs "invalid" $maxReplicas -}}
 {{- $_ := set $burst.spec "replicas" $replicas -}}
 {{- else -}}
@@ -357,14 +396,58 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- end -}}
 {{- $bursts = append $bursts $burst -}}
 {{- if $v.prepullBurstImages }}{{ $burstImages = append $burstImages $w.image | uniq }}{{ end -}}
+
+{{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
+{{- if not (kindIs "invalid" $w.buffer) -}}
+{{- $b := $w.buffer }}{{ $bat := printf "%sbuffer" $at }}{{ $bufferName := printf "%s-buffer" $fullName -}}
+{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" $release) -}}
+{{- $form := default $lib.bufferDefaults.form $b.form -}}
+{{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
+{{- if and (not (kindIs "invalid" $percentage)) (ne $form "scalableRef") -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "rule" "bufferPercentageNeedsScalable") -}}
+{{- end -}}
+{{- if and (not (kindIs "invalid" $percentage)) (not (kindIs "invalid" $count)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "rule" "bufferOneCount") -}}
+{{- end -}}
+{{- if and (kindIs "invalid" $count) (kindIs "invalid" $percentage) (not (hasKey $bufferLimits "cpu")) (not (hasKey $bufferLimits "memory")) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.replicas" $bat) "value" nil "rule" "bufferNeedsCount") -}}
+{{- end -}}
+{{- if has $poolName $lib.autoModePools -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.name" "value" $poolName "rule" "bufferNotOnAutoMode") -}}
+{{- end -}}
+{{- $bo := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" $v.labels "name" $bufferName "component" "capacity-buffer" "into" $bo) -}}
+{{- $spec := deepCopy $lib.bufferSpec -}}
+{{- $buffer := dict "name" $bufferName "labels" $bo.labels "apiVersion" (printf "%s/%s" $lib.bufferApiGroup (default $lib.bufferDefaults.apiVersion $b.apiVersion)) "spec" $spec -}}
+{{- if eq $form "podTemplateRef" -}}
+{{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
+{{- $bufferPod := merge (dict "containers" (list (merge (dict "resources" (deepCopy $resources)) (deepCopy $lib.bufferContainer)))) (deepCopy $placement) (deepCopy $lib.bufferPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $bufferPod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
+{{- $_ := set $buffer "pod" $bufferPod -}}
+{{- else -}}
+{{- $_ := set $spec "scalableRef" (merge (dict "name" $fullName) $lib.bufferScalableRef) -}}
+{{- end -}}
+{{- if not (kindIs "invalid" $count) }}{{ $_ := set $spec "replicas" (int64 $count) }}{{ end -}}
+{{- if not (kindIs "invalid" $percentage) }}{{ $_ := set $spec "percentage" (int64 $percentage) }}{{ end -}}
+{{- if $bufferLimits -}}
+{{- $_ := set $spec "limits" (dict) -}}
+{{- range $resource, $limit := $bufferLimits }}{{ $_ := set $spec.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
+{{- end -}}
+{{- $buffers = append $buffers $buffer -}}
+{{- end -}}
 {{- end -}}
 {{- $_ := set $c "bursts" $bursts -}}
+{{- $_ := set $c "buffers" $buffers -}}
+{{- if and (not $slices) (not $buffers) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" "reservation.cpu" "value" nil "rule" "needsRoom") -}}
+{{- end -}}
 
-{{- /* HeadroomReserver */ -}}
-{{- $security := dict -}}
-{{- include "node-headroom.securityContexts" (dict "lib" $lib "uid" $task.runAsUser "into" $security) -}}
+{{- /* The reserver DaemonSet */ -}}
+{{- if $slices -}}
+{{- $o := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" "headroom-reserver" "into" $o) -}}
 {{- $slice := dict "cpu" $cpu "memory" $memory -}}
-{{- $container := dict "name" $task.containerName "image" $image "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" $slice "limits" (deepCopy $slice)) "securityContext" $security.container -}}
+{{- $container := dict "name" $task.containerName "image" $image "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" $slice "limits" (deepCopy $slice)) "securityContext" $o.container -}}
 {{- if $task.command }}{{ $_ := set $container "command" $task.command }}{{ end -}}
 {{- if $task.args }}{{ $_ := set $container "args" $task.args }}{{ end -}}
 {{- $volumes := list -}}
@@ -374,37 +457,32 @@ values.schema.json cannot express. Every template calls it with a dict to fill:
 {{- $mounts = append $mounts (dict "name" (printf "scratch-%d" $i) "mountPath" $path) -}}
 {{- end -}}
 {{- if $mounts }}{{ $_ := set $container "volumeMounts" $mounts }}{{ end -}}
-{{- $initSecurity := dict -}}
-{{- include "node-headroom.securityContexts" (dict "lib" $lib "uid" $lib.prepullRunAsUser "into" $initSecurity) -}}
+{{- $init := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $lib.prepullRunAsUser "name" "" "component" "" "into" $init) -}}
 {{- $inits := list -}}
 {{- range $i, $pulled := $prepull -}}
-{{- $inits = append $inits (dict "name" (printf "prepull-%d" $i) "image" $pulled "imagePullPolicy" "IfNotPresent" "command" $prepullCommand "resources" (dict "requests" (deepCopy $slice) "limits" (deepCopy $slice)) "securityContext" (deepCopy $initSecurity.container)) -}}
+{{- $inits = append $inits (dict "name" (printf "prepull-%d" $i) "image" $pulled "imagePullPolicy" "IfNotPresent" "command" $prepullCommand "resources" (dict "requests" (deepCopy $slice) "limits" (deepCopy $slice)) "securityContext" (deepCopy $init.container)) -}}
 {{- end -}}
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations) -}}
-{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "securityContext" $security.pod "containers" (list $container)) (deepCopy $placement) (deepCopy $lib.reserverPod) -}}
+{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "securityContext" $o.pod "containers" (list $container)) (deepCopy $placement) (deepCopy $lib.reserverPod) -}}
 {{- if $inits }}{{ $_ := set $pod "initContainers" $inits }}{{ end -}}
 {{- if $volumes }}{{ $_ := set $pod "volumes" $volumes }}{{ end -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $labels := dict -}}
-{{- include "node-headroom.workloadLabels" (dict "lib" $lib "labels" $v.labels "name" $reserverName "component" "headroom-reserver" "into" $labels) -}}
-{{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $labels.labels "pod" $pod "spec" (deepCopy $lib.reserverSpec)) -}}
+{{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.reserverSpec)) -}}
 
-{{- /* ImagePrepuller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
+{{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
 {{- if $burstImages -}}
-{{- $prepullerName := printf "%s%s" $reserverName $lib.prepullerSuffix -}}
-{{- include "node-headroom.dnsLabel" (dict "lib" $lib "field" "reserverName" "name" $prepullerName) -}}
+{{- $name := printf "%s%s" $reserverName $lib.prepullerSuffix -}}
 {{- $pulls := list (deepCopy $lib.prepullerNoop) -}}
-{{- range $i, $pulled := $burstImages -}}
-{{- $pulls = append $pulls (merge (dict "name" (printf "pull-%d" $i) "image" $pulled) (deepCopy $lib.prepullerPull)) -}}
+{{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (printf "pull-%d" $i) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
+{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
+{{- $po := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" 1 "labels" $v.labels "name" $name "component" "image-prepuller" "into" $po) -}}
+{{- $_ := set $c "prepuller" (dict "name" $name "labels" $po.labels "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
 {{- end -}}
-{{- $prepullerPod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
-{{- if $tolerations.list }}{{ $_ := set $prepullerPod "tolerations" $tolerations.list }}{{ end -}}
-{{- $prepullerLabels := dict -}}
-{{- include "node-headroom.workloadLabels" (dict "lib" $lib "labels" $v.labels "name" $prepullerName "component" "image-prepuller" "into" $prepullerLabels) -}}
-{{- $_ := set $c "prepuller" (dict "name" $prepullerName "labels" $prepullerLabels.labels "pod" $prepullerPod "spec" (deepCopy $lib.prepullerSpec)) -}}
 {{- end -}}
-{{- $_ := set $c "model" $m -}}
 {{- $_ := set $c "classLabels" $lib.classLabels -}}
 {{- $_ := set $c "warnings" $warnings -}}
 {{- end -}}

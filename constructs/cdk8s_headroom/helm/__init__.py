@@ -1,20 +1,12 @@
-"""A values-driven Helm chart generated from the library's construct model.
+"""The Helm chart, generated from the library's constructs and rules.
 
 ``write_chart`` writes ``charts/node-headroom/``; ``build`` and ``synthesize`` say what
 each value means in library calls; ``values_from_app`` reads an app back into values.
 """
 
 from .chart import KUBE_VERSION, chart_files, package_chart, write_chart
-from .mapping import (
-    Release,
-    ValuesError,
-    build,
-    merge_values,
-    name_prefix,
-    synthesize,
-    values_from_app,
-)
-from .values import CHART_NAME, VALUES, defaults, values_schema
+from .mapping import Release, ValuesError, build, merge_values, synthesize, values_from_app
+from .values import CHART_NAME, VALUES, values_schema
 
 __all__ = [
     "CHART_NAME",
@@ -24,9 +16,7 @@ __all__ = [
     "ValuesError",
     "build",
     "chart_files",
-    "defaults",
     "merge_values",
-    "name_prefix",
     "package_chart",
     "synthesize",
     "values_from_app",

@@ -12,14 +12,16 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any, TypeVar
+from typing import Any
 
 import cdk8s
 from constructs import Construct
 
+from .. import rules
 from ..app import validate_app
 from ..burst import BurstWorkload, ImagePullPolicy
+from ..capacitybuffer import CapacityBufferForm
+from ..capacitybufferapi import CapacityBufferVersion
 from ..errors import HeadroomConfigError
 from ..headroom import NodeHeadroom
 from ..labels import workload_labels
@@ -37,85 +39,68 @@ from ..scheduling import (
 )
 from ..targeting import NodePoolRef
 from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
-from .paths import BURST_FIELDS as _BURST_FIELDS
-from .paths import FIELDS as _FIELDS
-from .paths import translate_text as _translate_text
-from .values import CHART_NAME, defaults
+from .values import CHART_NAME, VALUES
 
 Values = dict[str, Any]
-E = TypeVar("E", bound=Enum)
 
 
 @dataclass(frozen=True)
 class Release:
     """The Helm release the chart is rendered for.
 
-    Only its name matters: the chart puts its objects in ``namespace.name``, so the
-    release namespace only says where Helm keeps its record.
-
     Attributes:
-        name: the release name. ``node-headroom`` (the chart's name) keeps the library's
-            object names, as in dist/.
+        name: the release name; ``node-headroom`` keeps the library's names, as in dist/.
+        namespace: the release namespace (``-n``), where the workloads go by default.
     """
 
     name: str = CHART_NAME
-
-
-_BURST_FIELD = re.compile(r"^burst_workloads\[[^\]]*\]\.")
-
-DEDICATED_POOL_ALLOWED = (
-    "a node pool with model 'dedicated-pool': set nodePool.name, and the pool's taints "
-    "in nodePool.taints"
-)
-DEDICATED_TAINT_ALLOWED = (
-    "a list that holds dedicatedTaint %s (model 'dedicated-pool' keeps ordinary pods off "
-    "the pool with it); taint the pool and declare the taint here"
-)
-DUPLICATE_BURST_ALLOWED = "a name no other burst workload has"
+    namespace: str = CHART_NAME
 
 
 class ValuesError(HeadroomConfigError):
     """An invalid chart value; ``field`` is its value path, e.g. ``reservation.cpu``."""
 
 
-def _camel(segment: str) -> str:
-    head, *rest = segment.split("_")
-    return head + "".join(word.capitalize() for word in rest)
-
-
-def _path(field: str, table: Mapping[str, str]) -> str:
-    """The value path of a library field: the longest prefix the table knows is
-    replaced, and the rest is spelled the way values are (camelCase)."""
-    for known in sorted(table, key=len, reverse=True):
-        if field == known or field.startswith((f"{known}.", f"{known}[")):
-            rest = field[len(known) :]
-            return table[known] + re.sub(r"(?<=\.)\w+", lambda m: _camel(m[0]), rest)
-    return re.sub(r"(?<![\[\w'])\w+", lambda m: _camel(m[0]), field, count=0)
+# The library's field names, in the words of values; [name] fields are a burst's.
+_FIELDS = {
+    "headroom_class_name": "priorityClasses.headroom.name",
+    "headroom_value": "priorityClasses.headroom.value",
+    "burst_class_name": "priorityClasses.burst.name",
+    "burst_value": "priorityClasses.burst.value",
+    "create_default_class": "priorityClasses.default.create",
+    "default_class_name": "priorityClasses.default.name",
+    "default_value": "priorityClasses.default.value",
+    "cpu": "reservation.cpu",
+    "memory": "reservation.memory",
+    "reserver_name": "reserverName",
+    "node_pool": "nodePool.taints",
+    "prepull_burst_images": "prepullBurstImages",
+}
+_BURST_FIELDS = {
+    "cpu": "resources.requests.cpu",
+    "memory": "resources.requests.memory",
+    "cpu_limit": "resources.limits.cpu",
+    "memory_limit": "resources.limits.memory",
+    "max_replicas": "autoscaling.maxReplicas",
+}
+_BUFFER_FIELDS = {"node_pool": "nodePool.name"}
+"""A buffer's fields are under ``burstWorkloads[<name>].buffer.``, but its pool's."""
 
 
 @contextmanager
-def _value_paths(table: Mapping[str, str] = _FIELDS, prefix: str = "") -> Iterator[None]:
-    """Re-raises a library error with the value path of the field that was wrong.
-
-    The library names props (``headroom_value``); a chart user sets values
-    (``priorityClasses.headroom.value``). The message keeps the library's wording.
-    """
+def _in_values(
+    table: Mapping[str, str] = _FIELDS, prefix: str = "", outside: Mapping[str, str] = {}
+) -> Iterator[None]:
+    """Re-raises a library error with the value path of the field that was wrong."""
     try:
         yield
     except ValuesError:
         raise
     except HeadroomConfigError as error:
-        field = _BURST_FIELD.sub("", error.field)
-        allowed = _translate_text(error.allowed, table)
-        raise ValuesError(prefix + _path(field, table), error.value, allowed) from error
-
-
-def _enum(enum: type[E], given: object, path: str) -> E:
-    for member in enum:
-        if member.value == given:
-            return member
-    allowed = ", ".join(repr(member.value) for member in enum)
-    raise ValuesError(path, given, f"one of {allowed}")
+        field = re.sub(r"^(burst_workloads|capacity_buffers)\[[^\]]*\]\.", "", error.field)
+        field = re.sub(r"^node_selector\[", "nodeSelector[", field)
+        path = outside.get(field) or prefix + table.get(field, field)
+        raise ValuesError(path, error.value, error.allowed) from None
 
 
 def name_prefix(values: Mapping[str, Any], release: Release) -> str:
@@ -127,11 +112,7 @@ def name_prefix(values: Mapping[str, Any], release: Release) -> str:
 
 
 def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Values:
-    """Helm's coalescing of user values over chart defaults.
-
-    Maps merge key by key, anything else (lists included) replaces, and a null
-    override removes the default, as ``helm install -f`` does.
-    """
+    """Helm's coalescing: maps merge key by key, anything else replaces, null removes."""
     merged: Values = copy.deepcopy(dict(base))
     for key, given in overrides.items():
         if given is None:
@@ -144,190 +125,202 @@ def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Value
 
 
 def _get(values: Mapping[str, Any], path: str) -> Any:
-    """A value by dotted path; a key Helm removed (set to null) reads as None."""
     node: Any = values
     for key in path.split("."):
         node = node.get(key) if isinstance(node, Mapping) else None
     return node
 
 
-def _taints(items: Sequence[Mapping[str, Any]], path: str) -> list[Taint]:
-    taints = []
-    for index, item in enumerate(items):
-        with _value_paths({"taint": f"{path}[{index}]"}):
-            taints.append(
-                Taint(
-                    item["key"],
-                    item.get("value") or "",
-                    _enum(TaintEffect, item.get("effect", "NoSchedule"), f"{path}[{index}].effect"),
-                )
-            )
-    return taints
+def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
+    """The templates' ``checkPath``: ``rule`` on every value at ``parts``."""
+    for index, part in enumerate(parts):
+        if not isinstance(node, Mapping):
+            return
+        field = f"{field}.{part}" if field else part
+        node = node.get(part.removesuffix("[]"))
+        if part.endswith("[]") and node:
+            for position, item in enumerate(node):
+                name = item.get("name") if part == "burstWorkloads[]" else position
+                _check_path(item, parts[index + 1 :], f"{field[:-2]}[{name}]", rule)
+            return
+    if node is None or (isinstance(node, Mapping) and not node):
+        return
+    if rule in ("labels", "quantities"):
+        for key in sorted(node):
+            rules.LABEL_KEY.check(key, field=f"{field}[{key!r}]")
+            if rule == "labels":
+                rules.LABEL_VALUE.check(node[key], field=f"{field}[{key!r}]")
+            else:
+                rules.quantity_text(node[key], field=f"{field}[{key!r}]")
+    elif isinstance(rule, rules.IntRange):
+        rule.check(
+            node
+            if isinstance(node, bool) or not isinstance(node, float)
+            else int(node)
+            if node.is_integer()
+            else node,
+            field=field,
+        )
+    elif rule is rules.QUANTITY:
+        rules.quantity_text(node, field=field)
+    elif rule is rules.CONTAINER_MEMORY:
+        text = rules.quantity_text(node, field=field)
+        rules.check_container_memory(text, field=field, value=node)
+    elif isinstance(node, list):
+        for item in node:
+            rule.check(item, field=field)
+    else:
+        rule.check(node, field=field)
 
 
-def _tolerations(items: Sequence[Mapping[str, Any]] | None, path: str) -> list[Toleration]:
-    tolerations = []
-    for index, item in enumerate(items or ()):
-        effect = item.get("effect")
-        with _value_paths({"toleration": f"{path}[{index}]"}):
-            tolerations.append(
-                Toleration(
-                    key=item.get("key") or "",
-                    operator=_enum(
-                        TolerationOperator,
-                        item.get("operator", "Equal"),
-                        f"{path}[{index}].operator",
-                    ),
-                    value=item.get("value") or "",
-                    effect=None
-                    if effect is None
-                    else _enum(TaintEffect, effect, f"{path}[{index}].effect"),
-                    toleration_seconds=item.get("tolerationSeconds"),
-                )
-            )
-    return tolerations
+def _whole_as_digits(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value
 
 
-def _requirements(items: Sequence[Mapping[str, Any]] | None) -> list[NodeSelectorRequirement]:
-    requirements = []
-    for index, item in enumerate(items or ()):
-        at = f"nodeAffinity[{index}]"
-        with _value_paths({"node_affinity": at, f"node_affinity[{item['key']}]": at}):
-            requirements.append(
-                NodeSelectorRequirement(
-                    item["key"],
-                    _enum(
-                        NodeSelectorOperator, item["operator"], f"nodeAffinity[{index}].operator"
-                    ),
-                    tuple(item.get("values") or ()),
-                )
-            )
-    return requirements
+def _number_as_digits(node: Any, parts: list[str], is_map: bool) -> None:
+    """Replaces the whole numbers at ``parts`` (a quantity, or each of a map of them)
+    with their digits, in place: ``--set cpu=2`` gives the chart a number, and the
+    library takes quantities as strings only."""
+    for index, part in enumerate(parts[:-1]):
+        node = node.get(part.removesuffix("[]")) if isinstance(node, Mapping) else None
+        if part.endswith("[]"):
+            for item in node if isinstance(node, list) else ():
+                _number_as_digits(item, parts[index + 1 :], is_map)
+            return
+    leaf = parts[-1]
+    if not isinstance(node, dict) or leaf not in node:
+        return
+    if is_map and isinstance(node[leaf], dict):
+        node[leaf] = {key: _whole_as_digits(given) for key, given in node[leaf].items()}
+    elif not is_map:
+        node[leaf] = _whole_as_digits(node[leaf])
+
+
+def check_values(values: Mapping[str, Any]) -> None:
+    """Every value's own rule, in the order of ``VALUES``, as the templates check them."""
+    for value in VALUES:
+        rule = value.kind if value.kind in ("labels", "quantities") else value.rule
+        if rule is not None:
+            with _in_values({}):
+                _check_path(values, value.path.split("."), "", rule)
+
+
+def _taint(item: Mapping[str, Any]) -> Taint:
+    return Taint(
+        item["key"], item.get("value") or "", TaintEffect(item.get("effect") or "NoSchedule")
+    )
+
+
+def _tolerations(items: Sequence[Mapping[str, Any]] | None) -> list[Toleration]:
+    return [
+        Toleration(
+            key=item.get("key") or "",
+            operator=TolerationOperator(item.get("operator") or "Equal"),
+            value=item.get("value") or "",
+            effect=TaintEffect(item["effect"]) if item.get("effect") else None,
+            toleration_seconds=item.get("tolerationSeconds"),
+        )
+        for item in items or ()
+    ]
 
 
 def _task(values: Mapping[str, Any]) -> ReserverTask:
-    kind = _enum(TaskKind, _get(values, "task.kind") or TaskKind.PAUSE.value, "task.kind")
+    kind = TaskKind(_get(values, "task.kind"))
     pause_image = _get(values, "images.pause") or PAUSE_IMAGE
     if kind is TaskKind.PAUSE:
-        with _value_paths({"task.image": "images.pause"}):
-            return ReserverTask.pause(image=pause_image)
+        return ReserverTask.pause(image=pause_image)
     if kind is TaskKind.MAINTENANCE:
-        with _value_paths({"task.image": "images.maintenance"}):
-            return ReserverTask.maintenance(image=_get(values, "images.maintenance") or SEED_IMAGE)
+        return ReserverTask.maintenance(image=_get(values, "images.maintenance") or SEED_IMAGE)
     if kind is TaskKind.PREPULL:
-        with _value_paths({**_FIELDS, "task.command": "task.prepullCommand"}):
-            return ReserverTask.prepull(
-                _get(values, "task.prepullImages") or [],
-                command=_get(values, "task.prepullCommand") or [],
-                pause_image=pause_image,
-            )
-    custom: dict[str, Any] = {"image": _get(values, "task.image")}
-    for key, prop in (
-        ("command", "command"),
-        ("args", "args"),
-        ("containerName", "container_name"),
-        ("runAsUser", "run_as_user"),
-        ("scratchPaths", "scratch_paths"),
-    ):
-        given = _get(values, f"task.{key}")
-        if given is not None:
-            custom[prop] = given
-    with _value_paths():
-        return ReserverTask.custom(**custom)
+        return ReserverTask.prepull(
+            _get(values, "task.prepullImages") or [],
+            command=_get(values, "task.prepullCommand") or [],
+            pause_image=pause_image,
+        )
+    image = _get(values, "task.image")
+    if not image:
+        rules.CUSTOM_TASK_NEEDS_IMAGE.fail("task.image", image)
+    task = values.get("task") or {}
+    keys = {"command": "command", "args": "args", "containerName": "container_name",
+            "runAsUser": "run_as_user", "scratchPaths": "scratch_paths"}  # fmt: skip
+    given = {prop: task[key] for key, prop in keys.items() if task.get(key) is not None}
+    with _in_values({"task.container_name": "task.containerName"}):
+        return ReserverTask.custom(image=image, **given)
 
 
-def check_dedicated_pool(values: Mapping[str, Any]) -> None:
-    """DEDICATED_POOL's pool rule in values terms (the library's message names props).
-
-    The chart's template fails with the same message.
-    """
+def _check_dedicated_pool(values: Mapping[str, Any]) -> None:
+    taint = _taint(_get(values, "dedicatedTaint"))
     if values.get("model") != PriorityModel.DEDICATED_POOL.value:
         return
     if not _get(values, "nodePool.name"):
-        raise ValuesError("nodePool.name", None, DEDICATED_POOL_ALLOWED)
-    taint = _get(values, "dedicatedTaint") or {}
-    wanted = (taint.get("key"), taint.get("value") or "", taint.get("effect") or "NoSchedule")
-    declared = [
-        (item.get("key"), item.get("value") or "", item.get("effect") or "NoSchedule")
-        for item in _get(values, "nodePool.taints") or ()
-    ]
-    if wanted not in declared:
-        raise ValuesError(
-            "nodePool.taints",
-            [f"{key}={value}:{effect}" for key, value, effect in declared],
-            DEDICATED_TAINT_ALLOWED % f"{wanted[0]}={wanted[1]}:{wanted[2]}",
+        rules.DEDICATED_POOL_NEEDS_POOL.fail("nodePool.name", None, taint=taint)
+    declared = [_taint(item) for item in _get(values, "nodePool.taints") or ()]
+    if taint not in declared:
+        rules.DEDICATED_POOL_NEEDS_TAINT.fail(
+            "nodePool.taints", [str(t) for t in declared], taint=taint
         )
 
 
-def reserver_name(values: Mapping[str, Any], prefix: str) -> str | None:
-    """The reserver's name; None leaves it to the library (no prefix, no name given)."""
-    given = values.get("reserverName")
-    if not prefix and given is None:
-        return None
-    pool = _get(values, "nodePool.name")
-    default = f"{DEFAULT_RESERVER_NAME}-{pool}" if pool else DEFAULT_RESERVER_NAME
-    return f"{prefix}{given or default}"
+def _prefixed(name: str, field: str, values: Mapping[str, Any], release: Release) -> str:
+    """A prefixed name; a release name that makes it invalid is named as the cause."""
+    if not rules.DNS_LABEL.matches(name):
+        if isinstance(values.get("namePrefix"), str) or not name_prefix(values, release):
+            rules.DNS_LABEL.check(name, field=field)
+        allowed = rules.DNS_LABEL.clauses[0].allowed
+        rules.PREFIXED_NAME.fail(field, name, allowed=allowed, release=repr(release.name))
+    return name
 
 
 def build(
     app: Construct, values: Mapping[str, Any], release: Release = Release()
 ) -> list[cdk8s.Chart]:
-    """Builds what the chart renders for ``values`` (the chart's defaults merged with
-    the user's) into ``app``, and returns the charts whose objects the chart renders.
+    """Builds what the chart renders for ``values`` (the defaults merged with the user's)
+    into ``app``, and returns the charts whose objects the chart renders.
 
     Raises:
         HeadroomConfigError: for an invalid value, named by its value path.
     """
+    values = copy.deepcopy(dict(values))
+    for value in VALUES:
+        if value.kind in ("quantity", "quantities"):
+            _number_as_digits(values, value.path.split("."), value.kind == "quantities")
+    check_values(values)
     prefix = name_prefix(values, release)
-    model = _enum(PriorityModel, values.get("model"), "model")
-    check_dedicated_pool(values)
-    namespace = _get(values, "namespace.name") or f"{prefix}{CHART_NAME}"
-
+    model = PriorityModel(values["model"])
+    _check_dedicated_pool(values)
+    namespace = _get(values, "namespace.name") or release.namespace
     cluster = cdk8s.Chart(app, "cluster")
-    rendered = [cluster]
     if _get(values, "namespace.create"):
-        with _value_paths():
-            HeadroomNamespace(cluster, "namespace", name=namespace)
-    # Classes the chart does not emit still exist in the cluster: the library checks
+        HeadroomNamespace(cluster, "namespace", name=namespace)
+    # Classes the release does not render exist in the cluster: the library checks
     # the pods against them, but their chart stays out of the rendered output.
-    classes_scope = cluster
-    if not _get(values, "priorityClasses.create"):
-        classes_scope = cdk8s.Chart(app, "existing-classes")
-    with _value_paths():
+    classes_scope = cluster if _get(values, "priorityClasses.create") else cdk8s.Chart(app, "x")
+    classes_props = {prop: _get(values, path) for prop, path in _FIELDS.items() if "_" in prop
+                     and path.startswith("priorityClasses")}  # fmt: skip
+    with _in_values():
         classes = HeadroomPriorityClasses(
-            classes_scope,
-            "priority-classes",
-            model=model,
-            headroom_class_name=_get(values, "priorityClasses.headroom.name"),
-            headroom_value=_get(values, "priorityClasses.headroom.value"),
-            burst_class_name=_get(values, "priorityClasses.burst.name"),
-            burst_value=_get(values, "priorityClasses.burst.value"),
-            create_default_class=_get(values, "priorityClasses.default.create"),
-            default_class_name=_get(values, "priorityClasses.default.name"),
-            default_value=_get(values, "priorityClasses.default.value"),
+            classes_scope, "priority-classes", model=model, **classes_props
         )
-
     workloads = cdk8s.Chart(app, "headroom")
     workloads.add_dependency(cluster)
-    rendered.append(workloads)
     pool_name = _get(values, "nodePool.name")
     pool = None
     if pool_name:
-        with _value_paths():
-            pool = NodePoolRef(
-                pool_name,
-                label_key=_get(values, "nodePool.labelKey"),
-                taints=tuple(_taints(_get(values, "nodePool.taints") or (), "nodePool.taints")),
-            )
-    dedicated = _get(values, "dedicatedTaint")
-    with _value_paths({**_FIELDS, "taint": "dedicatedTaint"}):
-        dedicated_taint = Taint(
-            dedicated["key"],
-            dedicated.get("value") or "",
-            _enum(TaintEffect, dedicated.get("effect", "NoSchedule"), "dedicatedTaint.effect"),
-        )
-    task = _task(values)
-    with _value_paths():
+        taints = tuple(_taint(item) for item in _get(values, "nodePool.taints") or ())
+        pool = NodePoolRef(pool_name, label_key=_get(values, "nodePool.labelKey"), taints=taints)
+    slices = any(_get(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
+    kind = _get(values, "task.kind")
+    if not slices and kind != TaskKind.PAUSE.value:
+        rules.NO_TASK_WITHOUT_SLICES.fail("task.kind", kind)
+    task = _task(values) if slices else None
+    default_name = f"{DEFAULT_RESERVER_NAME}-{pool_name}" if pool_name else DEFAULT_RESERVER_NAME
+    reserver_name = f"{prefix}{values.get('reserverName') or default_name}"
+    _prefixed(reserver_name, "reserverName", values, release)
+    with _in_values():
         headroom = NodeHeadroom(
             workloads,
             "headroom",
@@ -339,63 +332,85 @@ def build(
             priority_classes=classes,
             task=task,
             prepull_burst_images=bool(values.get("prepullBurstImages")),
-            reserver_name=reserver_name(values, prefix),
+            reserver_name=reserver_name,
             node_selector=values.get("nodeSelector") or {},
-            tolerations=_tolerations(values.get("tolerations"), "tolerations"),
-            node_affinity=_requirements(values.get("nodeAffinity")),
-            dedicated_taint=dedicated_taint,
+            tolerations=_tolerations(values.get("tolerations")),
+            node_affinity=[
+                NodeSelectorRequirement(
+                    item["key"],
+                    NodeSelectorOperator(item["operator"]),
+                    tuple(item.get("values") or ()),
+                )
+                for item in values.get("nodeAffinity") or ()
+            ],
+            dedicated_taint=_taint(_get(values, "dedicatedTaint")),
             labels=values.get("labels") or None,
         )
     seen: set[str] = set()
     for index, workload in enumerate(values.get("burstWorkloads") or ()):
         name = workload["name"]
         if name in seen:
-            raise ValuesError(f"burstWorkloads[{index}].name", name, DUPLICATE_BURST_ALLOWED)
+            rules.UNIQUE_BURST_NAMES.fail(f"burstWorkloads[{index}].name", name)
         seen.add(name)
-        with _value_paths(_BURST_FIELDS, prefix=f"burstWorkloads[{name}]."):
-            headroom.add_burst_workload(name, **burst_props(workload, prefix))
-    with _value_paths():
+        with _in_values(_BURST_FIELDS, prefix=f"burstWorkloads[{name}]."):
+            burst = headroom.add_burst_workload(
+                name, **burst_props(workload, prefix, values, release)
+            )
+        buffer = workload.get("buffer")
+        if buffer is not None:
+            at = f"burstWorkloads[{name}].buffer"
+            _prefixed(f"{burst.name}-buffer", at, values, release)
+            given = {prop: buffer[key] for key, prop in _BUFFER_PROPS.items()
+                     if buffer.get(key) is not None}  # fmt: skip
+            with _in_values({}, f"{at}.", _BUFFER_FIELDS):
+                headroom.add_capacity_buffer(
+                    burst,
+                    form=CapacityBufferForm(buffer.get("form") or "podTemplateRef"),
+                    api_version=CapacityBufferVersion(buffer.get("apiVersion") or "v1beta1"),
+                    limits=buffer.get("limits") or None,
+                    **given,
+                )
+    if headroom.missing_room() is not None:
+        rules.NEEDS_ROOM.fail("reservation.cpu", None)
+    with _in_values():
         validate_app(app)
-    return rendered
+    return [cluster, workloads]
 
 
-def burst_props(workload: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+_BUFFER_PROPS = {"replicas": "replicas", "percentage": "percentage"}
+
+
+def burst_props(
+    workload: Mapping[str, Any], prefix: str, values: Mapping[str, Any], release: Release
+) -> dict[str, Any]:
     """The ``add_burst_workload`` props of one ``burstWorkloads`` item."""
-    resources = workload.get("resources") or {}
-    requests = resources.get("requests") or {}
-    limits = resources.get("limits") or {}
+    resources = workload["resources"]
+    requests, limits = resources["requests"], resources.get("limits") or {}
     autoscaling = workload.get("autoscaling") or {}
     name = workload["name"]
     props: dict[str, Any] = {
-        "image": workload.get("image"),
-        "cpu": requests.get("cpu"),
-        "memory": requests.get("memory"),
-        "cpu_limit": limits.get("cpu"),
-        "memory_limit": limits.get("memory"),
-        "name": f"{prefix}{name}",
+        "image": workload["image"],
+        "cpu": requests["cpu"],
+        "memory": requests["memory"],
         # The container keeps the workload's own name: a release prefix says which
         # Deployment it is, not what the container is.
         "container_name": workload.get("containerName") or name,
         "max_replicas": autoscaling.get("maxReplicas"),
-        "tolerations": _tolerations(
-            workload.get("tolerations"), f"burstWorkloads[{name}].tolerations"
-        ),
+        "tolerations": _tolerations(workload.get("tolerations")),
+        "name": f"{prefix}{name}",
     }
-    for key, prop in (
-        ("replicas", "replicas"),
-        ("command", "command"),
-        ("args", "args"),
-        ("runAsUser", "run_as_user"),
-        ("labels", "labels"),
-    ):
-        if workload.get(key) is not None:
-            props[prop] = workload[key]
+    for resource in ("cpu", "memory"):
+        if limits.get(resource) is not None:
+            props[f"{resource}_limit"] = limits[resource]
+    keys = {"replicas": "replicas", "command": "command", "args": "args",
+            "runAsUser": "run_as_user", "labels": "labels"}  # fmt: skip
+    props.update(
+        {prop: workload[key] for key, prop in keys.items() if workload.get(key) is not None}
+    )
     if autoscaling.get("targetCPUUtilization") is not None:
         props["target_cpu_utilization"] = autoscaling["targetCPUUtilization"]
     if workload.get("imagePullPolicy") is not None:
-        props["image_pull_policy"] = _enum(
-            ImagePullPolicy, workload["imagePullPolicy"], "imagePullPolicy"
-        )
+        props["image_pull_policy"] = ImagePullPolicy(workload["imagePullPolicy"])
     return props
 
 
@@ -403,13 +418,11 @@ def synthesize(
     values: Mapping[str, Any],
     release: Release = Release(),
     *,
-    chart_defaults: Mapping[str, Any] | None = None,
+    chart_defaults: Mapping[str, Any],
 ) -> list[dict[str, Any]]:
-    """The objects the library synthesizes for ``values`` merged over ``chart_defaults``
-    (default: the library's defaults, see ``values.defaults``)."""
-    merged = merge_values(chart_defaults if chart_defaults is not None else defaults(), values)
+    """The objects the library synthesizes for ``values`` merged over ``chart_defaults``."""
     app = cdk8s.App()
-    charts = build(app, merged, release)
+    charts = build(app, merge_values(chart_defaults, values), release)
     return [document for chart in charts for document in chart.to_json()]
 
 
@@ -420,7 +433,7 @@ def _unsupported(what: str, value: object) -> HeadroomConfigError:
     return ValuesError("app", value, f"what the chart's values can express: {what}")
 
 
-def _toleration_values(toleration: Toleration) -> dict[str, Any]:
+def _toleration(toleration: Toleration) -> dict[str, Any]:
     return {
         "key": toleration.key,
         "operator": toleration.operator.value,
@@ -440,113 +453,101 @@ def _own_labels(labels: Mapping[str, str], name: str, component: str) -> dict[st
 
 
 def values_from_app(app: Construct) -> Values:
-    """The values that make the chart render what ``app`` synthesizes.
-
-    ``app`` holds one ``NodeHeadroom`` (with its classes and, optionally, a
-    ``HeadroomNamespace`` of its namespace), as main.py builds it.
+    """The values that make the chart render what ``app`` synthesizes, for the release
+    named ``node-headroom`` in the app's namespace, with ``namespace.create=true`` when
+    the app has a ``HeadroomNamespace`` (the chart README's rule).
 
     Raises:
         HeadroomConfigError: when the app holds what the values cannot express.
     """
-    values = defaults()
     nodes = app.node.find_all()
     headrooms = [node for node in nodes if isinstance(node, NodeHeadroom)]
     if len(headrooms) != 1:
         raise _unsupported("exactly one NodeHeadroom", len(headrooms))
     headroom = headrooms[0]
-    owned = {
-        id(child)
-        for parent in (headroom, headroom.priority_classes)
-        for child in parent.node.find_all()
-    }
+    owned = {id(c) for p in (headroom, headroom.priority_classes) for c in p.node.find_all()}
     namespaces = [node for node in nodes if isinstance(node, HeadroomNamespace)]
     owned |= {id(child) for ns in namespaces for child in ns.node.find_all()}
-    strays = [
-        node.node.path
-        for node in nodes
-        if isinstance(node, cdk8s.ApiObject) and id(node) not in owned
-    ]
+    strays = [n.node.path for n in nodes if isinstance(n, cdk8s.ApiObject) and id(n) not in owned]
     if strays or any(ns.name != headroom.namespace for ns in namespaces):
         raise _unsupported("objects of the NodeHeadroom and its namespace only", strays)
 
-    values["model"] = headroom.model.value
     classes = headroom.priority_classes
     reference = ModelClasses.of(headroom.model)
+    class_values: dict[str, Any] = {"create": True}
     for role in ("headroom", "burst", "default"):
         spec, base = getattr(classes, role), getattr(reference, role)
-        if spec is None:
-            continue
-        group = values["priorityClasses"][role]
-        group["name"] = None if spec.name == base.name else spec.name
-        group["value"] = None if spec.value == base.value else spec.value
-    if classes.default is not None and not classes.default_class_emitted:
-        values["priorityClasses"]["default"]["create"] = False
-
-    values["namespace"]["create"] = bool(namespaces)
-    values["namespace"]["name"] = None if headroom.namespace == CHART_NAME else headroom.namespace
+        class_values[role] = {
+            "name": None if spec is None or spec.name == base.name else spec.name,
+            "value": None if spec is None or spec.value == base.value else spec.value,
+        }
+    class_values["default"] = {
+        "create": False if classes.default and not classes.default_class_emitted else None,
+        **class_values["default"],
+    }
     reserver = headroom.reserver
-    if reserver is None:
-        raise _unsupported("a headroom with slices (cpu and memory)", headroom.node.path)
-    if headroom.capacity_buffers:
-        raise _unsupported(
-            "a headroom without capacity buffers", [b.name for b in headroom.capacity_buffers]
-        )
-    values["reservation"] = {"cpu": reserver.cpu, "memory": reserver.memory}
     pool = headroom.node_pool
     if pool is not None and not isinstance(pool, NodePoolRef):
         raise _unsupported("a node pool given as NodePoolRef", pool.pool_name)
+    task = reserver.task if reserver else ReserverTask.pause()
+    custom = task.kind is TaskKind.CUSTOM
     default_name = f"{DEFAULT_RESERVER_NAME}-{pool.pool_name}" if pool else DEFAULT_RESERVER_NAME
-    values["reserverName"] = None if reserver.name == default_name else reserver.name
-    _task_values(values, reserver.task)
-    values["prepullBurstImages"] = headroom.prepull_burst_images
-    if pool is not None:
-        values["nodePool"] = {
-            "name": pool.pool_name,
-            "labelKey": pool.label_key,
-            "taints": [_taint_values(taint) for taint in pool.taints],
-        }
     implied = [taint.toleration() for taint in pool.taints] if pool else []
-    if headroom.dedicated_taint is not None:
-        values["dedicatedTaint"] = _taint_values(headroom.dedicated_taint)
-        implied.append(headroom.dedicated_taint.toleration())
-    targeting = reserver.targeting
-    pool_selector = dict(pool.node_selector) if pool else {}
-    values["nodeSelector"] = {
-        key: value for key, value in targeting.node_selector.items() if key not in pool_selector
+    dedicated = headroom.dedicated_taint
+    if dedicated is not None:
+        implied.append(dedicated.toleration())
+    placement = headroom.targeting
+    labels = headroom.labels
+    values: Values = {
+        "namePrefix": None,
+        "model": headroom.model.value,
+        "priorityClasses": class_values,
+        # Helm's habit: the release namespace, which Helm creates; the Namespace object
+        # is opt-in (the README's rule for dist/ sets namespace.create=true).
+        "namespace": {"create": False, "name": None},
+        "reservation": {
+            "cpu": reserver.cpu if reserver else None,
+            "memory": reserver.memory if reserver else None,
+        },
+        "reserverName": None if not reserver or reserver.name == default_name else reserver.name,
+        "task": {
+            "kind": task.kind.value,
+            "prepullImages": list(task.prepull_images),
+            "prepullCommand": list(task.prepull_command),
+            "image": task.image if custom else None,
+            "command": list(task.command) if custom else [],
+            "args": list(task.args) if custom else [],
+            "containerName": task.container_name if custom else "background-job",
+            "runAsUser": task.run_as_user if custom else 65534,
+            "scratchPaths": list(task.scratch_paths) if custom else ["/tmp"],
+        },
+        "prepullBurstImages": headroom.prepull_burst_images,
+        "images": {
+            "pause": task.image if task.kind in (TaskKind.PAUSE, TaskKind.PREPULL) else PAUSE_IMAGE,
+            "maintenance": task.image if task.kind is TaskKind.MAINTENANCE else SEED_IMAGE,
+        },
+        "nodePool": {
+            "name": pool.pool_name if pool else None,
+            "labelKey": pool.label_key if pool else NodePoolRef("x").label_key,
+            "taints": [_taint_values(taint) for taint in pool.taints] if pool else [],
+        },
+        "nodeSelector": {
+            key: value
+            for key, value in placement.node_selector.items()
+            if not pool or key not in pool.node_selector
+        },
+        "tolerations": [_toleration(t) for t in placement.tolerations if t not in implied],
+        "nodeAffinity": [
+            {"key": r.key, "operator": r.operator.value, "values": list(r.values)}
+            for r in placement.node_affinity
+        ],
+        "dedicatedTaint": _taint_values(dedicated or Taint("headroom.cdk8s.io/burst", "true")),
+        "labels": labels,
+        "burstWorkloads": [
+            _burst_values(w, headroom, implied, labels) for w in headroom.burst_workloads
+        ],
     }
-    values["tolerations"] = [
-        _toleration_values(t) for t in targeting.tolerations if t not in implied
-    ]
-    values["nodeAffinity"] = [
-        {"key": r.key, "operator": r.operator.value, "values": list(r.values)}
-        for r in targeting.node_affinity
-    ]
-    labels = _own_labels(reserver.labels, reserver.name, "headroom-reserver")
-    values["labels"] = labels
-    values["burstWorkloads"] = [
-        _burst_values(workload, headroom, implied, labels) for workload in headroom.burst_workloads
-    ]
     return values
-
-
-def _task_values(values: Values, task: ReserverTask) -> None:
-    values["task"]["kind"] = task.kind.value
-    if task.kind in (TaskKind.PAUSE, TaskKind.PREPULL):
-        values["images"]["pause"] = task.image
-    if task.kind is TaskKind.MAINTENANCE:
-        values["images"]["maintenance"] = task.image
-    if task.kind is TaskKind.PREPULL:
-        values["task"]["prepullImages"] = list(task.prepull_images)
-        values["task"]["prepullCommand"] = list(task.prepull_command)
-    if task.kind is TaskKind.CUSTOM:
-        values["task"].update(
-            image=task.image,
-            command=list(task.command),
-            args=list(task.args),
-            containerName=task.container_name,
-            runAsUser=task.run_as_user,
-            scratchPaths=list(task.scratch_paths),
-        )
 
 
 def _burst_values(
@@ -578,12 +579,30 @@ def _burst_values(
         else workload.container_name,
         "imagePullPolicy": workload.image_pull_policy.value,
         "runAsUser": workload.run_as_user,
-        "tolerations": [
-            _toleration_values(t) for t in workload.targeting.tolerations if t not in implied
-        ],
+        "tolerations": [_toleration(t) for t in workload.targeting.tolerations if t not in implied],
         "labels": None if labels == dict(headroom_labels) else labels,
         "autoscaling": {
             "maxReplicas": workload.max_replicas,
             "targetCPUUtilization": workload.target_cpu_utilization,
         },
+        **_buffer_values(workload, headroom),
     }
+
+
+def _buffer_values(workload: BurstWorkload, headroom: NodeHeadroom) -> dict[str, Any]:
+    """The ``buffer`` of a burst workload's item, if the headroom keeps one for it."""
+    for buffer in headroom.capacity_buffers:
+        if buffer.workload is workload:
+            if buffer.name != f"{workload.name}-buffer":
+                raise _unsupported("capacity buffers named <workload>-buffer", buffer.name)
+            limits = {resource: text for resource, (text, _) in buffer.limits.items()}
+            return {
+                "buffer": {
+                    "form": buffer.form.value,
+                    "replicas": buffer.replicas,
+                    "percentage": buffer.percentage,
+                    "limits": limits or None,
+                    "apiVersion": buffer.api_version.value,
+                }
+            }
+    return {}

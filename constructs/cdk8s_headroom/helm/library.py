@@ -1,0 +1,214 @@
+"""The chart's generated ``_library.tpl``.
+
+It is data: what the library decides and the values do not
+change (class specs per model, pod skeletons, security contexts, labels, task defaults,
+read from reference constructs), and the rules of ``cdk8s_headroom.rules`` (patterns,
+ranges, messages). ``templates/_helpers.tpl`` applies them: one generic helper per kind of rule
+(a grammar, an integer range, a quantity comparison), fed the declarations, and the
+placement of the values into the skeleton, in the order ``mapping.build`` calls the
+library, so the first refusal is the same one.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import cdk8s
+
+from .. import rules
+from ..burst import BurstWorkload
+from ..capacitybuffer import KEEP_OFF_EFFECTS, CapacityBuffer, CapacityBufferForm
+from ..capacitybufferapi import API_GROUP
+from ..headroom import NodeHeadroom
+from ..karpenter import AUTO_MODE_BUILTIN_POOLS
+from ..labels import workload_labels
+from ..names import DNS_LABEL_MAX
+from ..namespace import HeadroomNamespace
+from ..prepull import PREPULL_SUFFIX
+from ..priority import ModelClasses, PriorityModel
+from ..reserver import DEFAULT_RESERVER_NAME
+from ..securitycontext import NOBODY_UID
+from ..simulate.promises import check_promises, describe_broken
+from ..task import ReserverTask, TaskKind
+from .values import CHART_NAME, checks_tpl
+
+
+def _chart() -> cdk8s.Chart:
+    return cdk8s.Chart(cdk8s.App(), "reference")
+
+
+def _model_note(model: PriorityModel) -> str:
+    """The model's paragraph of the ``PriorityModel`` docstring, without Python names."""
+    for paragraph in (inspect.getdoc(PriorityModel) or "").split("\n\n"):
+        if paragraph.startswith(f"``{model.name}``"):
+            note = " ".join(paragraph.replace("``", "").split()).split(": ", 1)[1]
+            return note[:1].upper() + note[1:].split(" Kept for parity")[0]
+    raise LookupError(model)
+
+
+def _without(mapping: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    return {key: item for key, item in mapping.items() if key not in keys}
+
+
+def library_data() -> dict[str, Any]:
+    """What the templates take from the library: reference constructs and the rules."""
+    models = {}
+    for model in PriorityModel:
+        classes = ModelClasses.of(model)
+        specs = {"headroom": classes.headroom, "burst": classes.burst, "default": classes.default}
+        models[model.value] = {
+            "note": _model_note(model),
+            **{
+                role: {
+                    "name": spec.name,
+                    "value": spec.value,
+                    "preemptionPolicy": spec.preemption_policy.value,
+                    "globalDefault": spec.global_default,
+                    "description": spec.description,
+                }
+                for role, spec in specs.items()
+                if spec is not None
+            },
+        }
+    chart = _chart()
+    HeadroomNamespace(chart, "namespace", name="reference")
+    headroom = NodeHeadroom(chart, "headroom", cpu="1", memory="1Gi", prepull_burst_images=True)
+    with warnings.catch_warnings():  # a buffer on a shared pool: NOTES.txt warns
+        warnings.simplefilter("ignore")
+        headroom.add_capacity_buffer(
+            headroom.add_burst_workload("burst", image="x", cpu="1", memory="1Gi"), replicas=1
+        )
+        headroom.add_capacity_buffer(
+            headroom.add_burst_workload("scaled", image="x", cpu="1", memory="1Gi"),
+            form=CapacityBufferForm.SCALABLE,
+            replicas=1,
+        )
+    # One object per kind, the first; the pre-puller and the scalable buffer by their names
+    objects: dict[str, Any] = {}
+    for document in chart.to_json():
+        objects.setdefault(document["kind"], document)
+        objects[document["metadata"]["name"]] = document
+    scalable_ref = objects["scaled-buffer"]["spec"]["scalableRef"]
+    reserver_pod = objects["DaemonSet"]["spec"]["template"]["spec"]
+    burst_pod = objects["Deployment"]["spec"]["template"]["spec"]
+    prepuller = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["spec"]
+    prepuller_pod = prepuller["template"]["spec"]
+    buffer_pod = objects["PodTemplate"]["template"]["spec"]
+    placed = ("containers", "volumes", "securityContext", "priorityClassName", "initContainers")
+    where = ("nodeSelector", "affinity", "tolerations")
+    uids = ("runAsUser", "runAsGroup", "fsGroup")
+    tasks = {
+        kind.value: {
+            "containerName": task.container_name,
+            "command": list(task.command),
+            "args": list(task.args),
+            "runAsUser": task.run_as_user,
+            "scratchPaths": list(task.scratch_paths),
+        }
+        for kind, task in (
+            (TaskKind.PAUSE, ReserverTask.pause()),
+            (TaskKind.MAINTENANCE, ReserverTask.maintenance()),
+            (TaskKind.PREPULL, ReserverTask.prepull([])),
+            (TaskKind.CUSTOM, ReserverTask.custom(image="reference")),
+        )
+    }
+    burst = inspect.signature(BurstWorkload.__init__).parameters
+    buffer = inspect.signature(CapacityBuffer.__init__).parameters
+    broken = check_promises(PriorityModel.SEED, cpu="500m", memory="512Mi")
+    return {
+        "chartName": CHART_NAME,
+        "models": models,
+        "tasks": tasks,
+        "prepullCommand": list(ReserverTask.pause().prepull_command),
+        "prepullRunAsUser": NOBODY_UID,
+        "reserverName": DEFAULT_RESERVER_NAME,
+        "classLabels": objects["PriorityClass"]["metadata"]["labels"],
+        "namespaceLabels": objects["Namespace"]["metadata"]["labels"],
+        "workloadLabels": workload_labels("{name}", "{component}"),
+        "reserverSpec": _without(objects["DaemonSet"]["spec"], "selector", "template"),
+        "reserverPod": _without(reserver_pod, *placed),
+        "burstSpec": _without(objects["Deployment"]["spec"], "replicas", "selector", "template"),
+        "burstPod": _without(burst_pod, *placed),
+        # The pre-puller (prepullBurstImages): its pod but the placement and the pulls,
+        # the init container that copies the no-op, and one pull without name and image.
+        "prepullerSuffix": PREPULL_SUFFIX,
+        "prepullerSpec": _without(prepuller, "selector", "template"),
+        "prepullerPod": _without(prepuller_pod, "initContainers", "priorityClassName", *where),
+        "prepullerNoop": prepuller_pod["initContainers"][0],
+        "prepullerPull": _without(prepuller_pod["initContainers"][1], "name", "image"),
+        # A buffer's PodTemplate: its pod but the placement, and its pause container
+        # but the burst pod's resources.
+        "bufferPod": _without(buffer_pod, "containers", *where),
+        "bufferContainer": _without(buffer_pod["containers"][0], "resources"),
+        "bufferSpec": _without(objects["CapacityBuffer"]["spec"], "podTemplateRef", "replicas"),
+        "bufferApiGroup": API_GROUP,
+        "bufferScalableRef": _without(scalable_ref, "name"),
+        "bufferDefaults": {
+            "form": buffer["form"].default.value,
+            "apiVersion": buffer["api_version"].default.value,
+        },
+        "sharedBufferWarning": rules.SHARED_BUFFER_WARNING,
+        "keepOffEffects": [effect.value for effect in KEEP_OFF_EFFECTS],
+        "prepullerNameMax": DNS_LABEL_MAX - len(PREPULL_SUFFIX),
+        "autoModePools": sorted(AUTO_MODE_BUILTIN_POOLS),
+        "burstVolumes": burst_pod["volumes"],
+        "burstVolumeMounts": burst_pod["containers"][0]["volumeMounts"],
+        "podSecurityContext": _without(reserver_pod["securityContext"], *uids),
+        "containerSecurityContext": _without(
+            reserver_pod["containers"][0]["securityContext"], *uids
+        ),
+        "burstDefaults": {
+            "replicas": burst["replicas"].default,
+            "imagePullPolicy": burst["image_pull_policy"].default.value,
+            "runAsUser": burst["run_as_user"].default,
+            "targetCPUUtilization": burst["target_cpu_utilization"].default,
+        },
+        "seedWarning": describe_broken(PriorityModel.SEED, broken),
+        "grammars": {
+            g.name: [[f"^(?:{c.pattern})$", c.allowed, c.forbid] for c in g.clauses]
+            for g in rules.GRAMMARS
+        },
+        "ranges": {r.name: [r.minimum, r.maximum, r.allowed] for r in rules.INT_RANGES},
+        "rules": {rule.name: rule.allowed for rule in rules.RULES},
+        "decimalSuffixes": rules.DECIMAL_SUFFIXES,
+        "binarySuffixes": rules.BINARY_SUFFIXES,
+        "minContainerMemory": rules.MIN_CONTAINER_MEMORY,
+        "bareBytesHint": rules.BARE_BYTES_HINT,
+    }
+
+
+def go_literal(item: Any) -> str:
+    """A value as a Go template expression that builds it (ints stay ints, unlike
+    ``fromJson``, which would make them floats and print 1000000000 as 1e+09)."""
+    if isinstance(item, bool):
+        return "true" if item else "false"
+    if isinstance(item, int):
+        return str(item)
+    if isinstance(item, str):
+        return json.dumps(item)
+    if isinstance(item, Mapping):
+        pairs = " ".join(f"{json.dumps(str(k))} {go_literal(v)}" for k, v in item.items())
+        return f"(dict {pairs})"
+    elements = " ".join(go_literal(element) for element in item)
+    return f"(list {elements})"
+
+
+def library_tpl(defaults: Mapping[str, Any]) -> str:
+    lines = [
+        "{{/* Generated by `make chart` from the cdk8s-headroom library: what the library",
+        "     decides and the values do not change, and its rules. Do not edit. */}}",
+        '{{- define "node-headroom.library" -}}',
+        *(f'{{{{- $_ := set . "{k}" {go_literal(v)} -}}}}' for k, v in library_data().items()),
+        "{{- end -}}",
+        "",
+        "{{/* Each value's own rule (values.VALUES), checked in the table's order. */}}",
+        '{{- define "node-headroom.checks" -}}',
+        "{{- $v := .root.Values }}{{ $lib := .lib -}}",
+        *checks_tpl(defaults),
+        "{{- end -}}",
+    ]
+    return "\n".join(lines) + "\n"
