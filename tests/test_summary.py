@@ -6,7 +6,7 @@ import warnings
 
 import cdk8s
 
-from cdk8s_headroom import NodeHeadroom, NodePoolRef, PriorityModel
+from cdk8s_headroom import KarpenterNodePool, NodeHeadroom, NodePoolRef, PriorityModel
 from cdk8s_headroom.summary import render, summarize
 from tests.conftest import ROOT
 from tests.test_app import run_env
@@ -41,6 +41,20 @@ def test_seed_summary_flags_broken_promises_and_a_burst_that_does_not_fit() -> N
     assert summary.promises["P3"].startswith("BROKEN")
     assert summary.bursts[0].fits is False
     assert "NO" in render([summary], [])
+
+
+def test_the_summary_says_when_a_change_of_the_slice_rolls_the_pool() -> None:
+    app = cdk8s.App()
+    chart = cdk8s.Chart(app, "c")
+    pool = KarpenterNodePool(chart, "burst")
+    NodeHeadroom(chart, "drifts", cpu="1", memory="1Gi", node_pool=pool, drift_on_change=True)
+    NodeHeadroom(chart, "stays", cpu="1", memory="1Gi", node_pool=pool, reserver_name="other")
+    drifts, stays = summarize(app)
+    assert drifts.promises["drift"].startswith(
+        "a change of the slice rolls pool burst's nodes under its budgets (Drifted)"
+    )
+    assert "drift" not in stays.promises
+    assert "  drift: a change of the slice rolls pool burst's nodes" in render([drifts], [])
 
 
 def test_main_prints_the_summary_unless_quiet(tmp_path: object) -> None:

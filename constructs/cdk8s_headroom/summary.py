@@ -87,6 +87,12 @@ def summarize(app: Construct) -> list[HeadroomReport]:
             reserver.prepull_images or (headroom.prepuller and headroom.prepuller.images)
         )
         promises["P4"] = "grace 0s, " + ("burst images pre-pulled" if prepull else "no pre-pull")
+        if headroom.drift_on_change and headroom.node_pool is not None:
+            # The limit the README states: room sized by Karpenter is not room held.
+            promises["drift"] = (
+                f"a change of the slice rolls pool {headroom.node_pool.pool_name}'s nodes "
+                "under its budgets (Drifted); an eroded slice waits for the next change"
+            )
         if headroom.capacity_buffers:
             dedicated = all(buffer.dedicated for buffer in headroom.capacity_buffers)
             promises["buffer"] = (
