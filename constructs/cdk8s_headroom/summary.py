@@ -91,7 +91,7 @@ def summarize(app: Construct) -> list[HeadroomReport]:
             # The limit the README states: room sized by Karpenter is not room held.
             promises["drift"] = (
                 f"a change of the slice rolls pool {headroom.node_pool.pool_name}'s nodes "
-                "under its budgets (Drifted); an eroded slice waits for the next change"
+                "under its budgets (Drifted); an eroded slice waits for a replaced node"
             )
         if headroom.capacity_buffers:
             dedicated = all(buffer.dedicated for buffer in headroom.capacity_buffers)
