@@ -651,8 +651,12 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
     if isinstance(model, PriorityModel) and draw(st.booleans(), "shared classes?"):
         classes_model = model
         if draw.rarely():
-            draw.invalid.add("priority_classes")  # classes of another model
-            classes_model = next(m for m in PriorityModel if m is not model)
+            # Classes of a model that does not serve this one (GUARDED classes serve
+            # DEDICATED_POOL headrooms, so SEED's are the ones no other model takes).
+            draw.invalid.add("priority_classes")
+            classes_model = (
+                PriorityModel.SEED if model is not PriorityModel.SEED else PriorityModel.GUARDED
+            )
         shared = priority_classes(draw, chart, classes_model)
     restricted = isinstance(namespace, str) and draw(st.booleans(), "HeadroomNamespace?")
     if restricted:
