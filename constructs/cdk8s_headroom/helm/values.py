@@ -246,9 +246,17 @@ _TYPES: dict[str, Schema] = {
 }
 
 
+_TEXTS = ("string", "strings")
+_TEXT = ["string", "number", "boolean"]
+"""Text that `--set` may have read as a number or a boolean (`--set labels.team=42`); the
+templates take it as its text."""
+
+
 def _leaf_schema(value: Value) -> Schema:
     if isinstance(value.kind, tuple):
         schema: Schema = {"type": "string", "enum": list(value.kind)}
+    elif value.kind == "labels" or (value.kind in _TEXTS and isinstance(value.rule, rules.Grammar)):
+        schema = json.loads(json.dumps(_TYPES[value.kind]).replace('"string"', json.dumps(_TEXT)))
     else:
         schema = dict(_TYPES[value.kind])
     if value.nullable:
@@ -333,16 +341,23 @@ def checks_tpl(defaults: Mapping[str, Any]) -> list[str]:
             field += f"{part}[%v]."
             node = f"$x{depth}"
             names.append(name)
-        keys = " ".join(f'"{key}"' for key in leaf.split("."))
-        access = f"$v.{leaf}" if node == "$v" else f"(dig {keys} nil {node})"
+        *parents, key = leaf.split(".")
+        # The map that holds the value, where the check writes back what it was given
+        if not parents:
+            holder = node
+        elif node == "$v":
+            holder = f"$v.{'.'.join(parents)}"
+        else:
+            holder = f"(dig {' '.join(json.dumps(p) for p in parents)} (dict) {node})"
         label = f'(printf "{field}{leaf}" {" ".join(names)})' if loops else f'"{leaf}"'
         default: Any = defaults
-        for key in value.path.split("."):
-            default = default.get(key) if isinstance(default, Mapping) else None
+        for part in value.path.split("."):
+            default = default.get(part) if isinstance(default, Mapping) else None
         known = f' "default" {json.dumps(default)}' if isinstance(default, (str, int)) else ""
         check = (
-            f'{{{{- include "node-headroom.check" (dict "lib" $lib "rule" "{rule}" '
-            f'"value" {access} "field" {label}{known}) }}}}'
+            f'{{{{- $in := {holder} }}}}{{{{- include "node-headroom.check" (dict "lib" $lib '
+            f'"rule" "{rule}" "value" (index $in "{key}") "field" {label}{known} "in" $in '
+            f'"key" "{key}") }}}}'
         )
         lines.append("".join(loops) + check + "{{- end }}" * len(loops))
     return lines
