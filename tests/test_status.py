@@ -48,6 +48,35 @@ def test_an_eroded_node_names_the_newest_pods_that_took_the_room(after: StatusRe
     assert eroded.taken_by == ("shop/web-7c9f8d6b5-m2q6t",)
 
 
+def test_a_pre_puller_pod_that_requests_nothing_is_not_blamed_for_the_room(
+    tmp_path: Path,
+) -> None:
+    # GIVEN an image release: a new pre-puller pod, the newest on the eroded node
+    snapshot = json.loads(AFTER.read_text())
+    web = next(i for i in snapshot["items"] if i["metadata"]["name"] == "web-7c9f8d6b5-m2q6t")
+    prepuller = json.loads(json.dumps(web))
+    prepuller["metadata"].update(
+        name="headroom-reserver-prepull-x1k2p",
+        namespace="node-headroom",
+        creationTimestamp="2026-12-01T10:00:00Z",
+        labels={"app.kubernetes.io/component": "image-prepuller"},
+    )
+    prepuller["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": "0", "memory": "0"},
+        "limits": {"cpu": "10m", "memory": "16Mi"},
+    }
+    prepuller.setdefault("status", {})["startTime"] = "2026-12-01T10:00:00Z"
+    snapshot["items"].append(prepuller)
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(snapshot))
+
+    (eroded,) = status(read_snapshot(path), version=V131, version_from="test").headrooms[0].eroded
+
+    # THEN the pod that took the room is still the one named, and only it
+    assert eroded.node == N3
+    assert eroded.taken_by == ("shop/web-7c9f8d6b5-m2q6t",)
+
+
 def test_preempted_events_come_newest_first(after: StatusReport) -> None:
     assert [(e.pod, e.time) for e in after.events] == [
         ("headroom-reserver-a8k2m", "2026-12-01T09:30:00Z"),

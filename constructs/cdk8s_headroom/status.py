@@ -170,17 +170,22 @@ def _render_headroom(headroom: HeadroomStatus) -> list[str]:
 
 def _taken_by(state: NodeState, slice_size: Resources) -> tuple[str, ...]:
     """The newest pods whose room the reserver needs: removed newest first until the
-    reserver fits. An unstarted pod counts as the newest (``GetPodStartTime``)."""
+    reserver fits. An unstarted pod counts as the newest (``GetPodStartTime``). A pod
+    that requests nothing (the image pre-puller, started anew by every image release)
+    is blamed only when the node is short of pods, not of CPU or memory."""
     allocatable = state.node.allocatable
     cpu, memory, count = state.cpu, state.memory, len(state.pods)
     taken = []
     for pod in sorted(state.pods, key=lambda pod: pod.start_or_now, reverse=True):
+        pods_short = count + 1 > state.node.max_pods
         if (
-            count + 1 <= state.node.max_pods
+            not pods_short
             and cpu + slice_size.cpu <= allocatable.cpu
             and memory + slice_size.memory <= allocatable.memory
         ):
             break
+        if not pods_short and not pod.requests.cpu and not pod.requests.memory:
+            continue
         taken.append(f"{pod.namespace}/{pod.name}")
         cpu -= pod.requests.cpu
         memory -= pod.requests.memory
