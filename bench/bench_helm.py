@@ -87,10 +87,10 @@ def run(repeat: int = 60) -> str:
         "| --- | ---: | ---: |",
         *(f"| {n} | {best[n] * 1000:.2f} ms | {median[n] * 1000:.2f} ms |" for n in names),
         "",
-        f"Ratio of this chart's load + render + parse to the static chart's: **{parsed:.2f}x** "
-        f"(goal ≤ 2x; minimums). Without parsing the objects: {raw:.1f}x (the static "
-        "chart's render does next to nothing; this chart checks every value and builds "
-        "the objects).",
+        f"Ratio of this chart's load + render to the static chart's: **{raw:.1f}x** (goal "
+        f"≤ 2x: {'met' if raw <= 2 else 'not met'}; minimums): the static chart's render "
+        "does next to nothing, and this chart checks every value and builds the objects. "
+        f"With the objects parsed by a pure-Python YAML loader on both sides: {parsed:.2f}x.",
         "",
     ]
     return "\n".join(lines)

@@ -126,6 +126,28 @@ def test_set_passes_whole_numbers_and_the_chart_takes_them(chart: helm.Chart) ->
     }
 
 
+def test_set_numbers_and_booleans_in_text_values_are_their_text(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    # `--set labels.team=42` gives an integer and `--set ...value=true` a boolean
+    overrides = helm.parse_set_string(
+        "model=dedicated-pool,nodePool.name=pool,nodePool.taints[0].key=headroom.cdk8s.io/burst,"
+        "nodePool.taints[0].value=true,dedicatedTaint.value=true,labels.team=42,"
+        "nodeSelector.generation=7,burstWorkloads[0].name=api,burstWorkloads[0].image=nginx,"
+        "burstWorkloads[0].resources.requests.cpu=1,reservation.cpu=1,"
+        "burstWorkloads[0].resources.requests.memory=268435456,burstWorkloads[0].buffer.replicas=2"
+    )
+    assert overrides["labels"]["team"] == 42 and overrides["dedicatedTaint"]["value"] is True
+    rendered = helm_objects(chart, overrides)
+    assert rendered == library_objects(overrides, chart_defaults)
+    reserver = rendered[("DaemonSet", "node-headroom", "headroom-reserver-pool")]
+    assert reserver["metadata"]["labels"]["team"] == "42"
+    assert pod_spec(reserver)["nodeSelector"]["generation"] == "7"
+    assert {"key": "headroom.cdk8s.io/burst", "operator": "Equal", "value": "true",
+            "effect": "NoSchedule"} in pod_spec(reserver)["tolerations"]  # fmt: skip
+    assert rendered[("CapacityBuffer", "node-headroom", "api-buffer")]["spec"]["replicas"] == 2
+
+
 def test_the_value_sets_exercise_what_they_claim(chart: helm.Chart) -> None:
     # GIVEN the prepull case WHEN rendered THEN the reserver pulls its task's images once
     # each, the pre-puller the bursts' images (never the reserver), and both bursts with

@@ -30,18 +30,24 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{/* Checks .value against the single-value rule .rule (rules.Grammar or IntRange). */}}
 {{- define "node-headroom.check" -}}
 {{- $x := .value -}}
+{{- /* As the library is given it (mapping._as_given), written back into .in[.key]:
+     --set makes numbers and booleans of text, so a whole number (not an integer's)
+     becomes its digits, and a boolean (text's only) true or false. */ -}}
+{{- $quantity := has .rule (list "quantity" "containerMemory" "quantities") -}}
+{{- if and (not (hasKey .lib.ranges .rule)) (or (eq (include "node-headroom.whole" $x) "true") (and (kindIs "bool" $x) (not $quantity))) -}}
+{{- $x = ternary (toString $x) (printf "%.0f" (float64 $x)) (kindIs "bool" $x) -}}
+{{- if .in }}{{ $_ := set .in .key $x }}{{ end -}}
+{{- end -}}
 {{- if or (kindIs "invalid" $x) (and (hasKey . "default") (eq (toString $x) (toString .default))) -}}
 {{- else if kindIs "slice" $x -}}
-{{- range $x }}{{ include "node-headroom.check" (dict "lib" $.lib "rule" $.rule "value" . "field" $.field) }}{{ end -}}
-{{- else if eq .rule "labels" -}}
-{{- range $key, $label := $x -}}
-{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" (printf "%s['%s']" $.field $key)) -}}
-{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelValue" "value" $label "field" (printf "%s['%s']" $.field $key)) -}}
-{{- end -}}
-{{- else if eq .rule "quantities" -}}
-{{- range $key, $q := $x -}}
-{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" (printf "%s['%s']" $.field $key)) -}}
-{{- include "node-headroom.check" (dict "lib" $.lib "rule" "quantity" "value" $q "field" (printf "%s['%s']" $.field $key)) -}}
+{{- $items := list -}}
+{{- range $x }}{{ $one := dict "v" . }}{{ include "node-headroom.check" (dict "lib" $.lib "rule" $.rule "value" . "field" $.field "in" $one "key" "v") }}{{ $items = append $items $one.v }}{{ end -}}
+{{- if .in }}{{ $_ := set .in .key $items }}{{ end -}}
+{{- else if or (eq .rule "labels") (eq .rule "quantities") -}}
+{{- range $key, $item := $x -}}
+{{- $at := printf "%s['%s']" $.field $key -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" "labelKey" "value" $key "field" $at) -}}
+{{- include "node-headroom.check" (dict "lib" $.lib "rule" (ternary "labelValue" "quantity" (eq $.rule "labels")) "value" $item "field" $at "in" $x "key" $key) -}}
 {{- end -}}
 {{- else if hasKey .lib.ranges .rule -}}
 {{- $r := index .lib.ranges .rule -}}
@@ -50,11 +56,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- end -}}
 {{- else -}}
 {{- $grammar := ternary "quantity" .rule (eq .rule "containerMemory") -}}
-{{- $text := $x -}}
-{{- if eq $grammar "quantity" -}}
-{{- if eq (include "node-headroom.whole" $x) "true" }}{{ $x = printf "%.0f" (float64 $x) }}{{ end -}}
-{{- if kindIs "string" $x }}{{ $text = trim $x }}{{ end -}}
-{{- end -}}
+{{- $text := ternary (trim (toString $x)) $x (and $quantity (kindIs "string" $x)) -}}
 {{- range $clause := index .lib.grammars $grammar -}}
 {{- if or (not (kindIs "string" $text)) (eq (regexMatch (index $clause 0) (toString $text)) (index $clause 2)) -}}
 {{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" (index $clause 1)) -}}
@@ -112,12 +114,6 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $a := include "node-headroom.amount" (list .lib .a $power) -}}
 {{- $b := include "node-headroom.amount" (list .lib .b $power) -}}
 {{- if ne (len $a) (len $b) }}{{ gt (len $a) (len $b) }}{{ else }}{{ gt $a $b }}{{ end -}}
-{{- end -}}
-
-{{/* A quantity as the library is given it: a string as it is; a whole number (what --set
-     passes) as its digits. */}}
-{{- define "node-headroom.given" -}}
-{{- if kindIs "string" . }}{{ . }}{{ else }}{{ printf "%.0f" (float64 .) }}{{ end -}}
 {{- end -}}
 
 {{/* A quantity as the library emits it: a string, trimmed; a whole number as its digits. */}}
@@ -337,9 +333,8 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- end -}}
 {{- $_ := set $names $name true -}}
 {{- $at := printf "burstWorkloads[%s]." $name -}}
-{{- $requests := dict }}{{ $limits := dict -}}
-{{- range $k, $q := $w.resources.requests }}{{ $_ := set $requests $k (include "node-headroom.given" $q) }}{{ end -}}
-{{- range $k, $q := $w.resources.limits }}{{ if not (kindIs "invalid" $q) }}{{ $_ := set $limits $k (include "node-headroom.given" $q) }}{{ end }}{{ end -}}
+{{- $requests := $w.resources.requests -}}
+{{- $limits := default (dict) $w.resources.limits -}}
 {{- range $resource, $slice := ternary (dict "cpu" $cpu "memory" $memory) (dict) $slices -}}
 {{- $request := index $requests $resource -}}
 {{- if eq (include "node-headroom.exceeds" (dict "lib" $lib "a" $request "b" $slice "resource" $resource)) "true" -}}

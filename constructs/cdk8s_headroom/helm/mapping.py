@@ -131,77 +131,61 @@ def _get(values: Mapping[str, Any], path: str) -> Any:
     return node
 
 
-def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
-    """The templates' ``checkPath``: ``rule`` on every value at ``parts``."""
-    for index, part in enumerate(parts):
-        if not isinstance(node, Mapping):
-            return
-        field = f"{field}.{part}" if field else part
-        node = node.get(part.removesuffix("[]"))
-        if part.endswith("[]") and node:
-            for position, item in enumerate(node):
-                name = item.get("name") if part == "burstWorkloads[]" else position
-                _check_path(item, parts[index + 1 :], f"{field[:-2]}[{name}]", rule)
-            return
-    if node is None or (isinstance(node, Mapping) and not node):
-        return
-    if rule in ("labels", "quantities"):
-        for key in sorted(node):
-            rules.LABEL_KEY.check(key, field=f"{field}[{key!r}]")
-            if rule == "labels":
-                rules.LABEL_VALUE.check(node[key], field=f"{field}[{key!r}]")
-            else:
-                rules.quantity_text(node[key], field=f"{field}[{key!r}]")
-    elif isinstance(rule, rules.IntRange):
-        rule.check(
-            node
-            if isinstance(node, bool) or not isinstance(node, float)
-            else int(node)
-            if node.is_integer()
-            else node,
-            field=field,
-        )
-    elif rule is rules.QUANTITY:
-        rules.quantity_text(node, field=field)
-    elif rule is rules.CONTAINER_MEMORY:
-        text = rules.quantity_text(node, field=field)
-        rules.check_container_memory(text, field=field, value=node)
-    elif isinstance(node, list):
-        for item in node:
-            rule.check(item, field=field)
-    else:
-        rule.check(node, field=field)
-
-
-def _whole_as_digits(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
+def _as_given(value: Any, rule: Any) -> Any:
+    """A value as the library is given it, as the templates' ``node-headroom.check``
+    does: ``--set`` makes numbers and booleans of text, so a whole number (but an
+    integer's) is its digits, and a boolean (text's only) ``true`` or ``false``."""
+    quantity = rule in (rules.QUANTITY, rules.CONTAINER_MEMORY, "quantities")
+    if isinstance(rule, rules.IntRange) or (isinstance(value, bool) and quantity):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         return str(int(value))
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
     return value
 
 
-def _number_as_digits(node: Any, parts: list[str], is_map: bool) -> None:
-    """Replaces the whole numbers at ``parts`` (a quantity, or each of a map of them)
-    with their digits, in place: ``--set cpu=2`` gives the chart a number, and the
-    library takes quantities as strings only."""
-    for index, part in enumerate(parts[:-1]):
+def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
+    """``rule`` on every value at ``parts`` (``[]`` marks a list's items)."""
+    *inner, leaf = parts
+    for index, part in enumerate(inner):
+        field = f"{field}.{part}" if field else part
         node = node.get(part.removesuffix("[]")) if isinstance(node, Mapping) else None
         if part.endswith("[]"):
-            for item in node if isinstance(node, list) else ():
-                _number_as_digits(item, parts[index + 1 :], is_map)
+            for position, item in enumerate(node or ()):
+                name = item.get("name") if part == "burstWorkloads[]" else position
+                _check_path(item, parts[index + 1 :], f"{field[:-2]}[{name}]", rule)
             return
-    leaf = parts[-1]
-    if not isinstance(node, dict) or leaf not in node:
-        return
-    if is_map and isinstance(node[leaf], dict):
-        node[leaf] = {key: _whole_as_digits(given) for key, given in node[leaf].items()}
-    elif not is_map:
-        node[leaf] = _whole_as_digits(node[leaf])
+    if isinstance(node, dict) and node.get(leaf) is not None:
+        _check(node, leaf, f"{field}.{leaf}" if field else leaf, rule)
+
+
+def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
+    """``rule`` on ``holder[key]``, which becomes what the library is given."""
+    value = holder[key] = _as_given(holder[key], rule)
+    if isinstance(value, list):
+        for index in range(len(value)):
+            _check(value, index, field, rule)
+    elif rule in ("labels", "quantities"):
+        for name in sorted(value):
+            rules.LABEL_KEY.check(name, field=f"{field}[{name!r}]")
+            item = rules.LABEL_VALUE if rule == "labels" else rules.QUANTITY
+            _check(value, name, f"{field}[{name!r}]", item)
+    elif isinstance(rule, rules.IntRange):
+        rule.check(
+            int(value) if isinstance(value, float) and value.is_integer() else value, field=field
+        )
+    elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
+        text = rules.quantity_text(value, field=field)
+        if rule is rules.CONTAINER_MEMORY:
+            rules.check_container_memory(text, field=field, value=value)
+    else:
+        rule.check(value, field=field)
 
 
 def check_values(values: Mapping[str, Any]) -> None:
-    """Every value's own rule, in the order of ``VALUES``, as the templates check them."""
+    """Every value's own rule, in the order of ``VALUES``, as the templates check them;
+    each value becomes what the library is given (``_as_given``), in place."""
     for value in VALUES:
         rule = value.kind if value.kind in ("labels", "quantities") else value.rule
         if rule is not None:
@@ -285,9 +269,6 @@ def build(
         HeadroomConfigError: for an invalid value, named by its value path.
     """
     values = copy.deepcopy(dict(values))
-    for value in VALUES:
-        if value.kind in ("quantity", "quantities"):
-            _number_as_digits(values, value.path.split("."), value.kind == "quantities")
     check_values(values)
     prefix = name_prefix(values, release)
     model = PriorityModel(values["model"])

@@ -59,46 +59,28 @@ def _enum(enum: Any) -> tuple[str, ...]:
     return tuple(member.value for member in enum)
 
 
-_TAINT = (
-    ("key", "string", "The taint key.", rules.LABEL_KEY, False, True),
-    ("value", "string", "The taint value.", rules.LABEL_VALUE, False, False),
-    ("effect", _enum(TaintEffect), "The taint effect.", None, False, False),
-)
-_TOLERATION = (
-    (
-        "key",
-        "string",
-        "The taint key to match; empty with `Exists`: every taint.",
-        rules.LABEL_KEY,
-        False,
-        False,
-    ),
-    ("operator", _enum(TolerationOperator), "How the value is matched.", None, False, False),
-    (
-        "value",
-        "string",
-        "The value to match with `Equal`; empty with `Exists`.",
-        rules.LABEL_VALUE,
-        False,
-        False,
-    ),
-    ("effect", _enum(TaintEffect), "The effect to match. Null: every effect.", None, True, False),
-    (
-        "tolerationSeconds",
-        "integer",
-        "With `NoExecute`: how long the pod stays once the taint appears. Null: for ever.",
-        rules.INT32,
-        True,
-        False,
-    ),
-)
+def _taint(prefix: str) -> tuple[Value, ...]:
+    return (
+        Value(f"{prefix}[].key", "string", "The taint key.", rules.LABEL_KEY, required=True),
+        Value(f"{prefix}[].value", "string", "The taint value.", rules.LABEL_VALUE),
+        Value(f"{prefix}[].effect", _enum(TaintEffect), "The taint effect."),
+    )
 
 
-def _items(prefix: str, fields: tuple[tuple[Any, ...], ...]) -> list[Value]:
-    return [
-        Value(f"{prefix}[].{key}", kind, text, rule, nullable, required)
-        for key, kind, text, rule, nullable, required in fields
-    ]
+# fmt: off
+def _tolerations(prefix: str) -> tuple[Value, ...]:
+    return (
+        Value(f"{prefix}[].key", "string", "The taint key to match; empty with `Exists`: every "
+              "taint.", rules.LABEL_KEY),
+        Value(f"{prefix}[].operator", _enum(TolerationOperator), "How the value is matched."),
+        Value(f"{prefix}[].value", "string", "The value to match with `Equal`; empty with "
+              "`Exists`.", rules.LABEL_VALUE),
+        Value(f"{prefix}[].effect", _enum(TaintEffect), "The effect to match. Null: every "
+              "effect.", nullable=True),
+        Value(f"{prefix}[].tolerationSeconds", "integer", "With `NoExecute`: how long the pod "
+              "stays once the taint appears. Null: for ever.", rules.INT32, nullable=True),
+    )
+# fmt: on
 
 
 _Q, _DNS, _IMG = rules.QUANTITY, rules.DNS_LABEL, rules.IMAGE
@@ -166,10 +148,10 @@ VALUES: tuple[Value, ...] = (
     Value("nodePool.labelKey", "string", "The node label whose value is the pool's name.",
           rules.LABEL_KEY),
     Value("nodePool.taints", "list", "The taints of the pool's nodes; the pods tolerate them."),
-    *_items("nodePool.taints", _TAINT),
+    *_taint("nodePool.taints"),
     Value("nodeSelector", "labels", "Extra node labels for the reserver and the bursts."),
     Value("tolerations", "list", "Extra tolerations for the reserver."),
-    *_items("tolerations", _TOLERATION),
+    *_tolerations("tolerations"),
     Value("nodeAffinity", "list", "Required node affinity for the reserver and the bursts "
           "(all terms must hold)."),
     Value("nodeAffinity[].key", "string", "A node label key.", rules.LABEL_KEY, required=True),
@@ -206,7 +188,7 @@ VALUES: tuple[Value, ...] = (
     Value("burstWorkloads[].runAsUser", "integer", "The non-zero user id. Default: 65534.",
           rules.POSITIVE),
     Value("burstWorkloads[].tolerations", "list", "Extra tolerations."),
-    *_items("burstWorkloads[].tolerations", _TOLERATION),
+    *_tolerations("burstWorkloads[].tolerations"),
     Value("burstWorkloads[].labels", "labels", "Extra labels. Null: `labels`.", nullable=True),
     Value("burstWorkloads[].autoscaling.maxReplicas", "integer", "Adds a HorizontalPodAutoscaler "
           "up to this many replicas. Null: none.", rules.POSITIVE, nullable=True),
@@ -246,9 +228,17 @@ _TYPES: dict[str, Schema] = {
 }
 
 
+_TEXTS = ("string", "strings")
+_TEXT = ["string", "number", "boolean"]
+"""Text that `--set` may have read as a number or a boolean (`--set labels.team=42`); the
+templates take it as its text."""
+
+
 def _leaf_schema(value: Value) -> Schema:
     if isinstance(value.kind, tuple):
         schema: Schema = {"type": "string", "enum": list(value.kind)}
+    elif value.kind == "labels" or (value.kind in _TEXTS and isinstance(value.rule, rules.Grammar)):
+        schema = json.loads(json.dumps(_TYPES[value.kind]).replace('"string"', json.dumps(_TEXT)))
     else:
         schema = dict(_TYPES[value.kind])
     if value.nullable:
@@ -333,16 +323,23 @@ def checks_tpl(defaults: Mapping[str, Any]) -> list[str]:
             field += f"{part}[%v]."
             node = f"$x{depth}"
             names.append(name)
-        keys = " ".join(f'"{key}"' for key in leaf.split("."))
-        access = f"$v.{leaf}" if node == "$v" else f"(dig {keys} nil {node})"
+        *parents, key = leaf.split(".")
+        # The map that holds the value, where the check writes back what it was given
+        if not parents:
+            holder = node
+        elif node == "$v":
+            holder = f"$v.{'.'.join(parents)}"
+        else:
+            holder = f"(dig {' '.join(json.dumps(p) for p in parents)} (dict) {node})"
         label = f'(printf "{field}{leaf}" {" ".join(names)})' if loops else f'"{leaf}"'
         default: Any = defaults
-        for key in value.path.split("."):
-            default = default.get(key) if isinstance(default, Mapping) else None
+        for part in value.path.split("."):
+            default = default.get(part) if isinstance(default, Mapping) else None
         known = f' "default" {json.dumps(default)}' if isinstance(default, (str, int)) else ""
         check = (
-            f'{{{{- include "node-headroom.check" (dict "lib" $lib "rule" "{rule}" '
-            f'"value" {access} "field" {label}{known}) }}}}'
+            f'{{{{- $in := {holder} }}}}{{{{- include "node-headroom.check" (dict "lib" $lib '
+            f'"rule" "{rule}" "value" (index $in "{key}") "field" {label}{known} "in" $in '
+            f'"key" "{key}") }}}}'
         )
         lines.append("".join(loops) + check + "{{- end }}" * len(loops))
     return lines
