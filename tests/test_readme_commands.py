@@ -1,10 +1,11 @@
 """Every shell command in README.md and docs/ works as written, after the Quickstart.
 
-Commands come from the ```sh blocks. Each one is either run, in a copy of the
-repository with the virtualenv active (the Quickstart's `source .venv/bin/activate`),
-and must exit 0 without a traceback, a Node banner or an upgrade check; or it is
-exempt here, with the reason. A command that is neither fails the test, so commands
-added to the docs are picked up.
+Commands come from the ```sh blocks, and from the inline code of the prose that starts
+like a command (`python examples/capacity_buffer.py`, `make help`). Each one is either
+run, in a copy of the repository with the virtualenv active (the Quickstart's
+`source .venv/bin/activate`), and must exit 0 without a traceback, a Node banner or an
+upgrade check; or it is exempt here, with the reason. A command that is neither fails
+the test, so commands added to the docs are picked up.
 """
 
 from __future__ import annotations
@@ -35,11 +36,22 @@ EXEMPT = {
     "make chart": "generates what tests/test_check_sync.py and test_helm_chart.py check",
     "make docs": "run by tests/test_docs.py",
     "make dist": "built and installed by tests/test_packaging.py",
+    "pip install build/python-dist/": "the wheel `make dist` builds: tests/test_packaging.py",
+    "make install": "the Quickstart's set-up, whose .venv and node_modules the copy uses",
+    "make chart-package": "tests/test_helm_chart.py packs the chart twice as the target does",
+    "make bench-simulate": "runs `python bench/bench_simulate.py`, which is run here",
 }
 """Command prefixes not run here, and why. No make target runs in the copy: its stamps
 would differ, and make would reinstall into the .venv and node_modules it shares."""
 
-RUN = ("source .venv/bin/activate", "python ", "cdk8s ", "cdk8s-headroom ", ".venv/bin/")
+RUN = (
+    "source .venv/bin/activate",
+    "python ",
+    "cdk8s ",
+    "cdk8s-headroom ",
+    ".venv/bin/",
+    "make help",
+)
 """Command prefixes run here."""
 
 FORBIDDEN = ("Traceback", "end-of-life", "upgrade", "new version", "npm notice")
@@ -57,7 +69,35 @@ def shell_commands(text: str) -> list[str]:
     return commands
 
 
-COMMANDS = sorted({c for document in DOCUMENTS for c in shell_commands(document.read_text())})
+MENTIONS = ("cdk8s-headroom simulate", "cdk8s-headroom plan", "cdk8s-headroom status")
+"""Inline code that names a command in the prose rather than showing one to run."""
+
+
+def inline_commands(text: str) -> list[str]:
+    """The inline code of the prose that starts like a command, outside the code blocks.
+
+    Elided arguments (`cdk8s-headroom simulate ...`) and bare names of commands
+    (MENTIONS) are references to commands that the code blocks show in full.
+    """
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    starts = (*RUN, *EXEMPT, "make ", "pip ")
+    return [
+        span
+        for span in re.findall(r"`([^`\n]+)`", prose)
+        if span.startswith(starts) and "..." not in span and span not in MENTIONS
+    ]
+
+
+COMMANDS = sorted(
+    {
+        command
+        for document in DOCUMENTS
+        for command in (
+            *shell_commands(document.read_text()),
+            *inline_commands(document.read_text()),
+        )
+    }
+)
 
 
 def test_the_docs_show_commands_and_each_is_run_or_exempt() -> None:

@@ -306,14 +306,6 @@ class NodeHeadroom(HeadroomConstruct):
             return None
         return HeadroomConfigError(f"{self.node.path}.cpu", None, rules.NEEDS_ROOM.allowed)
 
-    @property
-    def slice_description(self) -> str:
-        """The slice per node, e.g. ``500m CPU, 512Mi memory``; ``no slices`` without."""
-        if self.reserver is None:
-            return "no slices"
-        cores, size = self.reserver.slice
-        return f"{format_cpu(cores)} CPU, {format_memory(size)} memory"
-
     def summary(self) -> HeadroomSummary:
         """What this headroom costs: its share of each node and the pool's worst case,
         and what each capacity buffer holds back.
