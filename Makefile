@@ -76,7 +76,7 @@ chart-package: chart ## pack the chart into build/charts/node-headroom-<version>
 	$(PY) scripts/chart.py --package $(CHART_PACKAGES) $(CHART)
 
 test: install $(CHECKOV_STAMP) ## run the whole test suite (exit code 5, no tests collected, is a failure)
-	$(PY) -m pytest; rc=$$?; \
+	$(PY) -m pytest -n auto; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 validate: install $(CHECKOV_STAMP) ## schemas, Pod Security and checkov on a folder of manifests: make validate DIR=path (default dist/)
