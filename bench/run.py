@@ -123,7 +123,8 @@ def test_suite() -> str:
     )
     return (
         "## 3. The test suite once installed\n\n"
-        f"`pytest -n auto` (the whole suite, as `make test` runs it, on every core): **{seconds:.1f} s** "
+        "`pytest -n auto` (the whole suite, as `make test` runs it, on every core): "
+        f"**{seconds:.1f} s** "
         "(goal ≤ 90 s on 2 cores)\n"
     )
 
