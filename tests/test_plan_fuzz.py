@@ -65,7 +65,25 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 PATHS = _paths(BASE)
-WRONG = st.sampled_from([None, 0, -1, 3.5, True, "", "x", "-5", "1e400", [], [1], {}, {"a": 1}])
+WRONG = st.sampled_from(
+    [
+        None,
+        0,
+        -1,
+        3.5,
+        True,
+        "",
+        "x",
+        "-5",
+        "1e400",
+        "2024-13-45T00:00:00Z",
+        "2024-02-30T25:61:61.5Z",
+        [],
+        [1],
+        {},
+        {"a": 1},
+    ]
+)
 KINDS = st.sampled_from(["Widget", "", "List", "NodeList", "Pod", "Node", "Event", 7])
 
 

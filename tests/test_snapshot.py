@@ -255,6 +255,27 @@ def test_yaml_datetimes_and_strings_give_the_same_start_time() -> None:
     assert snapshot.bound[0].start_time == snapshot.bound[1].start_time == 1567697407 * 10**9
 
 
+@pytest.mark.parametrize(
+    "when",
+    [
+        "2024-13-45T00:00:00Z",
+        "2024-13-01T00:00:00.5Z",
+        "2024-02-30T00:00:00Z",
+        "2024-01-01T25:61:61Z",
+        "2024-01-01T-1:00:00Z",
+        "2024-01-01T²3:00:00Z",
+    ],
+)
+def test_a_time_out_of_range_is_a_field_error_not_a_crash(when: str) -> None:
+    # Regression: month 13 reached calendar.timegm, whose ValueError was a traceback.
+    with pytest.raises(HeadroomConfigError) as raised:
+        load(node(), pod(status={"phase": "Running", "startTime": when}))
+
+    assert str(raised.value).startswith(
+        f"snapshot.json: Pod shop/p: status.startTime: invalid value {when!r};"
+    )
+
+
 def test_other_kinds_are_counted_not_refused() -> None:
     service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}}
 

@@ -211,7 +211,8 @@ class Value:
 
 
 _RFC3339 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$"
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$",
+    re.ASCII,
 )
 
 
@@ -225,8 +226,15 @@ def rfc3339_nanos(value: object) -> int | None:
     match = _RFC3339.match(value) if isinstance(value, str) else None
     if match is None:
         return None
-    year, month, day, hour, minute, second = (int(match[i]) for i in range(1, 7))
-    seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    try:
+        # datetime checks the ranges (month 13, February 30, hour 25) that timegm
+        # would raise on or roll over; Go's time.Parse, which wrote the value, refuses them.
+        moment = datetime.datetime(
+            *(int(match[i]) for i in range(1, 7)), tzinfo=datetime.timezone.utc
+        )
+    except ValueError:
+        return None
+    seconds = calendar.timegm(moment.utctimetuple())
     zone = match[8]
     if zone not in ("Z", "z"):
         sign = 1 if zone[0] == "+" else -1

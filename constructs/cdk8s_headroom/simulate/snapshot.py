@@ -629,13 +629,16 @@ def _time(obj: _Object, data: object, path: str) -> int | None:
         return None
     if isinstance(data, str) and len(data) == 20 and data[19] == "Z" and data[10] == "T":
         # The API server writes "2024-01-01T00:00:00Z": whole seconds, UTC.
-        try:
-            day = _day_start(data[:10])
-            hours, minutes, seconds = int(data[11:13]), int(data[14:16]), int(data[17:19])
-        except ValueError:
-            day = None
-        if day is not None and data[13] == data[16] == ":":
-            return (day + hours * 3600 + minutes * 60 + seconds) * 10**9
+        day = _day_start(data[:10])
+        clock = data[11:13], data[14:16], data[17:19]
+        if (
+            day is not None
+            and data[13] == data[16] == ":"
+            and all(c.isascii() and c.isdecimal() for c in clock)
+        ):
+            hours, minutes, seconds = map(int, clock)
+            if hours < 24 and minutes < 60 and seconds < 60:
+                return (day + hours * 3600 + minutes * 60 + seconds) * 10**9
     nanos = rfc3339_nanos(data)
     if nanos is None:
         raise obj.fail(path, data, 'an RFC 3339 time, e.g. "2024-01-01T00:00:00Z"')
