@@ -12,6 +12,7 @@ from typing import Any
 import cdk8s
 import pytest
 import yaml
+from syrupy.assertion import SnapshotAssertion
 
 from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
@@ -34,7 +35,7 @@ from cdk8s_headroom import (
     synth,
 )
 from cdk8s_headroom.summary import render, summarize
-from scripts.validation import load_folder, run_checkov, validate_objects
+from scripts.validation import load_folder, run_checkov, validate_objects, validate_schemas
 from tests.conftest import Manifest, chart_with_classes, find, find_all
 
 IMAGE = "registry.example/checkout:1"
@@ -51,6 +52,53 @@ def sized_pool(chart: cdk8s.Chart, cpus: str = "4") -> KarpenterNodePool:
     pool = KarpenterNodePool(chart, "pool", limits={"cpu": "64"})
     pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, [cpus])
     return pool
+
+
+def buffer_objects(objects: list[Manifest]) -> list[Manifest]:
+    """A buffer's own objects: its CapacityBuffer and, in the pod-template form, its
+    PodTemplate (the burst workload and the classes have snapshots of their own)."""
+    return [o for o in objects if o["kind"] in ("CapacityBuffer", "PodTemplate")]
+
+
+def test_defaults(synth: Any, snapshot: SnapshotAssertion) -> None:
+    chart = chart_with_classes()
+    workload = BurstWorkload(chart, "api", image=IMAGE, cpu="500m", memory="512Mi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HeadroomWarning)  # every node: shared by design
+        CapacityBuffer(chart, "buffer", workload=workload, replicas=2)
+    objects = buffer_objects(synth(chart))
+    assert [o["kind"] for o in objects] == ["PodTemplate", "CapacityBuffer"]
+    assert objects == snapshot
+    assert validate_schemas(objects) == [[], []]
+
+
+def test_custom(synth: Any, snapshot: SnapshotAssertion) -> None:
+    chart = chart_with_classes()
+    workload = BurstWorkload(
+        chart,
+        "checkout",
+        image=IMAGE,
+        cpu="1",
+        memory="2Gi",
+        replicas=8,
+        namespace="payments",
+        node_pool=NODE_GROUP,
+    )
+    CapacityBuffer(
+        chart,
+        "buffer",
+        workload=workload,
+        form=CapacityBufferForm.SCALABLE,
+        percentage=25,
+        limits={"cpu": "4", "memory": "8Gi"},
+        api_version=CapacityBufferVersion.V1ALPHA1,
+        name="checkout-spare",
+        labels={"team": "payments"},
+    )
+    objects = buffer_objects(synth(chart))
+    assert [o["kind"] for o in objects] == ["CapacityBuffer"]
+    assert objects == snapshot
+    assert validate_schemas(objects) == [[]]
 
 
 def test_the_pod_template_form_carries_the_burst_pods_scheduling_shape_and_a_pause_container(
