@@ -7,11 +7,13 @@ Two pools, both tainted for their burst workloads only (PriorityModel.DEDICATED_
   cover the first pods of a burst on the nodes that exist; the buffer keeps whole
   free room for 3 more, which Karpenter refills with new nodes.
 - ``search``: a buffer alone, of 50% of the search Deployment's replicas
-  (``scalableRef``, the API's ``v1alpha1`` for Cluster Autoscaler 1.34 is a prop away).
+  (``scalableRef``).
 
 Karpenter needs its ``CapacityBuffer`` feature gate (Helm value
-``settings.featureGates.capacityBuffer=true``, Karpenter 1.14+). On a shared pool any
-pod could take a buffer's room; the taint keeps it for the burst pods.
+``settings.featureGates.capacityBuffer=true``, Karpenter 1.14+), and serves the API at
+``v1beta1`` only: ``api_version=CapacityBufferVersion.V1ALPHA1`` is for Cluster
+Autoscaler 1.34, and is refused on these pools. On a shared pool any pod could take a
+buffer's room; the taint keeps it for the burst pods.
 
     python examples/capacity_buffer.py
 

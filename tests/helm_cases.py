@@ -167,8 +167,28 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
                 {**API, "buffer": {"replicas": 3, "limits": {"cpu": 4, "memory": "8Gi"}}},
                 {
                     **WORKER,
-                    "buffer": {"form": "scalableRef", "percentage": 50, "apiVersion": "v1alpha1"},
+                    "buffer": {"form": "scalableRef", "percentage": 50},
                 },
+            ],
+        },
+    ),
+    (
+        # v1alpha1 (Cluster Autoscaler 1.34) on a managed node group that CA scales:
+        # Karpenter serves only v1beta1, so the chart refuses v1alpha1 on its pools
+        "a-v1alpha1-buffer-on-a-cluster-autoscaler-node-group",
+        "node-headroom",
+        {
+            "model": "dedicated-pool",
+            "nodePool": {
+                "name": "burst-group",
+                "labelKey": "eks.amazonaws.com/nodegroup",
+                "taints": [DEDICATED_TAINT],
+            },
+            "burstWorkloads": [
+                {
+                    **WORKER,
+                    "buffer": {"form": "scalableRef", "replicas": 2, "apiVersion": "v1alpha1"},
+                }
             ],
         },
     ),
@@ -187,3 +207,10 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
         {"burstWorkloads": [{**WORKER, "buffer": {"form": "scalableRef", "replicas": 1}}]},
     ),
 ]
+
+BUFFER_CASES = [
+    case
+    for case in PARITY_CASES
+    if any("buffer" in workload for workload in case[2].get("burstWorkloads", ()))
+]
+"""The value sets that give burst workloads buffers."""

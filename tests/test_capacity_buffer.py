@@ -12,6 +12,7 @@ from typing import Any
 import cdk8s
 import pytest
 import yaml
+from syrupy.assertion import SnapshotAssertion
 
 from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
@@ -34,7 +35,7 @@ from cdk8s_headroom import (
     synth,
 )
 from cdk8s_headroom.summary import render, summarize
-from scripts.validation import load_folder, run_checkov, validate_objects
+from scripts.validation import load_folder, run_checkov, validate_objects, validate_schemas
 from tests.conftest import Manifest, chart_with_classes, find, find_all
 
 IMAGE = "registry.example/checkout:1"
@@ -51,6 +52,53 @@ def sized_pool(chart: cdk8s.Chart, cpus: str = "4") -> KarpenterNodePool:
     pool = KarpenterNodePool(chart, "pool", limits={"cpu": "64"})
     pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, [cpus])
     return pool
+
+
+def buffer_objects(objects: list[Manifest]) -> list[Manifest]:
+    """A buffer's own objects: its CapacityBuffer and, in the pod-template form, its
+    PodTemplate (the burst workload and the classes have snapshots of their own)."""
+    return [o for o in objects if o["kind"] in ("CapacityBuffer", "PodTemplate")]
+
+
+def test_defaults(synth: Any, snapshot: SnapshotAssertion) -> None:
+    chart = chart_with_classes()
+    workload = BurstWorkload(chart, "api", image=IMAGE, cpu="500m", memory="512Mi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HeadroomWarning)  # every node: shared by design
+        CapacityBuffer(chart, "buffer", workload=workload, replicas=2)
+    objects = buffer_objects(synth(chart))
+    assert [o["kind"] for o in objects] == ["PodTemplate", "CapacityBuffer"]
+    assert objects == snapshot
+    assert validate_schemas(objects) == [[], []]
+
+
+def test_custom(synth: Any, snapshot: SnapshotAssertion) -> None:
+    chart = chart_with_classes()
+    workload = BurstWorkload(
+        chart,
+        "checkout",
+        image=IMAGE,
+        cpu="1",
+        memory="2Gi",
+        replicas=8,
+        namespace="payments",
+        node_pool=NODE_GROUP,
+    )
+    CapacityBuffer(
+        chart,
+        "buffer",
+        workload=workload,
+        form=CapacityBufferForm.SCALABLE,
+        percentage=25,
+        limits={"cpu": "4", "memory": "8Gi"},
+        api_version=CapacityBufferVersion.V1ALPHA1,
+        name="checkout-spare",
+        labels={"team": "payments"},
+    )
+    objects = buffer_objects(synth(chart))
+    assert [o["kind"] for o in objects] == ["CapacityBuffer"]
+    assert objects == snapshot
+    assert validate_schemas(objects) == [[]]
 
 
 def test_the_pod_template_form_carries_the_burst_pods_scheduling_shape_and_a_pause_container(
@@ -113,11 +161,54 @@ def test_the_scalable_form_refers_to_the_burst_deployment_with_a_percentage(
     assert buffer.hold().units == 2
 
 
+NODE_GROUP = NodePoolRef(
+    "burst", label_key="eks.amazonaws.com/nodegroup", taints=(DEFAULT_DEDICATED_TAINT,)
+)
+"""A managed node group that Cluster Autoscaler scales: EKS labels, but not Auto Mode."""
+
+
 def test_v1alpha1_is_a_choice_for_cluster_autoscaler_1_34(chart: cdk8s.Chart, synth: Any) -> None:
-    headroom = dedicated(chart)
+    headroom = NodeHeadroom(chart, "h", model=PriorityModel.DEDICATED_POOL, node_pool=NODE_GROUP)
     workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
     headroom.add_capacity_buffer(workload, replicas=1, api_version=CapacityBufferVersion.V1ALPHA1)
-    assert find(synth(chart), "CapacityBuffer")["apiVersion"] == "autoscaling.x-k8s.io/v1alpha1"
+    objects = synth(chart)
+    assert find(objects, "CapacityBuffer")["apiVersion"] == "autoscaling.x-k8s.io/v1alpha1"
+    template = find(objects, "PodTemplate")["template"]["spec"]
+    assert template["nodeSelector"] == {"eks.amazonaws.com/nodegroup": "burst"}
+
+
+KARPENTER_TARGETS: dict[str, Any] = {
+    "an emitted NodePool": lambda chart: {"node_pool": KarpenterNodePool(chart, "pool")},
+    "a NodePool reference": lambda _: {"node_pool": NodePoolRef.karpenter("burst")},
+    "the nodepool label in a selector": lambda _: {
+        "node_selector": {"karpenter.sh/nodepool": "burst"}
+    },
+    "the nodepool label in an affinity": lambda _: {
+        "node_affinity": [
+            NodeSelectorRequirement("karpenter.sh/nodepool", NodeSelectorOperator.EXISTS)
+        ]
+    },
+}
+"""Ways a burst workload's pods land on Karpenter's nodes: targeting props, by chart."""
+
+
+@pytest.mark.parametrize("target", KARPENTER_TARGETS)
+def test_v1alpha1_on_karpenters_nodes_is_refused_naming_api_version(target: str) -> None:
+    chart = chart_with_classes()
+    workload = BurstWorkload(
+        chart, "api", image=IMAGE, cpu="1", memory="1Gi",
+        **KARPENTER_TARGETS[target](chart),
+    )  # fmt: skip
+    with pytest.raises(HeadroomConfigError) as raised:
+        CapacityBuffer(
+            chart, "buffer", workload=workload, replicas=1,
+            api_version=CapacityBufferVersion.V1ALPHA1,
+        )  # fmt: skip
+    assert raised.value.field == "api_version"
+    assert raised.value.value == "v1alpha1"
+    assert "Karpenter serves the CapacityBuffer API at v1beta1 only" in str(raised.value)
+    assert "v1alpha1 is for Cluster Autoscaler 1.34" in str(raised.value)
+    assert chart.node.try_find_child("buffer") is None
 
 
 def test_slices_and_a_buffer_keep_one_pool_together(chart: cdk8s.Chart, synth: Any) -> None:
@@ -255,6 +346,102 @@ def test_a_buffer_on_eks_auto_mode_is_refused(chart: cdk8s.Chart) -> None:
     workload = headroom.add_burst_workload("api", image=IMAGE, cpu="100m", memory="128Mi")
     with pytest.raises(HeadroomConfigError, match="Auto Mode exposes no Karpenter feature gates"):
         headroom.add_capacity_buffer(workload, replicas=1)
+
+
+@pytest.mark.parametrize(
+    ("targeting", "field", "value"),
+    [
+        (
+            {"node_selector": {"eks.amazonaws.com/compute-type": "auto"}},
+            "workload.node_selector['eks.amazonaws.com/compute-type']",
+            "auto",
+        ),
+        (
+            {"node_selector": {"eks.amazonaws.com/instance-category": "c"}},
+            "workload.node_selector['eks.amazonaws.com/instance-category']",
+            "c",
+        ),
+        (
+            {
+                "node_affinity": [
+                    NodeSelectorRequirement(
+                        "eks.amazonaws.com/compute-type", NodeSelectorOperator.IN, ("auto",)
+                    )
+                ]
+            },
+            "workload.node_affinity[eks.amazonaws.com/compute-type]",
+            "In",
+        ),
+        (
+            {
+                "node_affinity": [
+                    NodeSelectorRequirement(
+                        "eks.amazonaws.com/instance-generation", NodeSelectorOperator.GT, ("4",)
+                    )
+                ]
+            },
+            "workload.node_affinity[eks.amazonaws.com/instance-generation]",
+            "Gt",
+        ),
+    ],
+    ids=["compute-type-selector", "instance-label-selector", "compute-type-in", "instance-gt"],
+)
+def test_a_buffer_for_pods_that_target_auto_mode_without_a_pool_is_refused(
+    targeting: dict[str, Any], field: str, value: str
+) -> None:
+    chart = chart_with_classes()
+    workload = BurstWorkload(chart, "api", image=IMAGE, cpu="1", memory="1Gi", **targeting)
+    with pytest.raises(HeadroomConfigError) as raised:
+        CapacityBuffer(chart, "buffer", workload=workload, replicas=1)
+    assert (raised.value.field, raised.value.value) == (field, value)
+    assert "Auto Mode exposes no Karpenter feature gates" in str(raised.value)
+    assert chart.node.try_find_child("buffer") is None
+
+
+def test_an_auto_mode_selector_on_a_headrooms_workload_is_named_under_its_buffer(
+    chart: cdk8s.Chart,
+) -> None:
+    headroom = NodeHeadroom(chart, "h", node_selector={"eks.amazonaws.com/compute-type": "auto"})
+    workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
+    with pytest.raises(HeadroomConfigError) as raised:
+        headroom.add_capacity_buffer(workload, replicas=1)
+    assert raised.value.field == (
+        "capacity_buffers[api-buffer].workload.node_selector['eks.amazonaws.com/compute-type']"
+    )
+    assert headroom.capacity_buffers == []
+
+
+@pytest.mark.parametrize(
+    "targeting",
+    [
+        {"node_selector": {"eks.amazonaws.com/nodegroup": "burst"}},
+        {"node_selector": {"eks.amazonaws.com/compute-type": "fargate"}},
+        {
+            "node_affinity": [
+                NodeSelectorRequirement(
+                    "eks.amazonaws.com/compute-type", NodeSelectorOperator.NOT_IN, ("auto",)
+                )
+            ]
+        },
+        {
+            "node_affinity": [
+                NodeSelectorRequirement(
+                    "eks.amazonaws.com/instance-category", NodeSelectorOperator.DOES_NOT_EXIST
+                )
+            ]
+        },
+    ],
+    ids=["managed-node-group", "fargate", "compute-type-not-auto", "no-auto-mode-label"],
+)
+def test_eks_labels_that_do_not_mean_auto_mode_keep_the_buffer(
+    targeting: dict[str, Any], synth: Any
+) -> None:
+    chart = chart_with_classes()
+    workload = BurstWorkload(chart, "api", image=IMAGE, cpu="1", memory="1Gi", **targeting)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HeadroomWarning)  # a shared pool: warned, not refused
+        CapacityBuffer(chart, "buffer", workload=workload, replicas=1)
+    assert find(synth(chart), "CapacityBuffer")["spec"]["replicas"] == 1
 
 
 def test_a_buffer_on_auto_modes_built_in_pool_is_refused(chart: cdk8s.Chart) -> None:

@@ -30,35 +30,28 @@ from cdk8s_headroom import (
     PriorityModel,
 )
 from cdk8s_headroom import capacitybufferapi as api
-from scripts.crd import CustomResourceSchema
 from scripts.validation import capacity_buffer_errors
-from tests.conftest import SHARED, Manifest
+from tests.conftest import Manifest
 from tests.test_output_validity import example_sources
-
-CRDS = SHARED / "crds"
-CLUSTER_AUTOSCALER = "autoscaling.x-k8s.io_capacitybuffers.yaml"
-KARPENTER = "karpenter-v1.14.1_autoscaling.x-k8s.io_capacitybuffers.yaml"
-
-needs_crds = pytest.mark.skipif(
-    not (CRDS / CLUSTER_AUTOSCALER).exists(),
-    reason=f"the upstream CapacityBuffer CRDs are not in {CRDS} (../shared is absent)",
+from tests.upstream_crds import (
+    CLUSTER_AUTOSCALER,
+    KARPENTER,
+    buffer_crd_errors,
+    crd_errors,
+    crd_versions,
+    needs_crds,
 )
 
-
-@functools.cache
-def crd_versions(file: str) -> dict[str, CustomResourceSchema]:
-    """The schema, CEL rules included, of each version the CRD serves."""
-    return CustomResourceSchema.load_served(CRDS / file)
+NODE_GROUP_LABEL = "eks.amazonaws.com/nodegroup"
+"""A managed node group's label: a pool that Cluster Autoscaler scales, for v1alpha1."""
 
 
-def crd_errors(document: Manifest, file: str) -> list[str]:
-    """Errors of ``document`` for its version in the CRD ``file``: the structural schema,
-    strict, then each CEL rule (``scripts.crd``, as for the NodePool CRD)."""
-    version = document["apiVersion"].partition("/")[2]
-    schemas = crd_versions(file)
-    if version not in schemas:
-        return [f"{file} serves no {version}"]
-    return schemas[version].errors(document)
+def pool_for(version: CapacityBufferVersion) -> NodePoolRef:
+    """A dedicated pool that serves ``version``: Karpenter's for v1beta1, a Cluster
+    Autoscaler node group's for v1alpha1 (Karpenter serves no v1alpha1)."""
+    if version is CapacityBufferVersion.V1BETA1:
+        return NodePoolRef.karpenter("pool", taints=[DEFAULT_DEDICATED_TAINT])
+    return NodePoolRef("pool", label_key=NODE_GROUP_LABEL, taints=(DEFAULT_DEDICATED_TAINT,))
 
 
 def emitted_buffers() -> list[Manifest]:
@@ -84,7 +77,7 @@ def emitted_buffers() -> list[Manifest]:
                     chart,
                     f"h{index}{version.value}",
                     model=PriorityModel.DEDICATED_POOL,
-                    node_pool=NodePoolRef.karpenter("pool", taints=[DEFAULT_DEDICATED_TAINT]),
+                    node_pool=pool_for(version),
                     namespace=f"n{index}{version.value}",
                     priority_classes=classes,
                 )
@@ -219,6 +212,20 @@ def test_the_projects_schema_has_the_crds_spec_fields(file: str) -> None:
         assert set(own["properties"]["spec"]["properties"]) == set(
             schema.schema["properties"]["spec"]["properties"]
         ), version
+
+
+@needs_crds
+def test_the_shared_check_judges_a_buffer_by_every_crd_that_serves_its_version() -> None:
+    """The check the fuzz and chart tests run on every buffer they emit."""
+    broken = {"podTemplateRef": {"name": "t"}}  # neither replicas nor limits
+    beta = buffer_crd_errors(_with_spec(broken))
+    assert [error.partition(": ")[0] for error in beta] == [CLUSTER_AUTOSCALER, KARPENTER]
+    alpha = buffer_crd_errors(_with_spec(broken, "v1alpha1"))
+    assert [error.partition(": ")[0] for error in alpha] == [CLUSTER_AUTOSCALER]
+    assert buffer_crd_errors(_with_spec({**broken, "replicas": 1}, "v1alpha1")) == []
+    assert buffer_crd_errors(_with_spec({**broken, "replicas": 1}, "v2")) == [
+        "no upstream CRD serves autoscaling.x-k8s.io/v2"
+    ]
 
 
 def test_an_unknown_version_has_no_schema() -> None:

@@ -2,13 +2,15 @@
 or raises HeadroomConfigError naming a field it made invalid. Nothing else.
 
 Each example draws props for the public constructs (priority classes, a NodeHeadroom
-with burst workloads, or a standalone reserver and burst workload), the reserver tasks
-and the targeting types. Each prop is valid or, now and then, deliberately invalid; the
-generator records which fields it made invalid (its labels). Then:
+with burst workloads, a standalone reserver and burst workload, or a headroom whose burst
+workloads keep capacity buffers), the reserver tasks and the targeting types. Each prop
+is valid or, now and then, deliberately invalid; the generator records which fields it
+made invalid (its labels). Then:
 
 - no label: the app synthesizes to a temporary folder, and every object passes the
   strict schemas of Kubernetes 1.27 and of the newest release, and Pod Security
-  (exceptions only where the task asked for them);
+  (exceptions only where the task asked for them); every CapacityBuffer also passes the
+  upstream CRDs that serve its version, CEL rules included, when ``../shared`` is present;
 - labels: ``HeadroomConfigError`` is raised, naming one of those fields, and nothing is
   written. Any other exception (TypeError, a jsii error) is a failure.
 
@@ -61,9 +63,11 @@ from cdk8s_headroom import (
     TolerationOperator,
     synth,
 )
+from cdk8s_headroom.capacitybufferapi import is_capacity_buffer
 from cdk8s_headroom.podsecurity import check_object
 from cdk8s_headroom.scheduling import KARPENTER_ONLY_OPERATORS
 from scripts.validation import kubernetes_versions, load_folder, validate_schemas
+from tests.upstream_crds import HAVE_CRDS, buffer_crd_errors
 
 EXAMPLES = int(os.environ.get("HEADROOM_FUZZ_EXAMPLES", "600"))
 """Examples per run (at least 500 count); raise it for a deeper hunt."""
@@ -592,8 +596,9 @@ def burst_props(
 BUFFER_COUNTS = ("replicas", "percentage", "limits", "replicas+limits", "percentage+limits")
 
 
-def capacity_buffer_props(draw: Draw, label: str) -> dict[str, Any]:
-    """Props of ``add_capacity_buffer``; labels are ``<label><prop>``."""
+def capacity_buffer_props(draw: Draw, label: str, *, on_karpenter: bool) -> dict[str, Any]:
+    """Props of ``add_capacity_buffer``; labels are ``<label><prop>``. ``on_karpenter``:
+    the pods go to Karpenter's nodes, which serve no v1alpha1."""
     form = draw.prop(
         f"{label}form", st.sampled_from(CapacityBufferForm), st.sampled_from(["scalable", None])
     )
@@ -602,6 +607,8 @@ def capacity_buffer_props(draw: Draw, label: str) -> dict[str, Any]:
         props["api_version"] = draw.prop(
             f"{label}api_version", st.sampled_from(CapacityBufferVersion), st.just("v1beta1")
         )
+        if on_karpenter and props["api_version"] is CapacityBufferVersion.V1ALPHA1:
+            draw.invalid.add(f"{label}api_version")
     counts = draw(st.sampled_from(BUFFER_COUNTS), "buffer count")
     if draw.rarely():
         counts = draw(st.sampled_from(["", "replicas+percentage"]), "buffer count (invalid)")
@@ -745,7 +752,12 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
             assert len(headroom.node.children) == children, "a rejected workload left a child"
             raise
         if draw(st.booleans(), "capacity buffer?"):
-            buffer = capacity_buffer_props(draw, f"capacity_buffers[{workload.name}-buffer].")
+            buffer = capacity_buffer_props(
+                draw,
+                f"capacity_buffers[{workload.name}-buffer].",
+                # Karpenter's nodes: the only selector on its label is the pool's
+                on_karpenter=pool is not None and pool.label_key == "karpenter.sh/nodepool",
+            )
             # Counted again: the first workload also adds the pre-puller, when there is one.
             children = len(headroom.node.children)
             try:
@@ -753,6 +765,44 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
             except HeadroomConfigError:
                 assert len(headroom.node.children) == children, "a rejected buffer left a child"
                 raise
+    return built
+
+
+BUFFER_POOLS = {
+    "karpenter": NodePoolRef.karpenter("burst", taints=[DEFAULT_DEDICATED_TAINT]),
+    "node group": NodePoolRef(
+        "burst", label_key="eks.amazonaws.com/nodegroup", taints=(DEFAULT_DEDICATED_TAINT,)
+    ),
+}
+"""The pools of ``buffered``: Karpenter's, and a managed node group Cluster Autoscaler
+scales (where v1alpha1 is allowed)."""
+
+
+def buffered(draw: Draw, outdir: Path) -> Built:
+    """A NodeHeadroom of fixed, valid props whose burst workloads keep fuzzed buffers:
+    ``node_headroom`` rarely gets as far as a buffer (most of its examples fail
+    earlier), and every buffer written is checked against the upstream CRDs."""
+    built = Built(cdk8s.App(outdir=str(outdir)))
+    chart = cdk8s.Chart(built.app, "chart")
+    model = draw(st.sampled_from(PriorityModel), "model")
+    where = draw(st.sampled_from([*BUFFER_POOLS, "every node"]), "pool")
+    if model is PriorityModel.DEDICATED_POOL and where == "every node":
+        where = "karpenter"  # DEDICATED_POOL needs a pool (node_headroom tests that)
+    pool = BUFFER_POOLS.get(where)
+    slices = {"cpu": "1", "memory": "1Gi"} if draw(st.booleans(), "slices?") else {}
+    headroom = NodeHeadroom(chart, "headroom", model=model, node_pool=pool, **slices)
+    for name in ("api", "web")[: draw(st.integers(1, 2), "burst count")]:
+        workload = headroom.add_burst_workload(
+            name,
+            image="nginx:1.27",
+            cpu=draw(st.sampled_from(["100m", "500m", "1"]), "cpu"),
+            memory=draw(st.sampled_from(["64Mi", "512Mi", "1Gi"]), "memory"),
+            replicas=draw(st.integers(1, 10), "replicas"),
+        )
+        buffer = capacity_buffer_props(
+            draw, f"capacity_buffers[{name}-buffer].", on_karpenter=where == "karpenter"
+        )
+        headroom.add_capacity_buffer(workload, **buffer)
     return built
 
 
@@ -808,18 +858,23 @@ def names_an_invalid_field(error: HeadroomConfigError, invalid: set[str]) -> boo
     )
 
 
-def check_output(outdir: Path, built: Built) -> int:
-    """Checks every object written; returns how many there were."""
+def check_output(outdir: Path, built: Built) -> Counter[str]:
+    """Checks every object written, and every CapacityBuffer against the upstream CRDs
+    when they are present; returns how many objects and buffers were checked."""
     objects = load_folder(outdir)
     assert objects, "a valid configuration wrote no objects"
     for item, errors in zip(objects, validate_schemas([o.obj for o in objects]), strict=True):
         assert errors == [], f"{item.kind}/{item.name}: {errors}"
+    checked = Counter(objects=len(objects))
     for item in objects:
         report = check_object(item.obj)
         assert report.ok, f"{item.kind}/{item.name}: {[str(v) for v in report.violations]}"
         expected = built.opt_outs.get(item.name) if item.kind == "DaemonSet" else None
         assert {v.control for v in report.excepted} == (expected or set())
-    return len(objects)
+        if HAVE_CRDS and is_capacity_buffer(item.obj):
+            assert buffer_crd_errors(item.obj) == [], f"{item.kind}/{item.name}"
+            checked["buffers"] += 1
+    return checked
 
 
 def test_fuzzed_props_synthesize_valid_objects_or_raise_naming_the_field(
@@ -840,7 +895,7 @@ def test_fuzzed_props_synthesize_valid_objects_or_raise_naming_the_field(
     def run(data: st.DataObject) -> None:
         draw = Draw(data)
         scenario: Callable[[Draw, Path], Built] = draw(
-            st.sampled_from([node_headroom, standalone]), "scenario"
+            st.sampled_from([node_headroom, standalone, buffered]), "scenario"
         )
         with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
             warnings.simplefilter("ignore", HeadroomWarning)  # SEED warns by design
@@ -860,7 +915,7 @@ def test_fuzzed_props_synthesize_valid_objects_or_raise_naming_the_field(
                 return
             note(f"invalid: {sorted(draw.invalid)}")
             assert not draw.invalid, f"invalid props {sorted(draw.invalid)} were accepted"
-            validated["objects"] += check_output(outdir, built)
+            validated.update(check_output(outdir, built))
             outcomes["synthesized valid objects"] += 1
 
     started = time.monotonic()
@@ -872,6 +927,12 @@ def test_fuzzed_props_synthesize_valid_objects_or_raise_naming_the_field(
             + ", ".join(f"{count} {outcome}" for outcome, count in sorted(outcomes.items()))
             + f"; {validated['objects']} objects validated for Kubernetes "
             + " and ".join(kubernetes_versions())
+            + (
+                f", {validated['buffers']} CapacityBuffers for the upstream CRDs"
+                if HAVE_CRDS
+                else ", CapacityBuffers not for the upstream CRDs (../shared is absent)"
+            )
         )
     assert sum(outcomes.values()) >= 500
     assert min(outcomes.values()) >= 100, "both outcomes must be exercised"
+    assert validated["buffers"] >= 50 or not HAVE_CRDS, "buffers must be checked too"

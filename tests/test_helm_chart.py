@@ -27,7 +27,7 @@ from cdk8s_headroom.helm import chart as chart_module
 from cdk8s_headroom.helm.values import VALUES
 from scripts.helm_render import CHART, lint
 from tests.conftest import ROOT
-from tests.helm_cases import PARITY_CASES
+from tests.helm_cases import BUFFER_CASES, PARITY_CASES
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +148,7 @@ def test_helm_lint_strict_is_clean() -> None:
     assert [m["error"] for m in report["messages"]] == ["icon is recommended"]
 
 
-LINTED = PARITY_CASES[1:5] + PARITY_CASES[-3:-1]  # buffers beside slices, and alone
+LINTED = PARITY_CASES[1:5] + BUFFER_CASES
 
 
 @pytest.mark.parametrize(

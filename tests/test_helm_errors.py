@@ -286,6 +286,41 @@ CASES = [
         "Auto Mode exposes no Karpenter feature gates",
     ),
     (
+        "a-buffer-on-auto-mode-by-the-node-selector",
+        {"nodeSelector": {"eks.amazonaws.com/compute-type": "auto"}, "burstWorkloads": [BUFFERED]},
+        "nodeSelector['eks.amazonaws.com/compute-type']",
+        "Auto Mode exposes no Karpenter feature gates",
+    ),
+    (
+        "a-buffer-on-auto-mode-by-the-node-affinity",
+        {
+            "nodeAffinity": [
+                {"key": "eks.amazonaws.com/instance-category", "operator": "In", "values": ["c"]}
+            ],
+            "burstWorkloads": [BUFFERED],
+        },
+        "nodeAffinity[eks.amazonaws.com/instance-category]",
+        "Auto Mode exposes no Karpenter feature gates",
+    ),
+    (
+        "a-v1alpha1-buffer-on-a-karpenter-pool",
+        {
+            "nodePool": {"name": "burst"},
+            "burstWorkloads": [burst(buffer={"replicas": 1, "apiVersion": "v1alpha1"})],
+        },
+        "burstWorkloads[api].buffer.apiVersion",
+        "Karpenter serves the CapacityBuffer API at v1beta1 only",
+    ),
+    (
+        "a-v1alpha1-buffer-on-karpenters-nodes-by-the-node-affinity",
+        {
+            "nodeAffinity": [{"key": "karpenter.sh/nodepool", "operator": "Exists"}],
+            "burstWorkloads": [burst(buffer={"replicas": 1, "apiVersion": "v1alpha1"})],
+        },
+        "burstWorkloads[api].buffer.apiVersion",
+        "v1alpha1 is for Cluster Autoscaler 1.34",
+    ),
+    (
         "a-buffer-limit-that-is-no-quantity",
         {"burstWorkloads": [burst(buffer={"limits": {"cpu": "eight"}})]},
         "burstWorkloads[api].buffer.limits['cpu']",
@@ -330,7 +365,7 @@ def test_every_rule_has_a_case() -> None:
         "replicasWithAutoscaler", "dedicatedPoolNeedsPool", "dedicatedPoolNeedsTaint",
         "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames", "slicesNeedBoth",
         "noTaskWithoutSlices", "needsRoom", "prepullerName", "bufferPercentageNeedsScalable",
-        "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode",
+        "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
     }  # fmt: skip
     assert {rule.name for rule in rules.RULES} == checked | {"prefixedName"}
     assert "greater than zero" in messages and "does not start with 'system-'" in messages

@@ -15,11 +15,13 @@ import helm_python as helm
 import pytest
 import yaml
 
+from cdk8s_headroom.capacitybufferapi import is_capacity_buffer
 from cdk8s_headroom.helm import Release, merge_values, package_chart, synthesize
 from cdk8s_headroom.output import load_manifests
 from scripts.helm_render import CHART, load, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
-from tests.helm_cases import API, PARITY_CASES
+from tests.helm_cases import API, BUFFER_CASES, PARITY_CASES
+from tests.upstream_crds import buffer_crd_errors, needs_crds
 
 Key = tuple[str, str, str]
 
@@ -243,17 +245,37 @@ def test_buffers_render_their_capacity_buffers_with_the_burst_pods_shape(
     spec = find(documents, "CapacityBuffer", "api-buffer")["spec"]
     assert spec["podTemplateRef"] == {"name": "api-buffer"}
     assert (spec["replicas"], spec["limits"]) == (3, {"cpu": "4", "memory": "8Gi"})
-    # the scalable form: the Deployment itself, in the version asked for
+    # the scalable form: the Deployment itself
     scaled = find(documents, "CapacityBuffer", "worker-buffer")
-    assert scaled["apiVersion"] == "autoscaling.x-k8s.io/v1alpha1"
+    assert scaled["apiVersion"] == "autoscaling.x-k8s.io/v1beta1"
     assert scaled["spec"]["scalableRef"]["name"] == "worker"
     assert scaled["spec"]["percentage"] == 50
     assert not [d for d in documents if d["metadata"]["name"] == "worker-buffer"
                 and d["kind"] == "PodTemplate"]  # fmt: skip
+    # in the version asked for, on a Cluster Autoscaler node group
+    alpha = helm_objects(chart, cases["a-v1alpha1-buffer-on-a-cluster-autoscaler-node-group"])
+    alpha_buffer = find(list(alpha.values()), "CapacityBuffer", "worker-buffer")
+    assert alpha_buffer["apiVersion"] == "autoscaling.x-k8s.io/v1alpha1"
     # without slices: the buffers keep the room, and no reserver runs
     alone = list(helm_objects(chart, cases["buffers-alone-without-slices"]).values())
     assert not [d for d in alone if d["kind"] == "DaemonSet"]
     assert find(alone, "CapacityBuffer", "api-buffer")["spec"]["limits"] == {"cpu": "2"}
+
+
+@needs_crds
+@pytest.mark.parametrize(
+    ("release", "overrides"),
+    [case[1:] for case in BUFFER_CASES],
+    ids=[case[0] for case in BUFFER_CASES],
+)
+def test_the_charts_buffers_are_valid_for_the_upstream_crds(
+    chart: helm.Chart, release: str, overrides: dict[str, Any]
+) -> None:
+    rendered = objects(render(chart, overrides, release=release, namespace=release))
+    buffers = [document for document in rendered if is_capacity_buffer(document)]
+    assert len(buffers) == len(overrides["burstWorkloads"])  # one per burst workload here
+    for buffer in buffers:
+        assert buffer_crd_errors(buffer) == [], buffer["metadata"]["name"]
 
 
 def test_the_readme_buffers_example_renders_what_the_library_synthesizes(

@@ -1,6 +1,7 @@
 """Generated values: the chart and the library agree on every one of them.
 
-Either both render the same objects, or both refuse with the same message.
+Either both render the same objects, or both refuse with the same message; and each
+CapacityBuffer rendered passes the upstream CRDs, when ``../shared`` holds them.
 Quantities have no digit limit and come in every unit of the grammar, near each other
 (the same amount in another unit, or a hair above), so the templates' exact quantity
 arithmetic is held to the library's on the cases float64 got wrong.
@@ -17,8 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cdk8s_headroom import HeadroomConfigError
+from cdk8s_headroom.capacitybufferapi import is_capacity_buffer
 from cdk8s_headroom.helm import Release, synthesize
 from scripts.helm_render import CHART, load, render, without_helm_labels
+from tests.upstream_crds import HAVE_CRDS, buffer_crd_errors
 
 CHART_DEFAULTS: dict[str, Any] = yaml.safe_load((CHART / "values.yaml").read_text())
 HELM_CHART = load()
@@ -163,3 +166,6 @@ def test_the_chart_and_the_library_agree_on_generated_values(
     text = files["node-headroom/templates/headroom.yaml"]
     rendered = [d for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d]
     assert {key(d): without_helm_labels(d) for d in rendered} == {key(d): d for d in synthesized}
+    if HAVE_CRDS:
+        for buffer in (d for d in rendered if is_capacity_buffer(d)):
+            assert buffer_crd_errors(buffer) == [], buffer["metadata"]["name"]

@@ -25,13 +25,13 @@ from . import names, rules, securitycontext
 from .burst import BurstWorkload
 from .capacitybufferapi import ACTIVE_CAPACITY, CapacityBufferVersion
 from .errors import HeadroomConfigError, warn
-from .karpenter import AUTO_MODE_BUILTIN_POOLS, KarpenterNodePool
+from .karpenter import AUTO_MODE_BUILTIN_POOLS, KarpenterNodePool, NodePoolFlavour
 from .labels import workload_labels
 from .quantity import QuantityLike, positive_quantity
 from .resource import HeadroomConstruct, RenderedApiObject
-from .scheduling import TaintEffect
+from .scheduling import NodeSelectorOperator, NodeSelectorRequirement, TaintEffect
 from .sizing import ISizedNodePool, NodeSize, check_slice_fits
-from .targeting import INodePool
+from .targeting import KARPENTER_NODEPOOL_LABEL, INodePool, Targeting
 from .task import PAUSE_IMAGE
 
 
@@ -65,15 +65,85 @@ def _limits(value: Mapping[str, QuantityLike] | None) -> dict[str, tuple[str, Fr
     return parsed
 
 
+AUTO_MODE_LABEL_PREFIX = NodePoolFlavour.EKS_AUTO_MODE.label_prefix
+AUTO_MODE_INSTANCE_LABEL_PREFIX = f"{AUTO_MODE_LABEL_PREFIX}instance-"
+"""Auto Mode's instance labels (``instance-category``, ``instance-cpu``...), which only
+its nodes carry. Other EKS node labels share the domain and are not Auto Mode's: a
+managed node group's ``nodegroup`` and ``capacityType``, which Cluster Autoscaler
+scales, where buffers work."""
+AUTO_MODE_COMPUTE_TYPE_LABEL = f"{AUTO_MODE_LABEL_PREFIX}compute-type"
+AUTO_MODE_COMPUTE_TYPE = "auto"
+"""The ``compute-type`` of Auto Mode nodes (Fargate's nodes carry ``fargate``)."""
+
+REQUIRING_OPERATORS = (
+    NodeSelectorOperator.IN,
+    NodeSelectorOperator.EXISTS,
+    NodeSelectorOperator.GT,
+    NodeSelectorOperator.LT,
+)
+"""The operators a node must carry the key to match (``NotIn`` and ``DoesNotExist``
+also match nodes without it)."""
+
+
 def is_auto_mode(pool: INodePool) -> bool:
     """Whether a pool is an EKS Auto Mode pool, as far as the app says so: an emitted
     Auto Mode ``KarpenterNodePool``, a built-in Auto Mode pool's name, or requirements
-    on ``eks.amazonaws.com/`` keys, which only Auto Mode nodes carry."""
+    on Auto Mode's label domain (a pool's requirements bound its instances, and only
+    Auto Mode names them there, as ``sizing`` reads them)."""
     if isinstance(pool, KarpenterNodePool):
         return pool.auto_mode
     requirements = getattr(pool, "requirements", ())
     return pool.pool_name in AUTO_MODE_BUILTIN_POOLS or any(
-        requirement.key.startswith("eks.amazonaws.com/") for requirement in requirements
+        requirement.key.startswith(AUTO_MODE_LABEL_PREFIX) for requirement in requirements
+    )
+
+
+def selects_auto_mode(key: str, value: str) -> bool:
+    """Whether a node selector entry matches only EKS Auto Mode nodes."""
+    return key.startswith(AUTO_MODE_INSTANCE_LABEL_PREFIX) or (
+        key == AUTO_MODE_COMPUTE_TYPE_LABEL and value == AUTO_MODE_COMPUTE_TYPE
+    )
+
+
+def requires_auto_mode(requirement: NodeSelectorRequirement) -> bool:
+    """Whether a required node affinity term matches only EKS Auto Mode nodes: it needs
+    an Auto Mode instance label, or ``compute-type In`` with ``auto``."""
+    if requirement.operator not in REQUIRING_OPERATORS:
+        return False
+    return requirement.key.startswith(AUTO_MODE_INSTANCE_LABEL_PREFIX) or (
+        requirement.key == AUTO_MODE_COMPUTE_TYPE_LABEL
+        and requirement.operator is NodeSelectorOperator.IN
+        and AUTO_MODE_COMPUTE_TYPE in requirement.values
+    )
+
+
+def check_not_on_auto_mode(targeting: Targeting) -> None:
+    """Refuses a buffer whose pods target EKS Auto Mode nodes, by their pool, their node
+    selector or their node affinity (``rules.BUFFER_NOT_ON_AUTO_MODE``)."""
+    pool = targeting.pool
+    if pool is not None and is_auto_mode(pool):
+        rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
+    for key, value in targeting.node_selector.items():
+        if selects_auto_mode(key, value):
+            rules.BUFFER_NOT_ON_AUTO_MODE.fail(f"workload.node_selector[{key!r}]", value)
+    for requirement in targeting.node_affinity:
+        if requires_auto_mode(requirement):
+            rules.BUFFER_NOT_ON_AUTO_MODE.fail(
+                f"workload.node_affinity[{requirement.key}]", requirement.operator.value
+            )
+
+
+def targets_karpenter(targeting: Targeting) -> bool:
+    """Whether the pods go to Karpenter's nodes: an emitted ``KarpenterNodePool``, or a
+    node selector or required affinity on the label Karpenter puts on its nodes."""
+    return (
+        isinstance(targeting.pool, KarpenterNodePool)
+        or KARPENTER_NODEPOOL_LABEL in targeting.node_selector
+        or any(
+            requirement.key == KARPENTER_NODEPOOL_LABEL
+            and requirement.operator in REQUIRING_OPERATORS
+            for requirement in targeting.node_affinity
+        )
     )
 
 
@@ -131,16 +201,20 @@ class CapacityBuffer(HeadroomConstruct):
         limits: the most all chunks may request, per resource, e.g. ``{"cpu": "8"}``;
             alone, as many chunks as fit. Default: none.
         api_version: default: ``CapacityBufferVersion.V1BETA1`` (Cluster Autoscaler
-            1.35+, Karpenter 1.14+); ``V1ALPHA1`` for Cluster Autoscaler 1.34.
+            1.35+, Karpenter 1.14+); ``V1ALPHA1`` for Cluster Autoscaler 1.34 (Karpenter
+            serves no ``v1alpha1``, so it is refused for pods on Karpenter's nodes).
         name: the buffer's (and its PodTemplate's) name. Default: ``<workload>-buffer``.
         labels: extra labels on the buffer and its PodTemplate. Default: none.
 
     Raises:
-        HeadroomConfigError: naming the field, for a pool on EKS Auto Mode (which
-            exposes no Karpenter feature gates), ``percentage`` without the scalable
-            form or with ``replicas``, neither ``replicas``, ``percentage`` nor
-            ``limits``, ``limits`` that do not parse, and a burst pod larger than
-            the pool's smallest node.
+        HeadroomConfigError: naming the field, for pods on EKS Auto Mode (which
+            exposes no Karpenter feature gates) by their pool, node selector
+            (``eks.amazonaws.com/compute-type: auto``) or node affinity (Auto Mode's
+            instance labels), ``V1ALPHA1`` for pods on Karpenter's nodes (an emitted
+            ``KarpenterNodePool`` or the ``karpenter.sh/nodepool`` label),
+            ``percentage`` without the scalable form or with ``replicas``, neither
+            ``replicas``, ``percentage`` nor ``limits``, ``limits`` that do not parse,
+            and a burst pod larger than the pool's smallest node.
 
     Warns:
         HeadroomWarning: on a pool without a ``NoSchedule`` taint: any pod the nodes
@@ -198,8 +272,11 @@ class CapacityBuffer(HeadroomConstruct):
         ):
             rules.BUFFER_NEEDS_COUNT.fail("replicas", None)
         pool = workload.targeting.pool
-        if pool is not None and is_auto_mode(pool):
-            rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
+        check_not_on_auto_mode(workload.targeting)
+        if api_version is CapacityBufferVersion.V1ALPHA1 and targets_karpenter(workload.targeting):
+            rules.BUFFER_ALPHA_NOT_ON_KARPENTER.fail(
+                "api_version", api_version.value, label=KARPENTER_NODEPOOL_LABEL
+            )
         if isinstance(pool, ISizedNodePool):
             self._check_fits(pool.pool_name, pool.smallest_node)
         self.labels = {

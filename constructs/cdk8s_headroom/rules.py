@@ -349,9 +349,14 @@ BUFFER_NEEDS_COUNT = Rule(
 )
 BUFFER_NOT_ON_AUTO_MODE = Rule(
     "bufferNotOnAutoMode",
-    "a pool outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its "
+    "nodes outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its "
     "Karpenter cannot enable CapacityBuffer; keep the headroom with slices there, or put "
     "the buffer on a Karpenter or Cluster Autoscaler pool",
+)
+BUFFER_ALPHA_NOT_ON_KARPENTER = Rule(
+    "bufferAlphaNotOnKarpenter",
+    "v1beta1 on Karpenter's nodes (selected by {label}): Karpenter serves the "
+    "CapacityBuffer API at v1beta1 only; v1alpha1 is for Cluster Autoscaler 1.34",
 )
 SHARED_BUFFER_WARNING = (
     "capacity buffer {name}: on {where}, whose nodes admit ordinary pods, any pod can "
@@ -386,6 +391,7 @@ RULES = (
     BUFFER_ONE_COUNT,
     BUFFER_NEEDS_COUNT,
     BUFFER_NOT_ON_AUTO_MODE,
+    BUFFER_ALPHA_NOT_ON_KARPENTER,
 )
 """Every rule across values, for the chart generator."""
 

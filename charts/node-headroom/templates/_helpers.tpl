@@ -410,6 +410,24 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- if has $poolName $lib.autoModePools -}}
 {{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.name" "value" $poolName "rule" "bufferNotOnAutoMode") -}}
 {{- end -}}
+{{- $computeType := $lib.autoModeComputeType -}}
+{{- range $key, $value := $selector -}}
+{{- if or (hasPrefix $lib.autoModeInstancePrefix $key) (and (eq $key (index $computeType 0)) (eq $value (index $computeType 1))) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "rule" "bufferNotOnAutoMode") -}}
+{{- end -}}
+{{- end -}}
+{{- range $v.nodeAffinity -}}
+{{- if and (has .operator $lib.requiringOperators) (or (hasPrefix $lib.autoModeInstancePrefix .key) (and (eq .key (index $computeType 0)) (eq .operator "In") (has (index $computeType 1) (default (list) .values)))) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "nodeAffinity[%s]" .key) "value" .operator "rule" "bufferNotOnAutoMode") -}}
+{{- end -}}
+{{- end -}}
+{{- if eq (default $lib.bufferDefaults.apiVersion $b.apiVersion) "v1alpha1" -}}
+{{- $onKarpenter := hasKey $selector $lib.karpenterPoolLabel -}}
+{{- range $v.nodeAffinity }}{{ if and (eq .key $lib.karpenterPoolLabel) (has .operator $lib.requiringOperators) }}{{ $onKarpenter = true }}{{ end }}{{ end -}}
+{{- if $onKarpenter -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.apiVersion" $bat) "value" $b.apiVersion "rule" "bufferAlphaNotOnKarpenter" "parts" (dict "label" $lib.karpenterPoolLabel)) -}}
+{{- end -}}
+{{- end -}}
 {{- $bo := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" $v.labels "name" $bufferName "component" "capacity-buffer" "into" $bo) -}}
 {{- $spec := deepCopy $lib.bufferSpec -}}

@@ -21,7 +21,15 @@ import cdk8s
 
 from .. import rules
 from ..burst import BurstWorkload
-from ..capacitybuffer import KEEP_OFF_EFFECTS, CapacityBuffer, CapacityBufferForm
+from ..capacitybuffer import (
+    AUTO_MODE_COMPUTE_TYPE,
+    AUTO_MODE_COMPUTE_TYPE_LABEL,
+    AUTO_MODE_INSTANCE_LABEL_PREFIX,
+    KEEP_OFF_EFFECTS,
+    REQUIRING_OPERATORS,
+    CapacityBuffer,
+    CapacityBufferForm,
+)
 from ..capacitybufferapi import API_GROUP
 from ..headroom import NodeHeadroom
 from ..karpenter import AUTO_MODE_BUILTIN_POOLS
@@ -33,6 +41,7 @@ from ..priority import ModelClasses, PriorityModel
 from ..reserver import DEFAULT_RESERVER_NAME
 from ..securitycontext import NOBODY_UID
 from ..simulate.promises import check_promises, describe_broken
+from ..targeting import KARPENTER_NODEPOOL_LABEL
 from ..task import ReserverTask, TaskKind
 from .values import CHART_NAME, checks_tpl
 
@@ -155,6 +164,12 @@ def library_data() -> dict[str, Any]:
         "keepOffEffects": [effect.value for effect in KEEP_OFF_EFFECTS],
         "prepullerNameMax": DNS_LABEL_MAX - len(PREPULL_SUFFIX),
         "autoModePools": sorted(AUTO_MODE_BUILTIN_POOLS),
+        # What places a buffer's pods on Auto Mode's or Karpenter's nodes
+        # (capacitybuffer.selects_auto_mode, requires_auto_mode, targets_karpenter).
+        "autoModeInstancePrefix": AUTO_MODE_INSTANCE_LABEL_PREFIX,
+        "autoModeComputeType": [AUTO_MODE_COMPUTE_TYPE_LABEL, AUTO_MODE_COMPUTE_TYPE],
+        "requiringOperators": [operator.value for operator in REQUIRING_OPERATORS],
+        "karpenterPoolLabel": KARPENTER_NODEPOOL_LABEL,
         "burstVolumes": burst_pod["volumes"],
         "burstVolumeMounts": burst_pod["containers"][0]["volumeMounts"],
         "podSecurityContext": _without(reserver_pod["securityContext"], *uids),

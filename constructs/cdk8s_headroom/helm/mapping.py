@@ -83,8 +83,14 @@ _BURST_FIELDS = {
     "memory_limit": "resources.limits.memory",
     "max_replicas": "autoscaling.maxReplicas",
 }
-_BUFFER_FIELDS = {"node_pool": "nodePool.name"}
-"""A buffer's fields are under ``burstWorkloads[<name>].buffer.``, but its pool's."""
+_BUFFER_FIELDS = {"api_version": "apiVersion"}
+_BUFFER_OUTSIDE = {
+    "node_pool": "nodePool.name",
+    "workload.node_selector": "nodeSelector",
+    "workload.node_affinity": "nodeAffinity",
+}
+"""A buffer's fields are under ``burstWorkloads[<name>].buffer.``, but its pool's and the
+placement its pods share with the headroom (``nodeSelector[<key>]``, ``nodeAffinity[<key>]``)."""
 
 
 @contextmanager
@@ -99,7 +105,13 @@ def _in_values(
     except HeadroomConfigError as error:
         field = re.sub(r"^(burst_workloads|capacity_buffers)\[[^\]]*\]\.", "", error.field)
         field = re.sub(r"^node_selector\[", "nodeSelector[", field)
-        path = outside.get(field) or prefix + table.get(field, field)
+        head, bracket, rest = field.partition("[")
+        if field in outside:
+            path = outside[field]
+        elif bracket and head in outside:
+            path = f"{outside[head]}[{rest}"
+        else:
+            path = prefix + table.get(field, field)
         raise ValuesError(path, error.value, error.allowed) from None
 
 
@@ -343,7 +355,7 @@ def build(
             _prefixed(f"{burst.name}-buffer", at, values, release)
             given = {prop: buffer[key] for key, prop in _BUFFER_PROPS.items()
                      if buffer.get(key) is not None}  # fmt: skip
-            with _in_values({}, f"{at}.", _BUFFER_FIELDS):
+            with _in_values(_BUFFER_FIELDS, f"{at}.", _BUFFER_OUTSIDE):
                 headroom.add_capacity_buffer(
                     burst,
                     form=CapacityBufferForm(buffer.get("form") or "podTemplateRef"),

@@ -209,7 +209,8 @@ VALUES: tuple[Value, ...] = (
           "resource, e.g. `cpu: \"8\"`; alone: as many copies as fit.", nullable=True),
     Value("burstWorkloads[].buffer.apiVersion", _enum(CapacityBufferVersion), "`v1beta1` "
           "(Cluster Autoscaler 1.35+, Karpenter 1.14+ with its `CapacityBuffer` feature gate) "
-          "or `v1alpha1` (Cluster Autoscaler 1.34). Default: `v1beta1`.", nullable=True),
+          "or `v1alpha1` (Cluster Autoscaler 1.34; refused on Karpenter's nodes, which serve "
+          "only `v1beta1`). Default: `v1beta1`.", nullable=True),
 )
 # fmt: on
 
