@@ -229,8 +229,9 @@ def rfc3339_nanos(value: object) -> int | None:
     try:
         # datetime checks the ranges (month 13, February 30, hour 25) that timegm
         # would raise on or roll over; Go's time.Parse, which wrote the value, refuses them.
+        year, month, day, hour, minute, second = (int(match[i]) for i in range(1, 7))
         moment = datetime.datetime(
-            *(int(match[i]) for i in range(1, 7)), tzinfo=datetime.timezone.utc
+            year, month, day, hour, minute, second, tzinfo=datetime.timezone.utc
         )
     except ValueError:
         return None
