@@ -55,8 +55,9 @@ def build(app: cdk8s.App) -> NodeHeadroom:
         node_pool=NodePoolRef.karpenter(NODE_POOL) if NODE_POOL else None,
         namespace=NAMESPACE,
         priority_classes=classes,
-        # P4: the reservers pull the burst image onto every node, so a burst starts
-        # without an image pull.
+        # P4: a pre-puller DaemonSet beside the reservers pulls the burst images onto
+        # every node, so a burst starts without an image pull; the reservers' own pod
+        # template never names them, so an image release leaves every slice in place.
         prepull_burst_images=True,
     )
     headroom.add_burst_workload(

@@ -12,7 +12,10 @@ from cdk8s_headroom import validate_app
 from scripts.validation import is_karpenter, validate_karpenter
 from tests.conftest import Manifest, find, find_all, pod_spec
 
-EXAMPLES = ("karpenter_dedicated_pool", "eks_auto_mode", "karpenter_spot_budgets")
+EXAMPLES = tuple(
+    sorted(p.stem for p in (Path(__file__).parent.parent / "examples").glob("[!_]*.py"))
+)
+"""Every example: each builds its app with ``build(app)``."""
 
 
 def example(name: str) -> ModuleType:

@@ -139,7 +139,8 @@ VALUES: tuple[Value, ...] = (
     Value("task.scratchPaths", "strings", "With `custom`: writable emptyDir mounts (the root "
           "filesystem is read-only)."),
     Value("prepullBurstImages", "boolean", "Pull the burst workloads' images onto every node "
-          "from the reserver, so a burst starts without a pull."),
+          "with a pre-puller DaemonSet beside the reservers (it requests nothing, and an "
+          "image release leaves the reservers untouched), so a burst starts without a pull."),
     Value("images.pause", "string", "The pause image (`pause` and `prepull`), e.g. from a "
           "mirror.", _IMG),
     Value("images.maintenance", "string", "The image of the `maintenance` loop.", _IMG),
