@@ -101,6 +101,19 @@ def test_values_render_what_the_library_synthesizes_with_the_same_props(
         assert rendered[object_key] == document, object_key
 
 
+def test_a_whole_float_in_an_integer_value_renders_what_the_library_synthesizes(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    # GIVEN replicas written 2.0 (YAML's float, a whole number)
+    api = {key: item for key, item in API.items() if key != "autoscaling"}
+    overrides = {"burstWorkloads": [{**api, "replicas": 2.0}]}
+    # THEN both engines take it as 2 and make the same objects
+    synthesized = library_objects(overrides, chart_defaults)
+    assert helm_objects(chart, overrides) == synthesized
+    deployment = synthesized[next(k for k in synthesized if k[0] == "Deployment")]
+    assert deployment["spec"]["replicas"] == 2
+
+
 def test_namespaced_objects_go_to_the_release_namespace(chart: helm.Chart) -> None:
     # WHEN `helm install web charts/node-headroom -n web`
     documents = helm_objects(chart, {"burstWorkloads": [API]}, "web", "web")
