@@ -19,7 +19,7 @@ from cdk8s_headroom.helm import Release, merge_values, package_chart, synthesize
 from cdk8s_headroom.output import load_manifests
 from scripts.helm_render import CHART, load, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
-from tests.helm_cases import API, PARITY_CASES
+from tests.helm_cases import API, DEDICATED_TAINT, PARITY_CASES
 
 Key = tuple[str, str, str]
 
@@ -303,7 +303,26 @@ def test_notes_list_the_buffers_and_warn_when_ordinary_pods_can_take_their_room(
 
 def test_notes_warn_that_seed_breaks_p2_and_p3(chart: helm.Chart) -> None:
     notes = render(chart, {"model": "seed"})["node-headroom/templates/NOTES.txt"]
-    assert "WARNING: PriorityModel.SEED breaks P2 and P3" in notes
+    assert "WARNING: model seed breaks P2 and P3" in notes
+    assert "model guarded and dedicated-pool keep them" in " ".join(notes.split())
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"model": "seed"},
+        {"model": "guarded"},
+        {"model": "dedicated-pool", "nodePool": {"name": "burst", "taints": [DEDICATED_TAINT]}},
+    ],
+    ids=["seed", "guarded", "dedicated-pool"],
+)
+def test_rendered_notes_of_each_model_speak_kubernetes_not_python(
+    chart: helm.Chart, overrides: dict[str, Any]
+) -> None:
+    # The rendered text, not only the template: the notes come from the library's docs
+    notes = render(chart, overrides)["node-headroom/templates/NOTES.txt"]
+    for python in ("PriorityModel", "SEED", "GUARDED", "DEDICATED_POOL", "None", "True"):
+        assert python not in notes, python
 
 
 def test_the_packaged_chart_renders_like_the_folder(tmp_path: Path, chart: helm.Chart) -> None:
