@@ -20,7 +20,7 @@ from cdk8s_headroom.helm import Release, merge_values, package_chart, synthesize
 from cdk8s_headroom.output import load_manifests
 from scripts.helm_render import CHART, load, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
-from tests.helm_cases import API, BUFFER_CASES, PARITY_CASES
+from tests.helm_cases import API, BUFFER_CASES, DEDICATED_TAINT, PARITY_CASES
 from tests.upstream_crds import buffer_crd_errors, needs_crds
 
 Key = tuple[str, str, str]
@@ -101,6 +101,19 @@ def test_values_render_what_the_library_synthesizes_with_the_same_props(
     assert sorted(rendered) == sorted(synthesized)
     for object_key, document in synthesized.items():
         assert rendered[object_key] == document, object_key
+
+
+def test_a_whole_float_in_an_integer_value_renders_what_the_library_synthesizes(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    # GIVEN replicas written 2.0 (YAML's float, a whole number)
+    api = {key: item for key, item in API.items() if key != "autoscaling"}
+    overrides = {"burstWorkloads": [{**api, "replicas": 2.0}]}
+    # THEN both engines take it as 2 and make the same objects
+    synthesized = library_objects(overrides, chart_defaults)
+    assert helm_objects(chart, overrides) == synthesized
+    deployment = synthesized[next(k for k in synthesized if k[0] == "Deployment")]
+    assert deployment["spec"]["replicas"] == 2
 
 
 def test_namespaced_objects_go_to_the_release_namespace(chart: helm.Chart) -> None:
@@ -312,7 +325,26 @@ def test_notes_list_the_buffers_and_warn_when_ordinary_pods_can_take_their_room(
 
 def test_notes_warn_that_seed_breaks_p2_and_p3(chart: helm.Chart) -> None:
     notes = render(chart, {"model": "seed"})["node-headroom/templates/NOTES.txt"]
-    assert "WARNING: PriorityModel.SEED breaks P2 and P3" in notes
+    assert "WARNING: model seed breaks P2 and P3" in notes
+    assert "model guarded and dedicated-pool keep them" in " ".join(notes.split())
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"model": "seed"},
+        {"model": "guarded"},
+        {"model": "dedicated-pool", "nodePool": {"name": "burst", "taints": [DEDICATED_TAINT]}},
+    ],
+    ids=["seed", "guarded", "dedicated-pool"],
+)
+def test_rendered_notes_of_each_model_speak_kubernetes_not_python(
+    chart: helm.Chart, overrides: dict[str, Any]
+) -> None:
+    # The rendered text, not only the template: the notes come from the library's docs
+    notes = render(chart, overrides)["node-headroom/templates/NOTES.txt"]
+    for python in ("PriorityModel", "SEED", "GUARDED", "DEDICATED_POOL", "None", "True"):
+        assert python not in notes, python
 
 
 def test_the_packaged_chart_renders_like_the_folder(tmp_path: Path, chart: helm.Chart) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -59,6 +60,15 @@ def _model_note(model: PriorityModel) -> str:
     raise LookupError(model)
 
 
+def _chart_words(text: str) -> str:
+    """``text`` with the models named as the values name them (``PriorityModel.SEED``
+    and ``GUARDED`` are ``model seed`` and ``guarded``): NOTES speak Helm."""
+    for model in PriorityModel:
+        text = text.replace(f"PriorityModel.{model.name}", f"model {model.value}")
+        text = re.sub(rf"\b{model.name}\b", model.value, text)
+    return text
+
+
 def _without(mapping: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {key: item for key, item in mapping.items() if key not in keys}
 
@@ -70,7 +80,7 @@ def library_data() -> dict[str, Any]:
         classes = ModelClasses.of(model)
         specs = {"headroom": classes.headroom, "burst": classes.burst, "default": classes.default}
         models[model.value] = {
-            "note": _model_note(model),
+            "note": _chart_words(_model_note(model)),
             **{
                 role: {
                     "name": spec.name,
@@ -182,7 +192,7 @@ def library_data() -> dict[str, Any]:
             "runAsUser": burst["run_as_user"].default,
             "targetCPUUtilization": burst["target_cpu_utilization"].default,
         },
-        "seedWarning": describe_broken(PriorityModel.SEED, broken),
+        "seedWarning": _chart_words(describe_broken(PriorityModel.SEED, broken)),
         "grammars": {
             g.name: [[f"^(?:{c.pattern})$", c.allowed, c.forbid] for c in g.clauses]
             for g in rules.GRAMMARS

@@ -148,7 +148,11 @@ def _as_given(value: Any, rule: Any) -> Any:
     does: ``--set`` makes numbers and booleans of text, so a whole number (but an
     integer's) is its digits, and a boolean (text's only) ``true`` or ``false``."""
     quantity = rule in (rules.QUANTITY, rules.CONTAINER_MEMORY, "quantities")
-    if isinstance(rule, rules.IntRange) or (isinstance(value, bool) and quantity):
+    if isinstance(rule, rules.IntRange):
+        # YAML's 2.0 is the chart's whole number 2 (node-headroom.whole), so the library's too
+        whole = isinstance(value, float) and value.is_integer()
+        return int(value) if whole else value
+    if isinstance(value, bool) and quantity:
         return value
     if isinstance(value, bool):
         return str(value).lower()

@@ -27,6 +27,11 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- if or (kindIs "int64" .) (kindIs "int" .) }}true{{ else if kindIs "float64" . }}{{ eq (floor .) . }}{{ end -}}
 {{- end -}}
 
+{{/* A whole number's digits (a boolean's text): an integer (--set's int64) exactly, not through float64. */}}
+{{- define "node-headroom.digits" -}}
+{{- if kindIs "float64" . }}{{ printf "%.0f" . }}{{ else }}{{ toString . }}{{ end -}}
+{{- end -}}
+
 {{/* Checks .value against the single-value rule .rule (rules.Grammar or IntRange). */}}
 {{- define "node-headroom.check" -}}
 {{- $x := .value -}}
@@ -35,7 +40,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
      becomes its digits, and a boolean (text's only) true or false. */ -}}
 {{- $quantity := has .rule (list "quantity" "containerMemory" "quantities") -}}
 {{- if and (not (hasKey .lib.ranges .rule)) (or (eq (include "node-headroom.whole" $x) "true") (and (kindIs "bool" $x) (not $quantity))) -}}
-{{- $x = ternary (toString $x) (printf "%.0f" (float64 $x)) (kindIs "bool" $x) -}}
+{{- $x = include "node-headroom.digits" $x -}}
 {{- if .in }}{{ $_ := set .in .key $x }}{{ end -}}
 {{- end -}}
 {{- if or (kindIs "invalid" $x) (and (hasKey . "default") (eq (toString $x) (toString .default))) -}}
@@ -86,7 +91,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- define "node-headroom.amount" -}}
 {{- $lib := index . 0 -}}
 {{- $text := index . 1 -}}
-{{- if not (kindIs "string" $text) }}{{ $text = printf "%.0f" (float64 $text) }}{{ end -}}
+{{- if not (kindIs "string" $text) }}{{ $text = include "node-headroom.digits" $text }}{{ end -}}
 {{- $text = trim $text -}}
 {{- $re := "^\\+?([0-9]*)\\.?([0-9]*)(.*)$" -}}
 {{- $fraction := regexReplaceAll $re $text "${2}" -}}
@@ -118,7 +123,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 
 {{/* A quantity as the library emits it: a string, trimmed; a whole number as its digits. */}}
 {{- define "node-headroom.quantity" -}}
-{{- if kindIs "string" . }}{{ trim . }}{{ else }}{{ printf "%.0f" (float64 .) }}{{ end -}}
+{{- if kindIs "string" . }}{{ trim . }}{{ else }}{{ include "node-headroom.digits" . }}{{ end -}}
 {{- end -}}
 
 {{/* The name prefix (namePrefix; the release name otherwise). */}}
