@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from cdk8s_headroom.plan import PlanReport, plan
+from cdk8s_headroom.plan import Conflict, PlanReport, plan
 from cdk8s_headroom.priority import PreemptionPolicy
 from cdk8s_headroom.simulate.manifests import Manifests, manifests_from_objects, read_manifests
 from cdk8s_headroom.simulate.model import Resources
@@ -88,6 +88,31 @@ def test_exit_status_counts_pending_nodes_against_max_pending(example: PlanRepor
     assert example.pending_count == 1
     assert example.exit_status(max_pending=0) == 1
     assert example.exit_status(max_pending=1) == 0
+
+
+def test_a_conflict_with_the_clusters_classes_fails_the_plan(example: PlanReport) -> None:
+    # The API server refuses a second globalDefault class and a changed value: the
+    # apply fails, so the plan is not all well even when every promise holds.
+    conflicted = dataclasses.replace(
+        example, conflicts=(Conflict("headroom-reserve", "value 1000 in the cluster"),)
+    )
+
+    assert example.exit_status(max_pending=1) == 0
+    assert conflicted.exit_status(max_pending=1) == 1
+
+
+def test_the_table_names_the_pods_that_hold_a_pending_nodes_room(
+    everything: PlanReport,
+) -> None:
+    (reserver,) = everything.reservers
+    full = next(n for n in reserver.pending if n.node == "node-full")
+    text = everything.render()
+
+    lines = text.splitlines()
+    at = lines.index(f"  pending node-full: {full.detail}")
+    shown = ", ".join(full.holders[:5])
+    assert lines[at + 1].startswith(f"    held by (largest first): {shown}")
+    assert full.holders and all(name.count("/") == 1 for name in full.holders)
 
 
 def test_each_pending_reason_of_the_fixture(everything: PlanReport) -> None:

@@ -134,11 +134,11 @@ class PlanReport:
         return sum(len(reserver.pending) for reserver in self.reservers)
 
     def exit_status(self, max_pending: int) -> int:
-        """1 when a promise breaks, or more target nodes wait than ``max_pending``
-        allows; else 0. A conflict shows in the promises: the what-if runs with the
-        cluster's class."""
+        """1 when a promise breaks, a class conflicts with the cluster's (the API server
+        refuses a second default class and a changed value: the apply fails), or more
+        target nodes wait than ``max_pending`` allows; else 0."""
         broken = any(verdict.holds is False for verdict in self.whatif.verdicts)
-        return 1 if broken or self.pending_count > max_pending else 0
+        return 1 if broken or self.conflicts or self.pending_count > max_pending else 0
 
     def to_json(self) -> dict[str, object]:
         whatif = self.whatif.to_json()
@@ -178,6 +178,10 @@ class PlanReport:
         return "\n".join(lines)
 
 
+SHOWN_HOLDERS = 5
+"""The pods the table names per pending node, largest first (--json lists them all)."""
+
+
 def _render_reserver(reserver: ReserverPlan) -> list[str]:
     info = reserver.priority_class
     lines = [
@@ -196,6 +200,12 @@ def _render_reserver(reserver: ReserverPlan) -> list[str]:
             lines.append(f"  established {node.node}: {'; '.join(notes)}")
     for waiting in reserver.pending:
         lines.append(f"  pending {waiting.node}: {waiting.detail}")
+        if waiting.holders:
+            named = ", ".join(waiting.holders[:SHOWN_HOLDERS])
+            more = len(waiting.holders) - SHOWN_HOLDERS
+            lines.append(
+                f"    held by (largest first): {named}" + (f" and {more} more" if more > 0 else "")
+            )
     if reserver.pending and info.preemption_policy is PreemptionPolicy.NEVER:
         lines.append(
             "  a Never reserver evicts nobody, and Karpenter adds no node for a pending "
