@@ -188,6 +188,45 @@ def test_a_pod_on_a_node_missing_from_the_snapshot_is_a_warning_and_skipped(
     assert all(pod.name != "web-7c9f8d6b5-g1" for pod in everything.bound)
 
 
+def test_a_pod_nominated_or_pinned_to_a_missing_node_is_a_warning_and_skipped() -> None:
+    nominated = pod(
+        "n", {"nodeName": None}, status={"phase": "Pending", "nominatedNodeName": "gone"}
+    )
+    pinned = pod(
+        "d",
+        {
+            "nodeName": None,
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchFields": [
+                                    {"key": "metadata.name", "operator": "In", "values": ["gone"]}
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+        },
+        status={"phase": "Pending"},
+    )
+    pinned["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds", "controller": True, "uid": "u"}
+    ]
+
+    snapshot = load(node(), nominated, pinned)
+
+    assert snapshot.warnings == [
+        "snapshot.json: Pod shop/n: status.nominatedNodeName 'gone' is not a node of the "
+        "snapshot (snapshots are not atomic); the pod is skipped",
+        "snapshot.json: Pod shop/d: the DaemonSet's node affinity 'gone' is not a node of the "
+        "snapshot (snapshots are not atomic); the pod is skipped",
+    ]
+    assert snapshot.waiting == [] and snapshot.bound == []
+
+
 def test_fields_that_change_scheduling_and_are_not_modelled_are_listed(
     everything: Snapshot,
 ) -> None:

@@ -588,15 +588,28 @@ class _SnapshotReader:
             if priority is None:
                 info = classes.get(pod.class_name) if pod.class_name else default
                 pod.priority = info.value if info is not None else 0
-            if pod.node is None:
-                snapshot.waiting.append(pod)
-            elif pod.node in self._node_names:
-                snapshot.bound.append(pod)
-            else:
+            # The node a pod is on, is nominated to, or (a DaemonSet's) is pinned to.
+            field, node = next(
+                (
+                    (field, node)
+                    for field, node in (
+                        ("spec.nodeName", pod.node),
+                        ("status.nominatedNodeName", pod.nominated_node),
+                        ("the DaemonSet's node affinity", pod.placement.pinned_node),
+                    )
+                    if node is not None
+                ),
+                ("", None),
+            )
+            if node is not None and node not in self._node_names:
                 snapshot.warnings.append(
-                    f"{obj.label}: spec.nodeName {pod.node!r} is not a node of the snapshot "
+                    f"{obj.label}: {field} {node!r} is not a node of the snapshot "
                     "(snapshots are not atomic); the pod is skipped"
                 )
+            elif pod.node is None:
+                snapshot.waiting.append(pod)
+            else:
+                snapshot.bound.append(pod)
         return snapshot
 
 
