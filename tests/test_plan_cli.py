@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -178,3 +179,18 @@ def test_events_can_come_from_a_second_snapshot_file(
         "headroom-reserver-a8k2m",
         "headroom-reserver-9zq4w",
     ]
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly() -> None:
+    # `cdk8s-headroom plan ... | head`: the pipe closes before the report is written.
+    command = [sys.executable, "-m", "cdk8s_headroom", "plan", "--manifests", DIST]
+    command += ["--snapshot", str(EXAMPLE), "--json"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True
+    )
+    assert process.stdout is not None
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=60)
+
+    assert process.returncode == 1
+    assert stderr == ""
