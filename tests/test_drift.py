@@ -67,6 +67,15 @@ def test_changing_the_slice_changes_the_template_that_karpenters_drift_hash_cove
     )
 
 
+def test_the_same_slice_written_another_way_leaves_the_template_and_the_nodes_alone() -> None:
+    assert pool_template(cpu="1", drift_on_change=True) == pool_template(
+        cpu="1000m", drift_on_change=True
+    )
+    assert room(pool_template(cpu="1000m", drift_on_change=True)) == {
+        "burst/headroom-reserver-burst": {"cpu": "1", "memory": "2Gi"}
+    }
+
+
 def test_an_image_release_does_not_change_the_pool_template() -> None:
     before = pool_template(
         image="ghcr.io/acme/api:1.2", drift_on_change=True, prepull_burst_images=True

@@ -279,6 +279,8 @@ class NodeHeadroom(HeadroomConstruct):
             if broken:
                 warn(describe_broken(self.model, broken))
             if drift_on_change and isinstance(node_pool, KarpenterNodePool):
+                # Keyed by the reserver: a renamed one is a new DaemonSet whose pods must
+                # win their slice anew, which fresh nodes give them.
                 node_pool.add_node_room(
                     f"{self.reserver.namespace}/{self.reserver.name}", self.node_room
                 )
@@ -289,10 +291,12 @@ class NodeHeadroom(HeadroomConstruct):
 
     def node_room(self) -> dict[str, str]:
         """What this headroom's DaemonSets request on each node: the slice (the
-        pre-puller requests nothing); empty without slices."""
+        pre-puller requests nothing), in canonical form, so that writing ``"1"`` as
+        ``"1000m"`` changes nothing and rolls no node; empty without slices."""
         if self.reserver is None:
             return {}
-        return {"cpu": self.reserver.cpu, "memory": self.reserver.memory}
+        cores, size = self.reserver.slice
+        return {"cpu": format_cpu(cores), "memory": format_memory(size)}
 
     @property
     def labels(self) -> dict[str, str]:
