@@ -113,7 +113,13 @@ class HeadroomReserver(HeadroomConstruct):
         return list(self._prepull)
 
     def add_prepull_image(self, image: str) -> None:
-        """Pulls ``image`` onto every node of the pool (an init container per image)."""
+        """Pulls ``image`` onto every node of the pool (an init container per image).
+
+        This changes the reserver's pod template, so the DaemonSet replaces every
+        reserver, and a replaced ``Never`` reserver cannot win back a slice that another
+        pod took in between: ``NodeHeadroom(prepull_burst_images=True)`` pre-pulls with a
+        DaemonSet of its own and leaves the reservers alone.
+        """
         check_image(image, field="prepull_image")
         if image not in self._prepull:
             self._prepull.append(image)

@@ -173,6 +173,13 @@ class ReserverTask:
         Each image runs once as an init container, so the kubelet pulls it, and burst
         pods using ``imagePullPolicy: IfNotPresent`` start without a pull (P4).
 
+        The second choice: ``NodeHeadroom(prepull_burst_images=True)`` pulls the burst
+        images with a pre-puller DaemonSet that requests nothing and runs any image. Here
+        the images are the reserver's own init containers, so changing one (every image
+        release) replaces every reserver, and a replaced ``Never`` reserver cannot win
+        back a slice that another pod took in between; and the default ``command`` fails
+        in an image without a shell (distroless, scratch), where the reserver crash-loops.
+
         Args:
             images: the images to pull, e.g. the burst workloads' images.
             command: what each image runs to exit at once. Default:

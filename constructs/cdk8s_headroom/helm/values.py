@@ -127,9 +127,13 @@ VALUES: tuple[Value, ...] = (
           "image), `maintenance` (the blueprint's shell loop), `prepull` (pull images, then "
           "pause) or `custom` (your container)."),
     Value("task.prepullImages", "strings", "With `prepull`: the images to pull onto every "
-          "node.", _IMG),
+          "node, as init containers of the reserver itself: changing one replaces every "
+          "reserver, and a replaced reserver cannot win back a slice that something took in "
+          "between. `prepullBurstImages: true` pulls them without touching the reservers.",
+          _IMG),
     Value("task.prepullCommand", "strings", "With `prepull`: what each pulled image runs to "
-          "exit at once."),
+          "exit at once. Default `/bin/sh -c true`: an image without a shell (distroless, "
+          "scratch) fails it, and the reserver crash-loops."),
     Value("task.image", "string", "With `custom` (required there): the container image.", _IMG,
           nullable=True),
     Value("task.command", "strings", "With `custom`: the entrypoint. Empty: the image's."),
