@@ -1,6 +1,7 @@
 """The image pre-puller: burst images pulled without touching the reserver, for any image."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 import cdk8s
@@ -49,6 +50,37 @@ def test_changing_a_burst_image_leaves_the_reserver_pod_template_byte_identical(
     assert template_bytes(before, "headroom-reserver-prepull") != template_bytes(
         after, "headroom-reserver-prepull"
     )
+
+
+def written_daemonset(outdir: Path, image: str, name: str) -> str:
+    """The text of DaemonSet ``name`` in the YAML that synthesis writes to ``outdir``."""
+    app = cdk8s.App(outdir=str(outdir))
+    chart = cdk8s.Chart(app, "headroom")
+    headroom = NodeHeadroom(chart, "headroom", cpu="1", memory="1Gi", prepull_burst_images=True)
+    headroom.add_burst_workload("api", image=image, cpu="500m", memory="512Mi")
+    app.synth()
+    (written,) = outdir.glob("*.yaml")
+    documents = written.read_text().split("\n---\n")
+    (text,) = [
+        d
+        for d in documents
+        if d.startswith("apiVersion: apps/v1\nkind: DaemonSet\n") and f"\n  name: {name}\n" in d
+    ]
+    return text
+
+
+def test_an_image_release_leaves_the_written_reserver_document_byte_identical(
+    tmp_path: Path,
+) -> None:
+    # What GitOps diffs and kubectl applies: the YAML text itself, not a re-serialization.
+    before = written_daemonset(tmp_path / "before", "ghcr.io/acme/api:1.2", "headroom-reserver")
+    after = written_daemonset(tmp_path / "after", "ghcr.io/acme/api:1.3", "headroom-reserver")
+
+    assert before == after
+    assert "ghcr.io/acme/api" not in before
+    assert written_daemonset(
+        tmp_path / "again", "ghcr.io/acme/api:1.3", "headroom-reserver-prepull"
+    ) != written_daemonset(tmp_path / "first", "ghcr.io/acme/api:1.2", "headroom-reserver-prepull")
 
 
 def test_each_burst_image_runs_the_copied_static_noop_so_no_shell_is_needed() -> None:
