@@ -313,6 +313,34 @@ def test_min_values_on_instance_cpu_counts_what_gte_leaves(chart: cdk8s.Chart) -
         )
 
 
+def test_min_values_counts_the_integers_that_bounds_on_both_sides_leave(
+    chart: cdk8s.Chart,
+) -> None:
+    # Gte 4 and Lte 4 leave one size: Karpenter could launch nothing for minValues 2.
+    with pytest.raises(HeadroomConfigError, match=r"leave only \['4'\]"):
+        KarpenterNodePool(
+            chart,
+            "tight",
+            requirements=[
+                NodeSelectorRequirement(CPU, NodeSelectorOperator.GTE, ("4",), 2),
+                NodeSelectorRequirement(CPU, NodeSelectorOperator.LTE, ("4",)),
+            ],
+        )
+    # Gt 2 and Lt 9 leave 3 to 8, less the NotIn: four values, enough for minValues 4.
+    pool = KarpenterNodePool(
+        chart,
+        "wide",
+        requirements=[
+            NodeSelectorRequirement(CPU, NodeSelectorOperator.GT, ("2",), 4),
+            NodeSelectorRequirement(CPU, NodeSelectorOperator.LT, ("9",)),
+            NodeSelectorRequirement(CPU, NodeSelectorOperator.NOT_IN, ("4", "6")),
+        ],
+    )
+    assert len(pool.requirements) == 3
+    with pytest.raises(HeadroomConfigError, match=r"leave only \['3', '5', '7'\]"):
+        pool.add_requirement(CPU, NodeSelectorOperator.NOT_IN, ["8"])
+
+
 def test_a_slice_larger_than_the_gte_bound_node_is_refused(chart: cdk8s.Chart) -> None:
     pool = KarpenterNodePool(
         chart,

@@ -190,8 +190,9 @@ def _integer_lower_bound(
 def check_min_values(requirements: Sequence[NodeSelectorRequirement], *, field: str) -> None:
     """Raises when the requirements on a key leave it fewer values than its ``minValues``.
 
-    Only a key with an ``In`` list has a known number of values: the values every
-    ``In`` on the key allows that the key's other requirements admit too.
+    A key has a known number of values when it has an ``In`` list (the values every
+    ``In`` on the key allows that the key's other requirements admit too), or integer
+    bounds on both sides (``Gte 4`` and ``Lte 4`` leave one value, ``4``).
     """
     for key in dict.fromkeys(r.key for r in requirements if r.min_values is not None):
         on_key = [r for r in requirements if r.key == key]
@@ -202,6 +203,8 @@ def check_min_values(requirements: Sequence[NodeSelectorRequirement], *, field: 
                 values = set(requirement.values)
                 allowed = values if allowed is None else allowed & values
         if allowed is None:
+            allowed = _bounded_integers(on_key, wanted)
+        if allowed is None:
             continue
         left = [value for value in allowed if all(r.matches(value) for r in on_key)]
         if len(left) < wanted:
@@ -211,6 +214,27 @@ def check_min_values(requirements: Sequence[NodeSelectorRequirement], *, field: 
                 f"at most {len(left)}: the requirements on {key} leave only "
                 f"{sorted(left)}, so Karpenter could launch no node",
             )
+
+
+def _bounded_integers(on_key: Sequence[NodeSelectorRequirement], wanted: int) -> set[str] | None:
+    """The integers that bounds on both sides leave a key, or None when a side is open.
+
+    A wide range is cut to ``wanted`` values past what ``NotIn`` lists take out: enough
+    to judge ``minValues``."""
+    low: int | None = None
+    high: int | None = None
+    for requirement in on_key:
+        operator, value = requirement.operator, requirement.values
+        if operator in (NodeSelectorOperator.GT, NodeSelectorOperator.GTE):
+            bound = int(value[0]) + (operator is NodeSelectorOperator.GT)
+            low = bound if low is None else max(low, bound)
+        elif operator in (NodeSelectorOperator.LT, NodeSelectorOperator.LTE):
+            bound = int(value[0]) - (operator is NodeSelectorOperator.LT)
+            high = bound if high is None else min(high, bound)
+    if low is None or high is None:
+        return None
+    excluded = sum(len(r.values) for r in on_key if r.operator is NodeSelectorOperator.NOT_IN)
+    return {str(number) for number in range(low, min(high, low + wanted + excluded) + 1)}
 
 
 def _allowed_values(requirements: Sequence[NodeSelectorRequirement], key: str) -> set[str] | None:
