@@ -341,6 +341,29 @@ def test_min_values_counts_the_integers_that_bounds_on_both_sides_leave(
         pool.add_requirement(CPU, NodeSelectorOperator.NOT_IN, ["8"])
 
 
+def test_the_crds_limits_on_requirements_and_labels_are_refused_past_them(
+    chart: cdk8s.Chart,
+) -> None:
+    # Karpenter's CRD takes at most 100 requirements and 100 template labels.
+    exists = NodeSelectorOperator.EXISTS
+    keys = [f"example.com/k{i}" for i in range(101)]
+    full = KarpenterNodePool(
+        chart, "full", requirements=[NodeSelectorRequirement(k, exists) for k in keys[:100]]
+    )
+    assert len(full.requirements) == 100
+    with pytest.raises(HeadroomConfigError, match="at most 100 requirements") as raised:
+        full.add_requirement(keys[100], exists)
+    assert raised.value.field == "requirements"
+    with pytest.raises(HeadroomConfigError, match="at most 100 requirements"):
+        KarpenterNodePool(
+            chart, "over", requirements=[NodeSelectorRequirement(k, exists) for k in keys]
+        )
+    labels = {f"example.com/l{i}": "x" for i in range(101)}
+    with pytest.raises(HeadroomConfigError, match="at most 100 labels") as raised:
+        KarpenterNodePool(chart, "labelled", labels=labels)
+    assert raised.value.field == "labels"
+
+
 def test_a_slice_larger_than_the_gte_bound_node_is_refused(chart: cdk8s.Chart) -> None:
     pool = KarpenterNodePool(
         chart,

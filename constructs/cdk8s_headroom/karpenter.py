@@ -137,6 +137,12 @@ class DisruptionReason(Enum):
     """Consolidation of nodes without workload pods."""
 
 
+MAX_REQUIREMENTS = 100
+"""The most requirements a NodePool template holds (the CRD's ``maxItems``)."""
+
+MAX_TEMPLATE_LABELS = 100
+"""The most labels a NodePool template holds (the CRD's ``maxProperties``)."""
+
 MAX_BUDGETS = 50
 """The most budgets a NodePool's schema accepts."""
 
@@ -571,6 +577,7 @@ class KarpenterNodePool(HeadroomConstruct):
                     "requirements", requirement, "NodeSelectorRequirement objects"
                 )
             requirement = self._check_requirement(requirement)
+            self._check_requirement_count(len(self._requirements) + 1)
             self._check_sizes(
                 [*self._requirements, requirement], field=f"requirements[{requirement.key}]"
             )
@@ -742,6 +749,7 @@ class KarpenterNodePool(HeadroomConstruct):
                 f"{field}.{error.field.rpartition('.')[2]}", error.value, error.allowed
             ) from error
         requirement = self._check_requirement(requirement)
+        self._check_requirement_count(len(self._requirements) + 1)
         candidate = [*self._requirements, requirement]
         for label, value in self._labels.items():
             self._check_label_against(label, value, [requirement], field=field)
@@ -814,8 +822,19 @@ class KarpenterNodePool(HeadroomConstruct):
         if not isinstance(taint, Taint):
             raise HeadroomConfigError("taints", taint, "Taint objects, e.g. Taint('key', 'value')")
 
+    @staticmethod
+    def _check_requirement_count(count: int) -> None:
+        if count > MAX_REQUIREMENTS:
+            raise HeadroomConfigError(
+                "requirements", count, f"at most {MAX_REQUIREMENTS} requirements (Karpenter)"
+            )
+
     def _check_label_keys(self, labels: Mapping[str, str] | None) -> dict[str, str]:
         checked = names.labels(labels, field="labels")
+        if len(checked) > MAX_TEMPLATE_LABELS:
+            raise HeadroomConfigError(
+                "labels", len(checked), f"at most {MAX_TEMPLATE_LABELS} labels (Karpenter)"
+            )
         for key in checked:
             domain = key.rpartition("/")[0]
             reserved = key in (KARPENTER_NODEPOOL_LABEL, "kubernetes.io/hostname") or (
