@@ -125,7 +125,7 @@ def mutated(draw: st.DrawFn) -> bytes:
 def test_a_mutated_snapshot_gives_a_report_or_one_error_line(data: bytes) -> None:
     try:
         objects = parse_objects(data, FILE)
-        snapshot = load_snapshot((item.file, item.obj) for item in objects)
+        snapshot = load_snapshot(objects)
         version = snapshot.version or KubernetesVersion(1, 37)
         planned = plan(MANIFESTS, snapshot, version=version, version_from="fuzz")
         observed = status(snapshot, version=version, version_from="fuzz")

@@ -401,3 +401,24 @@ def test_bad_values_name_the_file_the_object_and_the_field(
 def test_a_snapshot_without_nodes_is_refused() -> None:
     with pytest.raises(HeadroomConfigError, match="a snapshot that lists the cluster's nodes"):
         load(pod())
+
+
+@pytest.mark.parametrize(
+    ("metadata", "shown"), [(None, "None"), ("web-1", "'web-1'"), ([1], "[1]")]
+)
+def test_an_object_without_a_metadata_mapping_is_named_by_kind_and_place(
+    metadata: object, shown: str, tmp_path: Path
+) -> None:
+    broken: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "spec": {}}
+    if metadata is not None:
+        broken["metadata"] = metadata
+    listing = tmp_path / "snapshot.json"
+    listing.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node(), broken]}))
+
+    with pytest.raises(HeadroomConfigError) as raised:
+        read_snapshot(listing)
+
+    assert str(raised.value).startswith(
+        f"{listing}: Pod (document 1, items[1]): metadata: invalid value {shown}; "
+        "a mapping with name (and namespace)"
+    )

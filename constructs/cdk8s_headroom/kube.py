@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 CLUSTER_SCOPED_KINDS = frozenset(
-    {"PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"}
+    {"Node", "PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"}
 )
 """The cluster-scoped kinds this library emits or reads: their objects have no namespace,
 so a name is unique per kind across the cluster."""

@@ -36,8 +36,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from ..documents import read_objects
+from ..documents import SourcedObject, read_objects
 from ..errors import HeadroomConfigError
+from ..kube import CLUSTER_SCOPED_KINDS
 from ..labels import BURST_COMPONENT, COMPONENT_LABEL, RESERVER_COMPONENT
 from ..priority import SYSTEM_PRIORITY_CLASSES, PreemptionPolicy, PriorityClassSpec
 from ..quantity import parse_quantity
@@ -251,14 +252,22 @@ class _SnapshotReader:
         self._pods: list[tuple[Pod, int | None, _Object]] = []
         self._node_names: set[str] = set()
 
-    def read(self, source: str, data: object) -> None:
+    def read(self, source: str, data: object, described: str | None = None) -> None:
+        """Reads one object; ``described`` names it for messages when it has no name
+        (``SourcedObject.describe``: the file, the kind and where it sits)."""
         if not isinstance(data, Mapping):
             raise HeadroomConfigError(source, Shown(data), _NO_OBJECT)
         kind = data.get("kind")
-        metadata = data.get("metadata")
-        if not isinstance(kind, str) or not kind or not isinstance(metadata, Mapping):
+        if not isinstance(kind, str) or not kind:
             raise HeadroomConfigError(source, Shown(data), _NO_OBJECT)
-        cluster_scoped = kind in ("Node", "PriorityClass")
+        metadata = data.get("metadata")
+        if not isinstance(metadata, Mapping):
+            raise HeadroomConfigError(
+                f"{described or f'{source}: {kind}'}: metadata",
+                Shown(metadata),
+                "a mapping with name (and namespace)",
+            )
+        cluster_scoped = kind in CLUSTER_SCOPED_KINDS
         name = metadata.get("name")
         namespace = metadata.get("namespace")
         obj = _Object(
@@ -724,12 +733,12 @@ def read_snapshot(*paths: Path | str) -> Snapshot:
     """Reads a snapshot from one or more paths, each a file, a folder of files
     (recursively, as ``kubectl cluster-info dump --output-directory`` writes them) or
     ``-`` for stdin: for example the listing and ``kubectl get events -A -o json``."""
-    return load_snapshot((item.file, item.obj) for path in paths for item in read_objects(path))
+    return load_snapshot(item for path in paths for item in read_objects(path))
 
 
-def load_snapshot(objects: Iterable[tuple[str, object]]) -> Snapshot:
-    """Reads Kubernetes objects, each given with the file it came from, into a
-    ``Snapshot``."""
+def load_snapshot(objects: Iterable[SourcedObject | tuple[str, object]]) -> Snapshot:
+    """Reads Kubernetes objects, each as ``read_objects`` gives it or with the file it
+    came from, into a ``Snapshot``."""
     reader = _SnapshotReader()
     # The cyclic garbage collector would walk the whole parsed input again each time
     # the model's new objects trigger it (that doubled the time of a 30,000-pod read);
@@ -737,8 +746,11 @@ def load_snapshot(objects: Iterable[tuple[str, object]]) -> Snapshot:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for source, data in objects:
-            reader.read(source, data)
+        for entry in objects:
+            if isinstance(entry, SourcedObject):
+                reader.read(entry.file, entry.obj, entry.describe())
+            else:
+                reader.read(*entry)
     finally:
         if collecting:
             gc.enable()
