@@ -194,3 +194,11 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly() -> None:
 
     assert process.returncode == 1
     assert stderr == ""
+
+
+def test_plot_node_names_turn_upright_only_when_few_and_short() -> None:
+    from cdk8s_headroom.simulate.plot import label_rotation
+
+    assert label_rotation(["node1", "node2"]) == 0
+    assert label_rotation([f"n{i}" for i in range(9)]) == 90
+    assert label_rotation(["ip-10-0-1-11.eu-west-1.compute.internal"]) == 90

@@ -110,3 +110,29 @@ def test_status_finds_no_headroom_on_clusters_that_never_had_one(
     assert report.headrooms == ()
     assert main(["status", "--snapshot", str(SNAPSHOTS / folder)]) == 1
     assert "No headroom" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("folder", "targets"),
+    [("acs-engine-4node-api", 3), ("kalc-gke-tesg1-json-default", 5), ("kalc-gke-tesg1-yaml", 5)],
+)
+def test_status_with_the_manifests_finds_every_target_node_missing_its_reserver(
+    folder: str, targets: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot = read_snapshot(SNAPSHOTS / folder)
+    report = status(
+        snapshot,
+        version=KubernetesVersion(1, 12),
+        version_from="x",
+        manifests=read_manifests(ROOT / "dist"),
+    )
+
+    (headroom,) = report.headrooms
+    assert headroom.name == "node-headroom/headroom-reserver"
+    # acs-engine's tainted master is no target: the reserver does not tolerate it.
+    assert len(headroom.target_nodes) == targets
+    assert (headroom.held, headroom.in_use, headroom.eroded) == ((), (), ())
+    assert headroom.missing == headroom.target_nodes
+    argv = ["status", "--snapshot", str(SNAPSHOTS / folder), "--manifests", str(ROOT / "dist")]
+    assert main(argv) == 1
+    assert f"missing: {targets}" in capsys.readouterr().out

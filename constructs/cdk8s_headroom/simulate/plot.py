@@ -101,4 +101,11 @@ def _stacked(
         bottoms = [b + s for b, s in zip(bottoms, shares, strict=True)]
     axis.axhline(100.0, color="black", linewidth=0.8)
     axis.set_ylim(0, 110)
-    axis.tick_params(axis="x", labelrotation=90 if len(nodes) > 8 else 0)
+    axis.tick_params(axis="x", labelrotation=label_rotation(nodes))
+
+
+def label_rotation(nodes: Sequence[str]) -> int:
+    """Degrees to turn the node names by: upright only for a few short names, such as
+    a scenario's. Real names (``ip-10-0-1-11.eu-west-1.compute.internal``) overlap even
+    two or three to a plot."""
+    return 0 if len(nodes) <= 8 and max(map(len, nodes), default=0) <= 8 else 90
