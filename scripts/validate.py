@@ -49,11 +49,7 @@ def main(argv: list[str]) -> int:
     except InputFileError as error:
         print(f"validate: error: {error}", file=sys.stderr)
         return 2
-    try:
-        reports = validate_objects([o for f in files for o in f.objects])
-    except RuntimeError as error:  # checkov is not installed
-        print(f"validate: error: {error}", file=sys.stderr)
-        return 2
+    reports = validate_objects([o for f in files for o in f.objects])
     unreadable = [f.error for f in files if f.error is not None]
     remaining = iter(reports)
     for file in files:

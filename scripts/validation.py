@@ -18,7 +18,6 @@ import functools
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -346,33 +345,12 @@ class CheckovFailure:
     check_name: str
 
 
-CHECKOV_MEMORY = 4 * 2**30
-"""The address space one checkov run may take. checkov needs a few hundred MiB for
-ordinary manifests, but a small file whose YAML aliases repeat a large object costs it
-about 150 MiB per copy: past this it fails with MemoryError instead of taking the machine."""
-
-
-def _checkov_seconds(files: int) -> float:
-    """How long one checkov run on ``files`` files may take (it takes ~2 s for dist/)."""
-    return 60 + 2 * files
-
-
-class CheckovTimeoutError(RuntimeError):
-    """checkov ran past ``_checkov_seconds``: running each object alone would not help."""
-
-
-def _limit_memory() -> None:  # runs in the checkov child, before exec
-    resource.setrlimit(resource.RLIMIT_AS, (CHECKOV_MEMORY, CHECKOV_MEMORY))
-
-
 def run_checkov(folder: Path, *, config: Path | None = CHECKOV_CONFIG) -> list[CheckovFailure]:
-    """Runs checkov's Kubernetes policies on ``folder`` (offline), with ``config``'s skips,
-    within ``CHECKOV_MEMORY`` and ``_checkov_seconds``.
+    """Runs checkov's Kubernetes policies on ``folder`` (offline), with ``config``'s skips.
 
     Raises:
         RuntimeError: when checkov is missing (``make test`` and ``make validate``
-            install it in .venv-checkov), does not produce a report (it crashes on some
-            objects whose fields have the wrong type), or runs past its limits.
+            install it in .venv-checkov) or does not produce a report.
     """
     if not CHECKOV.exists():
         raise RuntimeError(f"{CHECKOV} is missing: run `make validate` or `make test`")
@@ -382,26 +360,21 @@ def run_checkov(folder: Path, *, config: Path | None = CHECKOV_CONFIG) -> list[C
     command += ["-d", str(folder.resolve())]
     # checkov also reads a .checkov.yaml from its working directory; an empty one
     # keeps `config=None` meaning no skips at all.
-    seconds = _checkov_seconds(sum(1 for _ in folder.iterdir()) if folder.is_dir() else 1)
     with tempfile.TemporaryDirectory() as workdir:
-        try:
-            completed = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                check=False,
-                cwd=workdir,
-                env={**os.environ, "LOG_LEVEL": "ERROR"},
-                preexec_fn=_limit_memory,
-                timeout=seconds,
-            )
-        except subprocess.TimeoutExpired as error:
-            raise CheckovTimeoutError(f"checkov ran past {seconds:.0f} s") from error
+        completed = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=workdir,
+            env={**os.environ, "LOG_LEVEL": "ERROR"},
+        )
     try:
         report = json.loads(completed.stdout)
     except json.JSONDecodeError as error:
-        lines = completed.stderr.strip().splitlines() or [f"exit status {completed.returncode}"]
-        raise RuntimeError(f"checkov gave no report: {lines[-1][:300]}") from error
+        raise RuntimeError(
+            f"checkov gave no report (exit {completed.returncode}): {completed.stderr[-2000:]}"
+        ) from error
     reports = report if isinstance(report, list) else [report]
     failures = []
     for part in reports:
@@ -466,14 +439,12 @@ def load_folder(path: Path) -> list[SourcedObject]:
     return objects
 
 
-def checkov_failures(objects: Sequence[SourcedObject]) -> list[list[CheckovFailure] | str]:
-    """checkov's failures for each object, or why checkov could not scan it.
+def checkov_failures(objects: Sequence[SourcedObject]) -> list[list[CheckovFailure]]:
+    """checkov's failures for each object.
 
     Each object goes to checkov in a file of its own, as read: so checkov judges exactly
     the objects the other checks judge (it skips the items of a ``PodList``, and it
-    cannot read a file the reader refused), and every failure has one owner. When a run
-    on all of them fails, each object is run alone, so that one object checkov cannot
-    scan costs only its own verdict (unless the run timed out: then none is scanned).
+    cannot read a file the reader refused), and every failure has one owner.
     """
     if not objects:
         return []
@@ -481,17 +452,10 @@ def checkov_failures(objects: Sequence[SourcedObject]) -> list[list[CheckovFailu
         folder = Path(workdir)
         for index, item in enumerate(objects):
             (folder / f"{index:06d}.yaml").write_text(yaml.safe_dump(item.obj, sort_keys=False))
-        try:
-            failures = run_checkov(folder)
-        except RuntimeError as error:
-            if len(objects) == 1 or isinstance(error, CheckovTimeoutError):
-                return [str(error)] * len(objects)
-            return [verdict for item in objects for verdict in checkov_failures([item])]
-    owned: list[list[CheckovFailure] | str] = [[] for _ in objects]
+        failures = run_checkov(folder)
+    owned: list[list[CheckovFailure]] = [[] for _ in objects]
     for failure in failures:
-        verdict = owned[int(Path(failure.file).stem)]
-        assert isinstance(verdict, list)
-        verdict.append(failure)
+        owned[int(Path(failure.file).stem)].append(failure)
     return owned
 
 
@@ -500,8 +464,7 @@ def validate_objects(
 ) -> list[ObjectReport]:
     """Runs the strict schemas and Pod Security on each object, and checkov when asked."""
     reports = [ObjectReport(item) for item in objects]
-    schemas = validate_schemas([o.obj for o in objects])
-    for report, errors in zip(reports, schemas, strict=True):
+    for report, errors in zip(reports, validate_schemas([o.obj for o in objects]), strict=True):
         report.errors.extend(errors)
     for report in reports:
         try:
@@ -512,13 +475,6 @@ def validate_objects(
         report.errors.extend(f"pod security: {v}" for v in verdict.violations)
         report.notes.extend(f"pod security exception: {v}" for v in verdict.excepted)
     if checkov:
-        # An object that fails its schema is FAILED already, and its wrong-typed fields
-        # are what crashes checkov (`metadata: hello`): checkov judges the others.
-        scannable = [r for r, errors in zip(reports, schemas, strict=True) if not errors]
-        verdicts = checkov_failures([r.item for r in scannable])
-        for report, verdict in zip(scannable, verdicts, strict=True):
-            if isinstance(verdict, str):
-                report.errors.append(f"checkov could not scan it: {verdict}")
-            else:
-                report.errors.extend(f"checkov {f.check_id}: {f.check_name}" for f in verdict)
+        for report, failures in zip(reports, checkov_failures(objects), strict=True):
+            report.errors.extend(f"checkov {f.check_id}: {f.check_name}" for f in failures)
     return reports
