@@ -263,6 +263,23 @@ def test_a_folder_that_cannot_be_listed_names_the_reason(
     ]
 
 
+def test_a_folder_given_that_cannot_be_listed_is_the_error_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_scandir = os.scandir
+
+    def refuse(folder: Any) -> Any:
+        if Path(folder) == tmp_path:
+            raise PermissionError(13, "Permission denied", str(folder))
+        return real_scandir(folder)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+
+    with pytest.raises(InputFileError) as error:
+        read_each(tmp_path)
+    assert str(error.value) == f"{tmp_path}: cannot list the folder (Permission denied)"
+
+
 def test_symlink_loops_and_broken_links_are_errors_not_hangs(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "pod.yaml").write_text(yaml.safe_dump(POD))

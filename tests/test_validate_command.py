@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -247,4 +248,28 @@ def test_a_missing_checkov_is_one_line_with_status_2(
     missing = tmp_path / "no-checkov"
     assert captured.err == (
         f"validate: error: {missing} is missing: run `make validate` or `make test`\n"
+    )
+
+
+def test_a_folder_that_cannot_be_listed_is_one_line_with_status_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Tests may run as root, which chmod cannot stop: the OS's refusal is simulated.
+    (tmp_path / "cm.yaml").write_text(yaml.safe_dump(CONFIG_MAP))
+    real_scandir = os.scandir
+
+    def refuse(folder: Any) -> Any:
+        if Path(folder) == tmp_path:
+            raise PermissionError(13, "Permission denied", str(folder))
+        return real_scandir(folder)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+
+    code = validate_main([str(tmp_path)])
+
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    assert (
+        captured.err == f"validate: error: {tmp_path}: cannot list the folder (Permission denied)\n"
     )

@@ -130,16 +130,20 @@ class FileObjects:
 # --- finding the files --------------------------------------------------------------
 
 
-def _scan(folder: Path, visiting: tuple[tuple[int, int], ...]) -> Iterator[Path | InputFileError]:
-    """The manifest files under ``folder`` in name order, and an error for each entry
-    that cannot be listed or followed; ``visiting`` holds the folders above, to detect
-    symlink loops."""
+def _listing(folder: Path) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
+            return sorted(listing, key=lambda entry: entry.name)
     except OSError as error:
-        yield InputFileError(str(folder), f"cannot list the folder ({error.strerror})")
-        return
+        raise InputFileError(str(folder), f"cannot list the folder ({error.strerror})") from None
+
+
+def _scan(
+    folder: Path, entries: list[os.DirEntry[str]], visiting: tuple[tuple[int, int], ...]
+) -> Iterator[Path | InputFileError]:
+    """The manifest files among ``folder``'s ``entries`` and below, in name order, and an
+    error for each entry that cannot be listed or followed; ``visiting`` holds the
+    folders above, to detect symlink loops."""
     for entry in entries:
         path = folder / entry.name
         try:
@@ -157,7 +161,12 @@ def _scan(folder: Path, visiting: tuple[tuple[int, int], ...]) -> Iterator[Path 
                     str(path), "a symlink loop: it leads back to a folder that contains it"
                 )
                 continue
-            yield from _scan(path, (*visiting, identity))
+            try:
+                below = _listing(path)
+            except InputFileError as error:
+                yield error
+                continue
+            yield from _scan(path, below, (*visiting, identity))
         elif path.suffix in MANIFEST_SUFFIXES:
             yield path
 
@@ -178,7 +187,8 @@ def manifest_files(path: Path | str) -> list[Path | InputFileError]:
     place of each entry that cannot be listed or followed.
 
     Raises:
-        InputFileError: when ``path`` does not exist, or is a folder without manifests.
+        InputFileError: when ``path`` does not exist, cannot be listed, or is a folder
+            without manifests.
     """
     path = Path(path)
     try:
@@ -189,7 +199,7 @@ def manifest_files(path: Path | str) -> list[Path | InputFileError]:
         raise InputFileError(str(path), f"cannot read it ({error.strerror})") from None
     if not stat.S_ISDIR(info.st_mode):
         return [path]
-    found = list(_scan(path, ((info.st_dev, info.st_ino),)))
+    found = list(_scan(path, _listing(path), ((info.st_dev, info.st_ino),)))
     if not found:
         raise InputFileError(
             str(path),
