@@ -720,8 +720,10 @@ def load_snapshot(objects: Iterable[tuple[str, object]]) -> Snapshot:
     # reading creates no cycles, so it waits until the input is released.
     collecting = gc.isenabled()
     gc.disable()
+    sources: dict[str, None] = {}
     try:
         for source, data in objects:
+            sources[source] = None
             reader.read(source, data)
     finally:
         if collecting:
@@ -729,7 +731,7 @@ def load_snapshot(objects: Iterable[tuple[str, object]]) -> Snapshot:
     snapshot = reader.finish()
     if not snapshot.nodes:
         raise HeadroomConfigError(
-            "--snapshot",
+            " ".join(["--snapshot", *sources]),
             "no nodes",
             "a snapshot that lists the cluster's nodes "
             "(kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json)",
