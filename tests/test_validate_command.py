@@ -139,7 +139,7 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
     assert result.stdout.splitlines() == [
         "a-broken.yaml\t-\t-\tFAILED",
         "    cannot read the file: line 4, column 1: invalid YAML: while parsing a flow "
-        "mapping, did not find expected ',' or '}'",
+        "mapping (started at line 3, column 11), did not find expected ',' or '}'",
         "b-good.yaml\tConfigMap\tok\tOK",
         "c-utf16.yaml\t-\t-\tFAILED",
         "    cannot read the file: UTF-16 text (it starts with a UTF-16 byte-order mark); "
