@@ -4,9 +4,11 @@ For every object in every manifest file under DIR (default dist/; `*.yaml`, `*.y
 `*.json`, read as `kubectl apply -f` reads them, Lists flattened): the strict schemas of
 Kubernetes 1.27 and of the newest release kubernetes-validate knows (Karpenter objects:
 their own schemas), Pod Security "restricted" with a read-only root filesystem, and
-checkov's Kubernetes policies (skips and their reasons: .checkov.yaml). Prints one line
-per object, and a FAILED line with the reason for each file that cannot be read, then a
-summary; exits 1 when anything fails, 2 when DIR itself cannot be read.
+checkov's Kubernetes policies on the objects that pass their schemas (skips and their
+reasons: .checkov.yaml; an object checkov crashes on or runs out of memory or time on
+fails with that reason). Prints one line per object, and a FAILED line with the reason
+for each file that cannot be read, then a summary; exits 1 when anything fails, 2 with
+one line when DIR itself cannot be read or a validator is missing.
 """
 
 from __future__ import annotations
@@ -49,7 +51,11 @@ def main(argv: list[str]) -> int:
     except InputFileError as error:
         print(f"validate: error: {error}", file=sys.stderr)
         return 2
-    reports = validate_objects([o for f in files for o in f.objects])
+    try:
+        reports = validate_objects([o for f in files for o in f.objects])
+    except RuntimeError as error:  # a validator missing or broken, not a bad object
+        print(f"validate: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return 2
     unreadable = [f.error for f in files if f.error is not None]
     remaining = iter(reports)
     for file in files:

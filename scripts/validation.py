@@ -9,7 +9,8 @@ Three checks, each usable on its own:
    (``cdk8s_headroom.capacitybufferapi``). A kind without a schema is a failure, never
    a pass.
 2. Pod Security "restricted" (``cdk8s_headroom.podsecurity``).
-3. checkov's Kubernetes policies, with the skips listed in .checkov.yaml.
+3. checkov's Kubernetes policies, with the skips listed in .checkov.yaml, within bounds
+   of memory and time.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import functools
 import json
 import os
 import re
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -345,12 +348,69 @@ class CheckovFailure:
     check_name: str
 
 
+CHECKOV_MEMORY_BYTES = 4 * 2**30
+"""The address space one checkov run may take. checkov holds every object's graph in
+memory, about 1.7 MB for each object of dist/ and 40 KB for each list item of a large
+one: 2000 ordinary objects fit, a few objects of a hundred thousand values each do not.
+A folder that is too big for one run is scanned in halves (``checkov_failures``)."""
+
+CHECKOV_TIMEOUT_SECONDS = 600
+"""The longest one checkov run may take: about 20 times what 1000 ordinary objects take."""
+
+
+class CheckovError(RuntimeError):
+    """A checkov run that gave no report: it crashed, or hit ``CHECKOV_MEMORY_BYTES`` or
+    ``CHECKOV_TIMEOUT_SECONDS``. The message says which, in words fit for a report line."""
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (CHECKOV_MEMORY_BYTES, CHECKOV_MEMORY_BYTES))
+
+
+def _run_bounded(command: list[str], *, cwd: str) -> tuple[int, str, str]:
+    """The exit status, stdout and stderr of ``command``, run under ``_limit_memory`` and
+    killed with everything it started once ``CHECKOV_TIMEOUT_SECONDS`` have passed."""
+    with subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "LOG_LEVEL": "ERROR"},
+        preexec_fn=_limit_memory,
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=CHECKOV_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise CheckovError(
+                f"checkov ran out of time (more than {CHECKOV_TIMEOUT_SECONDS} s)"
+            ) from None
+    return process.returncode, stdout, stderr
+
+
+def _no_report(returncode: int, stderr: str) -> CheckovError:
+    lines = stderr.strip().splitlines()
+    last = lines[-1].strip() if lines else ""
+    memory = f"{CHECKOV_MEMORY_BYTES // 2**20} MiB"
+    if last.startswith("MemoryError"):
+        return CheckovError(f"checkov ran out of memory (more than {memory})")
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        return CheckovError(f"checkov was killed by {name} (its memory is limited to {memory})")
+    return CheckovError(f"checkov could not scan it: {last or f'exit {returncode}, no report'}")
+
+
 def run_checkov(folder: Path, *, config: Path | None = CHECKOV_CONFIG) -> list[CheckovFailure]:
-    """Runs checkov's Kubernetes policies on ``folder`` (offline), with ``config``'s skips.
+    """Runs checkov's Kubernetes policies on ``folder`` (offline), with ``config``'s skips,
+    within ``CHECKOV_MEMORY_BYTES`` and ``CHECKOV_TIMEOUT_SECONDS``.
 
     Raises:
         RuntimeError: when checkov is missing (``make test`` and ``make validate``
-            install it in .venv-checkov) or does not produce a report.
+            install it in .venv-checkov).
+        CheckovError: when checkov crashes or hits a limit, without a report.
     """
     if not CHECKOV.exists():
         raise RuntimeError(f"{CHECKOV} is missing: run `make validate` or `make test`")
@@ -361,20 +421,11 @@ def run_checkov(folder: Path, *, config: Path | None = CHECKOV_CONFIG) -> list[C
     # checkov also reads a .checkov.yaml from its working directory; an empty one
     # keeps `config=None` meaning no skips at all.
     with tempfile.TemporaryDirectory() as workdir:
-        completed = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=workdir,
-            env={**os.environ, "LOG_LEVEL": "ERROR"},
-        )
+        returncode, stdout, stderr = _run_bounded(command, cwd=workdir)
     try:
-        report = json.loads(completed.stdout)
-    except json.JSONDecodeError as error:
-        raise RuntimeError(
-            f"checkov gave no report (exit {completed.returncode}): {completed.stderr[-2000:]}"
-        ) from error
+        report = json.loads(stdout)
+    except json.JSONDecodeError:
+        raise _no_report(returncode, stderr) from None
     reports = report if isinstance(report, list) else [report]
     failures = []
     for part in reports:
@@ -439,32 +490,61 @@ def load_folder(path: Path) -> list[SourcedObject]:
     return objects
 
 
-def checkov_failures(objects: Sequence[SourcedObject]) -> list[list[CheckovFailure]]:
-    """checkov's failures for each object.
+@dataclass(frozen=True)
+class CheckovScan:
+    """checkov's verdict on one object: its failed checks, or why it could not be scanned."""
+
+    failures: tuple[CheckovFailure, ...] = ()
+    problem: str | None = None
+
+
+def checkov_failures(objects: Sequence[SourcedObject]) -> list[CheckovScan]:
+    """checkov's verdict on each object.
 
     Each object goes to checkov in a file of its own, as read: so checkov judges exactly
     the objects the other checks judge (it skips the items of a ``PodList``, and it
-    cannot read a file the reader refused), and every failure has one owner.
+    cannot read a file the reader refused), and every failure has one owner. When a run
+    crashes or hits a limit, each half is scanned on its own, down to the one object
+    that checkov cannot scan: one bad object costs a few runs, and hides nothing else.
     """
-    if not objects:
-        return []
+    scans: list[CheckovScan] = [CheckovScan() for _ in objects]
+    pending = [list(range(len(objects)))] if objects else []
+    while pending:
+        indices = pending.pop()
+        try:
+            failures = _checkov_run(objects, indices)
+        except CheckovError as error:
+            if len(indices) == 1:
+                scans[indices[0]] = CheckovScan(problem=str(error))
+            else:
+                half = len(indices) // 2
+                pending += [indices[half:], indices[:half]]
+            continue
+        owned: dict[int, list[CheckovFailure]] = {index: [] for index in indices}
+        for failure in failures:
+            owned[int(Path(failure.file).stem)].append(failure)
+        for index, found in owned.items():
+            scans[index] = CheckovScan(failures=tuple(found))
+    return scans
+
+
+def _checkov_run(objects: Sequence[SourcedObject], indices: list[int]) -> list[CheckovFailure]:
     with tempfile.TemporaryDirectory() as workdir:
         folder = Path(workdir)
-        for index, item in enumerate(objects):
-            (folder / f"{index:06d}.yaml").write_text(yaml.safe_dump(item.obj, sort_keys=False))
-        failures = run_checkov(folder)
-    owned: list[list[CheckovFailure]] = [[] for _ in objects]
-    for failure in failures:
-        owned[int(Path(failure.file).stem)].append(failure)
-    return owned
+        for index in indices:
+            text = yaml.safe_dump(objects[index].obj, sort_keys=False)
+            (folder / f"{index:06d}.yaml").write_text(text)
+        return run_checkov(folder)
 
 
 def validate_objects(
     objects: Sequence[SourcedObject], *, checkov: bool = True
 ) -> list[ObjectReport]:
-    """Runs the strict schemas and Pod Security on each object, and checkov when asked."""
+    """Runs the strict schemas and Pod Security on each object, and checkov when asked
+    on each object that passes its schemas."""
     reports = [ObjectReport(item) for item in objects]
-    for report, errors in zip(reports, validate_schemas([o.obj for o in objects]), strict=True):
+    schema = validate_schemas([o.obj for o in objects])
+    for report, errors in zip(reports, schema, strict=True):
         report.errors.extend(errors)
     for report in reports:
         try:
@@ -475,6 +555,11 @@ def validate_objects(
         report.errors.extend(f"pod security: {v}" for v in verdict.violations)
         report.notes.extend(f"pod security exception: {v}" for v in verdict.excepted)
     if checkov:
-        for report, failures in zip(reports, checkov_failures(objects), strict=True):
-            report.errors.extend(f"checkov {f.check_id}: {f.check_name}" for f in failures)
+        # An object that fails its schema is already FAILED, and a wrong-typed field
+        # (`metadata: hello`) crashes checkov: only the others go to it.
+        scanned = [r for r, errors in zip(reports, schema, strict=True) if not errors]
+        for report, scan in zip(scanned, checkov_failures([r.item for r in scanned]), strict=True):
+            report.errors.extend(f"checkov {f.check_id}: {f.check_name}" for f in scan.failures)
+            if scan.problem is not None:
+                report.errors.append(scan.problem)
     return reports

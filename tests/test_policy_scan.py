@@ -1,17 +1,30 @@
-"""checkov's Kubernetes policies: dist/ passes, every skip is needed and explained, and
-the Pod Security checker covers what checkov lets through."""
+"""checkov's Kubernetes policies: dist/ passes, every skip is needed and explained, the
+Pod Security checker covers what checkov lets through, and checkov runs within bounds of
+memory and time."""
 
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from cdk8s_headroom import PodSecurityControl
+from cdk8s_headroom.documents import SourcedObject, parse_objects
 from cdk8s_headroom.podsecurity import check_object
-from scripts.validation import CHECKOV_CONFIG, checkov_failures, load_folder, run_checkov
+from scripts import validation
+from scripts.validation import (
+    CHECKOV_CONFIG,
+    CheckovError,
+    CheckovFailure,
+    CheckovScan,
+    checkov_failures,
+    load_folder,
+    run_checkov,
+)
 from tests.conftest import ROOT
 from tests.test_podsecurity import main, pod_context, restricted_pod
 
@@ -82,8 +95,70 @@ def test_the_pod_security_check_catches_what_checkov_lets_through(tmp_path: Path
     failures = dict(zip([o.name for o in objects], checkov_failures(objects), strict=True))
 
     def checkov_ids(name: str) -> set[str]:
-        return {f.check_id for f in failures[name]}
+        return {f.check_id for f in failures[name].failures}
 
     for name, (_, controls) in spots.items():
         assert checkov_ids(name) == checkov_ids("baseline"), name
         assert {v.control for v in check_object(documents[name]).violations} == controls
+
+
+# --- checkov within bounds of memory and time --------------------------------------------
+
+
+def _deployments(args: int, copies: int) -> bytes:
+    """A List of one Deployment with ``args`` container arguments, aliased ``copies``
+    times: a small file that checkov holds as ``args * copies`` values."""
+    arguments = ", ".join(f"a{i}" for i in range(args))
+    deployment = (
+        "{apiVersion: apps/v1, kind: Deployment, metadata: {name: big, namespace: apps}, "
+        "spec: {selector: {matchLabels: {app: big}}, template: {metadata: {labels: {app: big}}, "
+        f"spec: {{containers: [{{name: c, image: i, args: [{arguments}]}}]}}}}}}}}"
+    )
+    items = [f"- &big {deployment}", *["- *big"] * (copies - 1)]
+    return ("apiVersion: v1\nkind: List\nitems:\n" + "\n".join(items) + "\n").encode()
+
+
+def test_an_object_checkov_runs_out_of_memory_on_fails_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(validation, "CHECKOV_MEMORY_BYTES", 512 * 2**20)
+    (big,) = parse_objects(_deployments(20_000, 1), "big.yaml")
+    small = load_folder(ROOT / "dist")[0]
+
+    scans = checkov_failures([small, big])
+
+    assert scans[0] == CheckovScan()
+    assert scans[1] == CheckovScan(problem="checkov ran out of memory (more than 512 MiB)")
+
+
+def test_objects_too_many_for_one_checkov_run_are_scanned_in_halves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Together they need more than the limit, each half less: none is refused.
+    monkeypatch.setattr(validation, "CHECKOV_MEMORY_BYTES", 512 * 2**20)
+    objects = parse_objects(_deployments(1500, 8), "big.yaml")
+    with pytest.raises(CheckovError, match="out of memory"):
+        checkov_failures_in_one_run(objects)
+
+    scans = checkov_failures(objects)
+
+    assert [scan.problem for scan in scans] == [None] * 8
+    assert all(scan.failures for scan in scans)  # the policies did run on each
+
+
+def test_a_checkov_run_over_its_time_is_killed_and_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(validation, "CHECKOV_TIMEOUT_SECONDS", 0.2)
+    item = load_folder(ROOT / "dist")[0]
+
+    assert checkov_failures([item]) == [
+        CheckovScan(problem="checkov ran out of time (more than 0.2 s)")
+    ]
+
+
+def checkov_failures_in_one_run(objects: list[SourcedObject]) -> list[CheckovFailure]:
+    with tempfile.TemporaryDirectory() as workdir:
+        for index, item in enumerate(objects):
+            (Path(workdir) / f"{index:06d}.yaml").write_text(yaml.safe_dump(item.obj))
+        return run_checkov(Path(workdir))

@@ -398,9 +398,17 @@ def test_bad_values_name_the_file_the_object_and_the_field(
     assert "\n" not in message
 
 
-def test_a_snapshot_without_nodes_is_refused() -> None:
+def test_a_snapshot_without_nodes_is_refused_naming_its_files(tmp_path: Path) -> None:
     with pytest.raises(HeadroomConfigError, match="a snapshot that lists the cluster's nodes"):
         load(pod())
+    (tmp_path / "pods.json").write_text(json.dumps(pod()))
+    (tmp_path / "events.json").write_text(json.dumps(pod()))
+
+    with pytest.raises(HeadroomConfigError) as raised:
+        read_snapshot(tmp_path / "pods.json", tmp_path / "events.json")
+    assert str(raised.value).startswith(
+        f"--snapshot {tmp_path / 'pods.json'} {tmp_path / 'events.json'}: invalid value 'no nodes'"
+    )
 
 
 @pytest.mark.parametrize(

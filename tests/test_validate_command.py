@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
+from scripts import validation
+from scripts.validate import main as validate_main
 from scripts.validation import kubernetes_versions, schema_errors
 from tests.conftest import ROOT
 from tests.test_documents_fuzz import BOMB
 from tests.test_podsecurity import main, restricted_pod
 
 NODE_BIN = ROOT / "node_modules" / ".bin"
+CONFIG_MAP = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "ok", "namespace": "apps"},
+    "data": {},
+}
 
 
 def validate(folder: Path) -> subprocess.CompletedProcess[str]:
@@ -128,7 +139,7 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
     assert result.stdout.splitlines() == [
         "a-broken.yaml\t-\t-\tFAILED",
         "    cannot read the file: line 4, column 1: invalid YAML: while parsing a flow "
-        "mapping, did not find expected ',' or '}'",
+        "mapping (started at line 3, column 11), did not find expected ',' or '}'",
         "b-good.yaml\tConfigMap\tok\tOK",
         "c-utf16.yaml\t-\t-\tFAILED",
         "    cannot read the file: UTF-16 text (it starts with a UTF-16 byte-order mark); "
@@ -158,3 +169,107 @@ def test_a_kind_that_is_not_an_api_name_has_no_schema_and_reads_no_file() -> Non
     ):
         errors = schema_errors({"apiVersion": api_version, "kind": kind}, "1.27")
         assert errors == [f"no schema for {api_version} {kind} in Kubernetes 1.27"]
+
+
+WRONG_TYPED = {
+    "metadata-string": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: hello\n",
+        "Kubernetes 1.27 schema: metadata: 'hello' is not of type 'object', 'null'",
+    ),
+    # The schemas allow a null metadata; checkov crashes on it.
+    "metadata-null": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: null\n",
+        "checkov could not scan it: TypeError: argument of type 'NoneType' is not iterable",
+    ),
+    "metadata-list": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: [1]\n",
+        "Kubernetes 1.27 schema: metadata: [1] is not of type 'object', 'null'",
+    ),
+    "pod-spec-list": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: [1]\n",
+        "Kubernetes 1.27 schema: spec: [1] is not of type 'object', 'null'",
+    ),
+    "container-string": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [x]}\n",
+        "Kubernetes 1.27 schema: spec.containers.0: 'x' is not of type 'object', 'null'",
+    ),
+    "security-context-list": (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+        "spec: {securityContext: [1], containers: [{name: c, image: i}]}\n",
+        "Kubernetes 1.27 schema: spec.securityContext: [1] is not of type 'object', 'null'",
+    ),
+    "nodepool-spec-list": (
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: [1]\n",
+        "karpenter schema: /spec must be object",
+    ),
+}
+
+
+def test_objects_with_wrong_typed_fields_fail_and_hide_none_of_the_good_ones(
+    tmp_path: Path,
+) -> None:
+    # checkov crashes on such objects: the crash must stay on the object's own line.
+    for path in (ROOT / "dist").glob("*.yaml"):
+        shutil.copy(path, tmp_path / path.name)
+    for name, (text, _) in WRONG_TYPED.items():
+        (tmp_path / f"zz-{name}.yaml").write_text(text)
+
+    result = validate(tmp_path)
+
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    verdicts = [line.split("\t") for line in lines if "\t" in line]
+    dist_files = sorted(path.name for path in (ROOT / "dist").glob("*.yaml"))
+    assert sorted({file for file, *_ in verdicts[:7]}) == dist_files
+    assert [verdict for *_, verdict in verdicts[:7]] == ["OK"] * 7
+    assert [(file, verdict) for file, _, _, verdict in verdicts[7:]] == [
+        (f"zz-{name}.yaml", "FAILED") for name in sorted(WRONG_TYPED)
+    ]
+    first_detail = {
+        line.split("\t")[0]: lines[n + 1] for n, line in enumerate(lines) if "\t" in line
+    }
+    for name, (_, reason) in WRONG_TYPED.items():
+        assert first_detail[f"zz-{name}.yaml"] == f"    {reason}", name
+    assert lines[-1].startswith(f"14 objects in {tmp_path}: 7 OK, 7 failed")
+
+
+def test_a_missing_checkov_is_one_line_with_status_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(validation, "CHECKOV", tmp_path / "no-checkov")
+    (tmp_path / "cm.yaml").write_text(yaml.safe_dump(CONFIG_MAP))
+
+    code = validate_main([str(tmp_path)])
+
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    missing = tmp_path / "no-checkov"
+    assert captured.err == (
+        f"validate: error: {missing} is missing: run `make validate` or `make test`\n"
+    )
+
+
+def test_a_folder_that_cannot_be_listed_is_one_line_with_status_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Tests may run as root, which chmod cannot stop: the OS's refusal is simulated.
+    (tmp_path / "cm.yaml").write_text(yaml.safe_dump(CONFIG_MAP))
+    real_scandir = os.scandir
+
+    def refuse(folder: Any) -> Any:
+        if Path(folder) == tmp_path:
+            raise PermissionError(13, "Permission denied", str(folder))
+        return real_scandir(folder)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+
+    code = validate_main([str(tmp_path)])
+
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.out == ""
+    assert (
+        captured.err == f"validate: error: {tmp_path}: cannot list the folder (Permission denied)\n"
+    )

@@ -57,6 +57,7 @@ MAX_DEPTH = 100
 """The deepest nesting of mappings and lists read. Kubernetes objects nest about 20
 deep; the bound keeps every consumer's recursion far from Python's limit."""
 
+_UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -132,16 +133,20 @@ class FileObjects:
 # --- finding the files --------------------------------------------------------------
 
 
-def _scan(folder: Path, visiting: tuple[tuple[int, int], ...]) -> Iterator[Path | InputFileError]:
-    """The manifest files under ``folder`` in name order, and an error for each entry
-    that cannot be listed or followed; ``visiting`` holds the folders above, to detect
-    symlink loops."""
+def _listing(folder: Path) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as listing:
-            entries = sorted(listing, key=lambda entry: entry.name)
+            return sorted(listing, key=lambda entry: entry.name)
     except OSError as error:
-        yield InputFileError(str(folder), f"cannot list the folder ({error.strerror})")
-        return
+        raise InputFileError(str(folder), f"cannot list the folder ({error.strerror})") from None
+
+
+def _scan(
+    folder: Path, entries: list[os.DirEntry[str]], visiting: tuple[tuple[int, int], ...]
+) -> Iterator[Path | InputFileError]:
+    """The manifest files among ``folder``'s ``entries`` and below, in name order, and an
+    error for each entry that cannot be listed or followed; ``visiting`` holds the
+    folders above, to detect symlink loops."""
     for entry in entries:
         path = folder / entry.name
         try:
@@ -159,7 +164,12 @@ def _scan(folder: Path, visiting: tuple[tuple[int, int], ...]) -> Iterator[Path 
                     str(path), "a symlink loop: it leads back to a folder that contains it"
                 )
                 continue
-            yield from _scan(path, (*visiting, identity))
+            try:
+                below = _listing(path)
+            except InputFileError as error:
+                yield error
+                continue
+            yield from _scan(path, below, (*visiting, identity))
         elif path.suffix in MANIFEST_SUFFIXES:
             yield path
 
@@ -180,7 +190,8 @@ def manifest_files(path: Path | str) -> list[Path | InputFileError]:
     place of each entry that cannot be listed or followed.
 
     Raises:
-        InputFileError: when ``path`` does not exist, or is a folder without manifests.
+        InputFileError: when ``path`` does not exist, cannot be listed, or is a folder
+            without manifests.
     """
     path = Path(path)
     try:
@@ -191,7 +202,7 @@ def manifest_files(path: Path | str) -> list[Path | InputFileError]:
         raise InputFileError(str(path), f"cannot read it ({error.strerror})") from None
     if not stat.S_ISDIR(info.st_mode):
         return [path]
-    found = list(_scan(path, ((info.st_dev, info.st_ino),)))
+    found = list(_scan(path, _listing(path), ((info.st_dev, info.st_ino),)))
     if not found:
         raise InputFileError(
             str(path),
@@ -228,6 +239,11 @@ def _read_limited(stream: BinaryIO, name: str) -> bytes:
 def decode(data: bytes, name: str) -> str:
     """UTF-8 text (a UTF-8 byte-order mark is dropped); anything else is an error that
     says where the first undecodable byte is."""
+    # UTF-32's little-endian mark starts with UTF-16's: the longer marks come first.
+    if data.startswith(_UTF32_BOMS):
+        raise InputFileError(
+            name, "UTF-32 text (it starts with a UTF-32 byte-order mark); save it as UTF-8"
+        )
     if data.startswith(_UTF16_BOMS):
         raise InputFileError(
             name, "UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8"
@@ -412,7 +428,12 @@ def _yaml_documents(text: str, name: str) -> Iterator[_Document]:
         raise InputFileError(name, problem + _nul_hint(text), line=line, column=column) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        problem = ", ".join(str(p) for p in (error.context, error.problem) if p)
+        context = error.context
+        opened = error.context_mark
+        # The parser notices a missing `}` where the file goes on; say where it opened.
+        if context and opened and mark and (opened.line, opened.column) != (mark.line, mark.column):
+            context += f" (started at line {opened.line + 1}, column {opened.column + 1})"
+        problem = ", ".join(str(p) for p in (context, error.problem) if p)
         raise InputFileError(
             name,
             f"invalid YAML: {problem}{_nul_hint(text)}",
@@ -537,6 +558,8 @@ def _what(value: Any) -> str:
         return "a list (a top-level list is not a manifest; use kind: List with items)"
     if isinstance(value, Mapping):
         missing = [key for key in ("apiVersion", "kind") if not isinstance(value.get(key), str)]
+        if value.get("kind") == "":
+            missing.append("kind")
         return f"a mapping without a string {' and '.join(missing)}"
     return f"a {type(value).__name__} ({str(value)[:40]!r})"
 

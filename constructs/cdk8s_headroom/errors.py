@@ -42,7 +42,9 @@ class InputFileError(HeadroomConfigError):
     def __init__(
         self, file: str, problem: str, *, line: int | None = None, column: int | None = None
     ) -> None:
-        where = file
+        # A file name may hold a newline or other control characters: escaped, so the
+        # message stays one line.
+        where = "".join(c if c.isprintable() else repr(c)[1:-1] for c in file)
         if line is not None:
             where += f": line {line}" + (f", column {column}" if column is not None else "")
         super().__init__(where, file, problem)

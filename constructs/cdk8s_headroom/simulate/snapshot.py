@@ -745,11 +745,14 @@ def load_snapshot(objects: Iterable[SourcedObject | tuple[str, object]]) -> Snap
     # reading creates no cycles, so it waits until the input is released.
     collecting = gc.isenabled()
     gc.disable()
+    sources: dict[str, None] = {}
     try:
         for entry in objects:
             if isinstance(entry, SourcedObject):
+                sources[entry.file] = None
                 reader.read(entry.file, entry.obj, entry.describe())
             else:
+                sources[entry[0]] = None
                 reader.read(*entry)
     finally:
         if collecting:
@@ -757,7 +760,7 @@ def load_snapshot(objects: Iterable[SourcedObject | tuple[str, object]]) -> Snap
     snapshot = reader.finish()
     if not snapshot.nodes:
         raise HeadroomConfigError(
-            "--snapshot",
+            " ".join(["--snapshot", *sources]),
             "no nodes",
             "a snapshot that lists the cluster's nodes "
             "(kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json)",
