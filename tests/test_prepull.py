@@ -189,3 +189,34 @@ def test_the_simulator_leaves_the_prepuller_out() -> None:
     manifests = manifests_from_objects([("headroom.yaml", synthesized("nginx:1.27"))])
     assert [w.name for w in manifests.daemonsets] == ["headroom-reserver"]
     assert any("headroom-reserver-prepull" in n for n in manifests.not_simulated)
+
+
+def test_the_prepullers_images_come_from_a_mirror_when_given() -> None:
+    objects = synthesized(
+        "ghcr.io/acme/api:1.2",
+        prepull_tools_image="mirror.example.com/library/busybox:1.37.0-musl",
+        prepull_pause_image="mirror.example.com/pause:3.10",
+    )
+    spec = pod_spec(find(objects, "DaemonSet", "headroom-reserver-prepull"))
+    assert spec["initContainers"][0]["image"] == "mirror.example.com/library/busybox:1.37.0-musl"
+    assert [c["image"] for c in spec["containers"]] == ["mirror.example.com/pause:3.10"]
+
+
+def test_the_prepullers_images_default_to_busybox_and_pause() -> None:
+    spec = pod_spec(
+        find(synthesized("ghcr.io/acme/api:1.2"), "DaemonSet", "headroom-reserver-prepull")
+    )
+    assert spec["initContainers"][0]["image"] == PREPULL_TOOLS_IMAGE
+    assert [c["image"] for c in spec["containers"]] == [PAUSE]
+
+
+@pytest.mark.parametrize("prop", ["prepull_tools_image", "prepull_pause_image"])
+def test_a_bad_prepuller_image_is_refused_by_name(prop: str) -> None:
+    chart = K8sTesting.chart()
+    with pytest.raises(HeadroomConfigError) as raised:
+        NodeHeadroom(
+            chart, "h", cpu="1", memory="1Gi", prepull_burst_images=True, **{prop: "Bad Image!"}
+        )
+    assert raised.value.field == prop
+    assert "'Bad Image!'" in str(raised.value)
+    assert chart.node.children == []

@@ -18,7 +18,7 @@ from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
 from .capacitybufferapi import CapacityBufferVersion
 from .errors import HeadroomConfigError, warn
 from .karpenter import KarpenterNodePool
-from .prepull import PREPULL_SUFFIX, ImagePrepuller
+from .prepull import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from .priority import PriorityModel, check_model
 from .priorityclasses import HeadroomPriorityClasses
 from .quantity import (
@@ -35,7 +35,7 @@ from .scheduling import DEFAULT_DEDICATED_TAINT, NodeSelectorRequirement, Taint,
 from .simulate.promises import check_promises, describe_broken
 from .sizing import ISizedNodePool, NodeSize, check_slice_fits, max_nodes
 from .targeting import INodePool, Targeting, check_tolerations
-from .task import ReserverTask
+from .task import PAUSE_IMAGE, ReserverTask, check_image
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
@@ -111,6 +111,12 @@ class NodeHeadroom(HeadroomConstruct):
             the pool's ``DRIFTED`` budget, and new nodes are sized with it: slices that
             were never established or were eroded come back. Replacing nodes evicts
             their pods; see the README for what it does not fix. Default: ``False``.
+        prepull_tools_image: with ``prepull_burst_images``: the image whose static
+            ``busybox`` the pre-puller copies as the no-op each burst image runs, e.g.
+            from a mirror. Default: ``busybox:1.37.0-musl``.
+        prepull_pause_image: with ``prepull_burst_images``: the pre-puller's container
+            that keeps its pod running, e.g. from a mirror.
+            Default: ``registry.k8s.io/pause:3.10``.
     """
 
     def __init__(
@@ -133,6 +139,8 @@ class NodeHeadroom(HeadroomConstruct):
         dedicated_taint: Taint = DEFAULT_DEDICATED_TAINT,
         labels: Mapping[str, str] | None = None,
         drift_on_change: bool = False,
+        prepull_tools_image: str = PREPULL_TOOLS_IMAGE,
+        prepull_pause_image: str = PAUSE_IMAGE,
     ) -> None:
         self.model = check_model(model)
         if priority_classes is not None:
@@ -189,6 +197,8 @@ class NodeHeadroom(HeadroomConstruct):
         if not isinstance(prepull_burst_images, bool):
             raise HeadroomConfigError("prepull_burst_images", prepull_burst_images, "True or False")
         self.prepull_burst_images = prepull_burst_images
+        self._prepull_tools_image = check_image(prepull_tools_image, field="prepull_tools_image")
+        self._prepull_pause_image = check_image(prepull_pause_image, field="prepull_pause_image")
         self._labels = labels
         if reserver_name is None:
             # The default carries the pool's name, so it can outgrow a DNS label.
@@ -487,6 +497,8 @@ class NodeHeadroom(HeadroomConstruct):
                 node_selector=self._node_selector,
                 tolerations=self._tolerations,
                 node_affinity=self._node_affinity,
+                tools_image=self._prepull_tools_image,
+                pause_image=self._prepull_pause_image,
             )
             self.prepuller.node.add_dependency(self.priority_classes)
         return self.prepuller
