@@ -104,3 +104,71 @@ def test_simulate_defaults_to_the_newest_validated_release(
     assert main(["simulate", "--scenario", str(scenario), "--json"]) == 0
 
     assert json.loads(capsys.readouterr().out)["node"] == "node-a"
+
+
+def _kubectl_snapshot() -> dict[str, object]:
+    """SCENARIO as `kubectl get nodes,pods,poddisruptionbudgets -A -o json` prints it,
+    with nodes of kubelet 1.37 and room for a burst pod once their one pod is evicted."""
+
+    def node(name: str) -> dict[str, object]:
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "spec": {},
+            "status": {
+                "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+                "nodeInfo": {"kubeletVersion": "v1.37.2"},
+            },
+        }
+
+    def pod(name: str, namespace: str, node: str, start: str, **labels: str) -> object:
+        metadata: dict[str, object] = {"name": name, "namespace": namespace, "uid": name}
+        if labels:
+            metadata["labels"] = labels
+        request = {"requests": {"cpu": "2", "memory": "1Gi"}}
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": metadata,
+            "spec": {
+                "nodeName": node,
+                "priority": 0,
+                "containers": [{"name": "c", "resources": request}],
+            },
+            "status": {"phase": "Running", "startTime": start},
+        }
+
+    pdb = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "all", "namespace": "batch"},
+        "spec": {"selector": {}},
+        "status": {"disruptionsAllowed": 0},
+    }
+    items = [node("node-a"), node("node-b"), pdb]
+    items += [pod("unlabeled", "batch", "node-a", "2026-01-01T00:00:02Z")]
+    items += [pod("labeled", "web", "node-b", "2026-01-01T00:00:01Z", app="web")]
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+@pytest.mark.parametrize(
+    ("flags", "node", "victim"),
+    [
+        ([], "node-a", "unlabeled"),  # the kubelets' 1.37
+        (["--kubernetes-version", "1.37"], "node-a", "unlabeled"),
+        (["--kubernetes-version", "1.38"], "node-b", "labeled"),
+    ],
+)
+def test_plan_applies_the_empty_pdb_selector_rule_of_the_snapshots_release(
+    flags: list[str], node: str, victim: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(_kubectl_snapshot()))
+    dist = Path(__file__).resolve().parent.parent / "dist"
+
+    argv = ["plan", "--manifests", str(dist), "--snapshot", str(snapshot), "--json"]
+    main([*argv, "--burst", "demo-burst=1", *flags])
+
+    (arrival,) = json.loads(capsys.readouterr().out)["bursts"]["arrivals"]
+    assert (arrival["node"], [e["pod"] for e in arrival["evicted"]]) == (node, [victim])
