@@ -134,15 +134,17 @@ def test_an_object_checkov_runs_out_of_memory_on_fails_alone(
 def test_objects_too_many_for_one_checkov_run_are_scanned_in_halves(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Together they need more than the limit, each half less: none is refused.
-    monkeypatch.setattr(validation, "CHECKOV_MEMORY_BYTES", 512 * 2**20)
-    objects = parse_objects(_deployments(1500, 8), "big.yaml")
+    # Together they need more than the limit, each half less: none is refused. (Measured
+    # with the pinned checkov: one copy needs 560 to 620 MiB, two more than 800 MiB; two
+    # copies keep the test to three runs of checkov.)
+    monkeypatch.setattr(validation, "CHECKOV_MEMORY_BYTES", 700 * 2**20)
+    objects = parse_objects(_deployments(6000, 2), "big.yaml")
     with pytest.raises(CheckovError, match="out of memory"):
         checkov_failures_in_one_run(objects)
 
     scans = checkov_failures(objects)
 
-    assert [scan.problem for scan in scans] == [None] * 8
+    assert [scan.problem for scan in scans] == [None] * 2
     assert all(scan.failures for scan in scans)  # the policies did run on each
 
 
