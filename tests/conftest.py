@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -61,3 +62,16 @@ def pod_spec(workload: Manifest) -> Manifest:
 def iter_containers(spec: Manifest) -> Iterator[Manifest]:
     yield from spec.get("initContainers", [])
     yield from spec["containers"]
+
+
+def refuse_listing(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Makes listing ``folder`` fail as the OS refuses an unreadable folder. Tests may run
+    as root, whom chmod cannot stop, so the refusal is simulated."""
+    real_scandir = os.scandir
+
+    def refuse(path: Any) -> Any:
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import builtins
 import io
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from cdk8s_headroom.documents import (
     read_objects,
 )
 from cdk8s_headroom.errors import HeadroomConfigError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, refuse_listing
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "apps"}}
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ip-10-0-0-1"}}
@@ -272,14 +271,7 @@ def test_a_folder_that_cannot_be_listed_names_the_reason(
 ) -> None:
     (tmp_path / "locked").mkdir()
     (tmp_path / "ok.yaml").write_text(yaml.safe_dump(POD))
-    real_scandir = os.scandir
-
-    def refuse(folder: Any) -> Any:
-        if Path(folder).name == "locked":
-            raise PermissionError(13, "Permission denied", str(folder))
-        return real_scandir(folder)
-
-    monkeypatch.setattr(os, "scandir", refuse)
+    refuse_listing(monkeypatch, tmp_path / "locked")
 
     results = read_each(tmp_path)
 
@@ -292,14 +284,7 @@ def test_a_folder_that_cannot_be_listed_names_the_reason(
 def test_a_folder_given_that_cannot_be_listed_is_the_error_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_scandir = os.scandir
-
-    def refuse(folder: Any) -> Any:
-        if Path(folder) == tmp_path:
-            raise PermissionError(13, "Permission denied", str(folder))
-        return real_scandir(folder)
-
-    monkeypatch.setattr(os, "scandir", refuse)
+    refuse_listing(monkeypatch, tmp_path)
 
     with pytest.raises(InputFileError) as error:
         read_each(tmp_path)

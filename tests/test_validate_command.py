@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -16,7 +15,7 @@ import yaml
 from scripts import validation
 from scripts.validate import main as validate_main
 from scripts.validation import kubernetes_versions, schema_errors
-from tests.conftest import ROOT
+from tests.conftest import ROOT, refuse_listing
 from tests.test_documents_fuzz import BOMB
 from tests.test_podsecurity import main, restricted_pod
 
@@ -254,16 +253,8 @@ def test_a_missing_checkov_is_one_line_with_status_2(
 def test_a_folder_that_cannot_be_listed_is_one_line_with_status_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Tests may run as root, which chmod cannot stop: the OS's refusal is simulated.
     (tmp_path / "cm.yaml").write_text(yaml.safe_dump(CONFIG_MAP))
-    real_scandir = os.scandir
-
-    def refuse(folder: Any) -> Any:
-        if Path(folder) == tmp_path:
-            raise PermissionError(13, "Permission denied", str(folder))
-        return real_scandir(folder)
-
-    monkeypatch.setattr(os, "scandir", refuse)
+    refuse_listing(monkeypatch, tmp_path)
 
     code = validate_main([str(tmp_path)])
 
