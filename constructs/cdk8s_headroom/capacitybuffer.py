@@ -98,13 +98,6 @@ def is_auto_mode(pool: INodePool) -> bool:
     )
 
 
-def selects_auto_mode(key: str, value: str) -> bool:
-    """Whether a node selector entry matches only EKS Auto Mode nodes."""
-    return key.startswith(AUTO_MODE_INSTANCE_LABEL_PREFIX) or (
-        key == AUTO_MODE_COMPUTE_TYPE_LABEL and value == AUTO_MODE_COMPUTE_TYPE
-    )
-
-
 def requires_auto_mode(requirement: NodeSelectorRequirement) -> bool:
     """Whether a required node affinity term matches only EKS Auto Mode nodes: it needs
     an Auto Mode instance label, or ``compute-type In`` with ``auto``."""
@@ -124,7 +117,8 @@ def check_not_on_auto_mode(targeting: Targeting) -> None:
     if pool is not None and is_auto_mode(pool):
         rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
     for key, value in targeting.node_selector.items():
-        if selects_auto_mode(key, value):
+        # A node selector entry is the requirement `key In [value]`.
+        if requires_auto_mode(NodeSelectorRequirement(key, NodeSelectorOperator.IN, (value,))):
             rules.BUFFER_NOT_ON_AUTO_MODE.fail(f"workload.node_selector[{key!r}]", value)
     for requirement in targeting.node_affinity:
         if requires_auto_mode(requirement):

@@ -175,7 +175,7 @@ def library_data() -> dict[str, Any]:
         "prepullerNameMax": DNS_LABEL_MAX - len(PREPULL_SUFFIX),
         "autoModePools": sorted(AUTO_MODE_BUILTIN_POOLS),
         # What places a buffer's pods on Auto Mode's or Karpenter's nodes
-        # (capacitybuffer.selects_auto_mode, requires_auto_mode, targets_karpenter).
+        # (capacitybuffer.requires_auto_mode, targets_karpenter).
         "autoModeInstancePrefix": AUTO_MODE_INSTANCE_LABEL_PREFIX,
         "autoModeComputeType": [AUTO_MODE_COMPUTE_TYPE_LABEL, AUTO_MODE_COMPUTE_TYPE],
         "requiringOperators": [operator.value for operator in REQUIRING_OPERATORS],
