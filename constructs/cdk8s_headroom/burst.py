@@ -155,12 +155,9 @@ class BurstWorkload(HeadroomConstruct):
         self.max_replicas: int | None = None
         if max_replicas is not None:
             self.max_replicas = rules.POSITIVE.check(max_replicas, field="max_replicas")
-            if self.max_replicas < self.replicas:
-                rules.MAX_REPLICAS_NOT_BELOW_REPLICAS.fail(
-                    "max_replicas", max_replicas, minimum=max(1, self.replicas)
-                )
-            if self.replicas < 1:
-                rules.REPLICAS_WITH_AUTOSCALER.fail("replicas", replicas)
+            counts = {"maxReplicas": self.max_replicas, "replicas": self.replicas}
+            rules.MAX_REPLICAS_NOT_BELOW_REPLICAS.check("max_replicas", max_replicas, **counts)
+            rules.REPLICAS_WITH_AUTOSCALER.check("replicas", replicas, **counts)
         self.target_cpu_utilization = names.int32(
             target_cpu_utilization, field="target_cpu_utilization", minimum=1, maximum=100
         )
@@ -219,8 +216,9 @@ class BurstWorkload(HeadroomConstruct):
         if value is None:
             return request
         text = quantity_text(value, field=field)
-        if rules.amount(text, resource) < rules.amount(request, resource):
-            rules.LIMIT_NOT_BELOW_REQUEST.fail(field, value, request=repr(request))
+        rules.LIMIT_NOT_BELOW_REQUEST.check(
+            field, value, request=request, limit=text, resource=resource.name.lower()
+        )
         return text
 
     @property

@@ -25,13 +25,13 @@ from . import names, rules, securitycontext
 from .burst import BurstWorkload
 from .capacitybufferapi import ACTIVE_CAPACITY, CapacityBufferVersion
 from .errors import HeadroomConfigError, warn
-from .karpenter import AUTO_MODE_BUILTIN_POOLS, KarpenterNodePool, NodePoolFlavour
+from .karpenter import KarpenterNodePool, NodePoolFlavour
 from .labels import workload_labels
 from .quantity import QuantityLike, positive_quantity
 from .resource import HeadroomConstruct, RenderedApiObject
 from .scheduling import NodeSelectorOperator, NodeSelectorRequirement, TaintEffect
 from .sizing import ISizedNodePool, NodeSize, check_slice_fits
-from .targeting import KARPENTER_NODEPOOL_LABEL, INodePool, Targeting
+from .targeting import INodePool, Targeting
 from .task import PAUSE_IMAGE
 
 
@@ -66,23 +66,8 @@ def _limits(value: Mapping[str, QuantityLike] | None) -> dict[str, tuple[str, Fr
 
 
 AUTO_MODE_LABEL_PREFIX = NodePoolFlavour.EKS_AUTO_MODE.label_prefix
-AUTO_MODE_INSTANCE_LABEL_PREFIX = f"{AUTO_MODE_LABEL_PREFIX}instance-"
-"""Auto Mode's instance labels (``instance-category``, ``instance-cpu``...), which only
-its nodes carry. Other EKS node labels share the domain and are not Auto Mode's: a
-managed node group's ``nodegroup`` and ``capacityType``, which Cluster Autoscaler
-scales, where buffers work."""
-AUTO_MODE_COMPUTE_TYPE_LABEL = f"{AUTO_MODE_LABEL_PREFIX}compute-type"
-AUTO_MODE_COMPUTE_TYPE = "auto"
-"""The ``compute-type`` of Auto Mode nodes (Fargate's nodes carry ``fargate``)."""
-
-REQUIRING_OPERATORS = (
-    NodeSelectorOperator.IN,
-    NodeSelectorOperator.EXISTS,
-    NodeSelectorOperator.GT,
-    NodeSelectorOperator.LT,
-)
-"""The operators a node must carry the key to match (``NotIn`` and ``DoesNotExist``
-also match nodes without it)."""
+REQUIRING_OPERATORS = tuple(NodeSelectorOperator(op) for op in rules.REQUIRING_OPERATORS)
+"""``rules.REQUIRING_OPERATORS``: the operators a node must carry the key to match."""
 
 
 def is_auto_mode(pool: INodePool) -> bool:
@@ -93,51 +78,58 @@ def is_auto_mode(pool: INodePool) -> bool:
     if isinstance(pool, KarpenterNodePool):
         return pool.auto_mode
     requirements = getattr(pool, "requirements", ())
-    return pool.pool_name in AUTO_MODE_BUILTIN_POOLS or any(
+    return pool.pool_name in rules.AUTO_MODE_BUILTIN_POOLS or any(
         requirement.key.startswith(AUTO_MODE_LABEL_PREFIX) for requirement in requirements
     )
 
 
+def _requirements(targeting: Targeting) -> list[NodeSelectorRequirement]:
+    """The placement's requirements: each node selector entry is ``key In [value]``."""
+    return [
+        *(NodeSelectorRequirement(key, NodeSelectorOperator.IN, (value,))
+          for key, value in targeting.node_selector.items()),
+        *targeting.node_affinity,
+    ]  # fmt: skip
+
+
+def _operands(requirement: NodeSelectorRequirement) -> dict[str, object]:
+    return {
+        "key": requirement.key,
+        "operator": requirement.operator.value,
+        "values": list(requirement.values),
+    }
+
+
 def requires_auto_mode(requirement: NodeSelectorRequirement) -> bool:
-    """Whether a required node affinity term matches only EKS Auto Mode nodes: it needs
-    an Auto Mode instance label, or ``compute-type In`` with ``auto``."""
-    if requirement.operator not in REQUIRING_OPERATORS:
-        return False
-    return requirement.key.startswith(AUTO_MODE_INSTANCE_LABEL_PREFIX) or (
-        requirement.key == AUTO_MODE_COMPUTE_TYPE_LABEL
-        and requirement.operator is NodeSelectorOperator.IN
-        and AUTO_MODE_COMPUTE_TYPE in requirement.values
-    )
+    """Whether a required node affinity term matches only EKS Auto Mode nodes
+    (``rules.REQUIRES_AUTO_MODE``)."""
+    return rules.REQUIRES_AUTO_MODE.holds(**_operands(requirement))
 
 
 def check_not_on_auto_mode(targeting: Targeting) -> None:
     """Refuses a buffer whose pods target EKS Auto Mode nodes, by their pool, their node
     selector or their node affinity (``rules.BUFFER_NOT_ON_AUTO_MODE``)."""
     pool = targeting.pool
-    if pool is not None and is_auto_mode(pool):
-        rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
-    for key, value in targeting.node_selector.items():
-        # A node selector entry is the requirement `key In [value]`.
-        if requires_auto_mode(NodeSelectorRequirement(key, NodeSelectorOperator.IN, (value,))):
-            rules.BUFFER_NOT_ON_AUTO_MODE.fail(f"workload.node_selector[{key!r}]", value)
-    for requirement in targeting.node_affinity:
-        if requires_auto_mode(requirement):
-            rules.BUFFER_NOT_ON_AUTO_MODE.fail(
-                f"workload.node_affinity[{requirement.key}]", requirement.operator.value
-            )
+    if pool is not None:
+        rules.BUFFER_NOT_ON_AUTO_MODE.check("node_pool", pool.pool_name, pool=pool.pool_name)
+        if is_auto_mode(pool):  # what the app knows of the pool beyond its name
+            rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
+    selector = len(targeting.node_selector)
+    for index, requirement in enumerate(_requirements(targeting)):
+        key = requirement.key
+        field, value = (
+            (f"workload.node_selector[{key!r}]", requirement.values[0])
+            if index < selector
+            else (f"workload.node_affinity[{key}]", requirement.operator.value)
+        )
+        rules.BUFFER_NOT_ON_AUTO_MODE.check(field, value, **_operands(requirement))
 
 
 def targets_karpenter(targeting: Targeting) -> bool:
     """Whether the pods go to Karpenter's nodes: an emitted ``KarpenterNodePool``, or a
-    node selector or required affinity on the label Karpenter puts on its nodes."""
-    return (
-        isinstance(targeting.pool, KarpenterNodePool)
-        or KARPENTER_NODEPOOL_LABEL in targeting.node_selector
-        or any(
-            requirement.key == KARPENTER_NODEPOOL_LABEL
-            and requirement.operator in REQUIRING_OPERATORS
-            for requirement in targeting.node_affinity
-        )
+    requirement on the label Karpenter puts on its nodes (``rules.ON_KARPENTER``)."""
+    return isinstance(targeting.pool, KarpenterNodePool) or any(
+        rules.ON_KARPENTER.holds(**_operands(r)) for r in _requirements(targeting)
     )
 
 
@@ -254,23 +246,21 @@ class CapacityBuffer(HeadroomConstruct):
         self.percentage = (
             None if percentage is None else names.int32(percentage, field="percentage", minimum=0)
         )
-        if self.percentage is not None and form is not CapacityBufferForm.SCALABLE:
-            rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE.fail("percentage", percentage)
-        if self.percentage is not None and self.replicas is not None:
-            rules.BUFFER_ONE_COUNT.fail("percentage", percentage)
+        counts = {"percentage": self.percentage, "replicas": self.replicas}
+        rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE.check(
+            "percentage", percentage, form=form.value, **counts
+        )
+        rules.BUFFER_ONE_COUNT.check("percentage", percentage, **counts)
         self.limits = _limits(limits)
-        if (
-            self.replicas is None
-            and self.percentage is None
-            and not (self.limits.keys() & {"cpu", "memory"})
-        ):
-            rules.BUFFER_NEEDS_COUNT.fail("replicas", None)
+        rules.BUFFER_NEEDS_COUNT.check("replicas", None, limits=list(self.limits), **counts)
         pool = workload.targeting.pool
         check_not_on_auto_mode(workload.targeting)
-        if api_version is CapacityBufferVersion.V1ALPHA1 and targets_karpenter(workload.targeting):
-            rules.BUFFER_ALPHA_NOT_ON_KARPENTER.fail(
-                "api_version", api_version.value, label=KARPENTER_NODEPOOL_LABEL
-            )
+        rules.BUFFER_ALPHA_NOT_ON_KARPENTER.check(
+            "api_version",
+            api_version.value,
+            version=api_version.value,
+            onKarpenter=targets_karpenter(workload.targeting),
+        )
         if isinstance(pool, ISizedNodePool):
             self._check_fits(pool.pool_name, pool.smallest_node)
         self.labels = {

@@ -19,13 +19,17 @@ class HeadroomConfigError(ValueError):
             ``burst_workloads[api].replicas``.
         value: the value that was given.
         allowed: what the field accepts.
+        advice: how a Python caller gets it, after ``allowed`` in the message (the
+            chart's errors, in values' words, leave it out).
     """
 
-    def __init__(self, field: str, value: object, allowed: str) -> None:
+    def __init__(self, field: str, value: object, allowed: str, advice: str = "") -> None:
         self.field = field
         self.value = value
         self.allowed = allowed
-        super().__init__(f"{field}: invalid value {value!r}; {allowed}")
+        self.advice = advice
+        tail = f"; {advice}" if advice else ""
+        super().__init__(f"{field}: invalid value {value!r}; {allowed}{tail}")
 
 
 class InputFileError(HeadroomConfigError):

@@ -160,16 +160,14 @@ class NodeHeadroom(HeadroomConstruct):
         if not isinstance(dedicated_taint, Taint):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
         slices = cpu is not None or memory is not None
-        if slices and (cpu is None or memory is None):
-            rules.SLICES_NEED_BOTH.fail("cpu" if cpu is None else "memory", None)
-        if not slices:
-            for prop, given in (
-                ("task", task),
-                ("prepull_burst_images", prepull_burst_images),
-                ("drift_on_change", drift_on_change),
-            ):
-                if given not in (None, False):
-                    rules.NO_TASK_WITHOUT_SLICES.fail(prop, given)
+        for prop, quantity, other in (("cpu", cpu, memory), ("memory", memory, cpu)):
+            rules.SLICES_NEED_BOTH.check(prop, None, quantity=quantity, other=other)
+        for prop, given in (
+            ("task", task),
+            ("prepull_burst_images", prepull_burst_images),
+            ("drift_on_change", drift_on_change),
+        ):
+            rules.NO_TASK_WITHOUT_SLICES.check(prop, given, slices=slices, given=given)
         if cpu is not None and memory is not None:
             # Judged before the headroom joins the tree, so a refused slice leaves nothing;
             # the reserver judges them again.
@@ -215,13 +213,14 @@ class NodeHeadroom(HeadroomConstruct):
                     "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
                 )
         names.dns_label(reserver_name, field="reserver_name")
-        if prepull_burst_images and len(reserver_name + PREPULL_SUFFIX) > names.DNS_LABEL_MAX:
-            rules.PREPULLER_NAME.fail(
-                "reserver_name",
-                reserver_name,
-                limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
-                suffix=PREPULL_SUFFIX,
-            )
+        rules.PREPULLER_NAME.check(
+            "reserver_name",
+            reserver_name,
+            prepull=prepull_burst_images,
+            name=reserver_name,
+            limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
+            suffix=PREPULL_SUFFIX,
+        )
         self._node_selector = node_selector
         self._tolerations = extra_tolerations
         self._node_affinity = node_affinity
@@ -316,9 +315,12 @@ class NodeHeadroom(HeadroomConstruct):
     def missing_room(self) -> HeadroomConfigError | None:
         """The error of a headroom that keeps no room (no slices and no buffer), else
         ``None``; judged once the tree is complete (``validate_app``, synthesis)."""
-        if self.reserver is not None or self.capacity_buffers:
-            return None
-        return HeadroomConfigError(f"{self.node.path}.cpu", None, rules.NEEDS_ROOM.allowed)
+        message = rules.NEEDS_ROOM.broken(
+            slices=self.reserver is not None, buffers=self.capacity_buffers
+        )
+        return (
+            None if message is None else HeadroomConfigError(f"{self.node.path}.cpu", None, message)
+        )
 
     def summary(self) -> HeadroomSummary:
         """What this headroom costs: its share of each node and the pool's worst case,
@@ -507,15 +509,14 @@ class NodeHeadroom(HeadroomConstruct):
         reserver = self.reserver
         if reserver is None:
             return  # no slice to fit in: a buffer's chunk is the burst pod itself
-        message = rules.BURST_FITS_SLICE.allowed.format(
-            slice=f"{reserver.cpu} CPU, {reserver.memory} memory"
-        )
-        for field, given, limit, resource in (
-            ("cpu", cpu, reserver.cpu, rules.Resource.CPU),
-            ("memory", memory, reserver.memory, rules.Resource.MEMORY),
-        ):
-            text = quantity_text(given, field=field)
-            if rules.amount(text, resource) <= rules.amount(limit, resource):
+        for field, given, room in (("cpu", cpu, reserver.cpu), ("memory", memory, reserver.memory)):
+            message = rules.BURST_FITS_SLICE.broken(
+                request=quantity_text(given, field=field),
+                room=room,
+                resource=field,
+                slice=f"{reserver.cpu} CPU, {reserver.memory} memory",
+            )
+            if message is None:
                 continue
             if self.model is not PriorityModel.SEED:
                 raise HeadroomConfigError(field, given, message)
@@ -538,29 +539,32 @@ class NodeHeadroom(HeadroomConstruct):
 
     @staticmethod
     def _require_dedicated_pool(node_pool: INodePool | None, taint: Taint) -> None:
-        if node_pool is None:
-            raise HeadroomConfigError(
-                "node_pool",
-                None,
-                "a node pool with PriorityModel.DEDICATED_POOL: pass node_pool="
-                "KarpenterNodePool(...) (the headroom taints it) or, for a pool that "
-                "exists and carries the taint, KarpenterNodePool.from_name('<pool>', "
-                "taints=[<its taint>])",
-            )
+        model = PriorityModel.DEDICATED_POOL.value
+        rules.DEDICATED_POOL_NEEDS_POOL.check(
+            "node_pool",
+            None,
+            model=model,
+            pool=node_pool,
+            taint=taint,
+            advice="pass node_pool=KarpenterNodePool(...) (the headroom taints it) or, for "
+            "a pool that exists and carries the taint, KarpenterNodePool.from_name("
+            "'<pool>', taints=[<its taint>])",
+        )
         if isinstance(node_pool, KarpenterNodePool):
-            return
-        if taint not in node_pool.taints:
-            raise HeadroomConfigError(
-                "node_pool",
-                node_pool.pool_name,
-                f"a pool whose nodes carry the dedicated taint {taint} "
-                "(PriorityModel.DEDICATED_POOL keeps ordinary pods off the pool with it); "
-                "taint the pool and declare it in the pool's taints: pass node_pool="
-                f"KarpenterNodePool.from_name({node_pool.pool_name!r}, taints=[Taint("
-                f"{taint.key!r}, {taint.value!r}, TaintEffect.{taint.effect.name})]) "
-                "once the pool carries it, or emit the pool as a KarpenterNodePool, which "
-                "the headroom taints itself",
-            )
+            return  # an emitted pool: the headroom taints it
+        assert node_pool is not None
+        rules.DEDICATED_POOL_NEEDS_TAINT.check(
+            "node_pool.taints",
+            [str(t) for t in node_pool.taints],
+            model=model,
+            taint=taint,
+            declared=list(node_pool.taints),
+            advice="taint the pool and declare it in the pool's taints: pass node_pool="
+            f"KarpenterNodePool.from_name({node_pool.pool_name!r}, taints=[Taint("
+            f"{taint.key!r}, {taint.value!r}, TaintEffect.{taint.effect.name})]) once the "
+            "pool carries it, or emit the pool as a KarpenterNodePool, which the headroom "
+            "taints itself",
+        )
 
 
 def _share(part: Fraction, whole: Fraction | None) -> Fraction | None:

@@ -41,7 +41,7 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from . import names
+from . import names, rules
 from .errors import HeadroomConfigError
 from .labels import PART_OF
 from .quantity import QuantityLike, parse_quantity, quantity_text
@@ -81,7 +81,7 @@ NODE_ROOM_ANNOTATION = "headroom.cdk8s.io/node-room"
 """The pool template's annotation that records the room each headroom needs on a node
 (``NodeHeadroom(drift_on_change=True)``): a JSON object by ``<namespace>/<reserver>``."""
 
-AUTO_MODE_BUILTIN_POOLS = ("general-purpose", "system")
+AUTO_MODE_BUILTIN_POOLS = rules.AUTO_MODE_BUILTIN_POOLS
 """The NodePools EKS Auto Mode creates and manages; reference them, never emit them."""
 
 _DURATION = re.compile(r"^(?:(\d+)(s|m|h))+$")
@@ -110,7 +110,7 @@ class NodePoolFlavour(Enum):
 
     KARPENTER_EC2 = "karpenter.k8s.aws"
     """Karpenter on EC2: an ``EC2NodeClass``; instance labels ``karpenter.k8s.aws/*``."""
-    EKS_AUTO_MODE = "eks.amazonaws.com"
+    EKS_AUTO_MODE = rules.AUTO_MODE_DOMAIN
     """EKS Auto Mode: its ``NodeClass``; instance labels ``eks.amazonaws.com/*``."""
 
     @property

@@ -220,14 +220,12 @@ class ModelClasses:
             raise HeadroomConfigError(
                 "create_default_class", create_default_class, "True, False or None"
             )
-        if not guarded:
-            for field, given in (
-                ("create_default_class", create_default_class or None),
-                ("default_class_name", default_class_name),
-                ("default_value", default_value),
-            ):
-                if given is not None:
-                    rules.DEFAULT_CLASS_GUARDED_ONLY.fail(field, given, model=model.value)
+        for field, given in (
+            ("create_default_class", create_default_class),
+            ("default_class_name", default_class_name),
+            ("default_value", default_value),
+        ):
+            rules.DEFAULT_CLASS_GUARDED_ONLY.check(field, given, model=model.value, given=given)
         default = None
         if guarded:
             default = _customized(
@@ -272,8 +270,7 @@ class ModelClasses:
     def _check_unique_names(self) -> None:
         seen: dict[str, str] = {}
         for role, spec in self._ladder():
-            if spec.name in seen:
-                rules.CLASS_NAMES_DIFFER.fail(
-                    f"{role}_class_name", spec.name, other=seen[spec.name]
-                )
+            rules.CLASS_NAMES_DIFFER.check(
+                f"{role}_class_name", spec.name, other=seen.get(spec.name)
+            )
             seen[spec.name] = role

@@ -21,10 +21,11 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .errors import HeadroomConfigError
 
@@ -85,15 +86,207 @@ class IntRange:
         return value
 
 
+# --- the tests of rules across values ------------------------------------------------
+#
+# A rule across values carries its test: a small expression over named operands, which
+# each engine evaluates with the operands it has at hand. Here ``Test.holds`` evaluates
+# it (the library's checks); the chart's generated helper ``node-headroom.rule.<name>``
+# is the same expression compiled to Go (``cdk8s_headroom.helm.library``). An operand is
+# named by a string; ``Const`` holds a constant.
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant in a test."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class Length:
+    """The length of an operand (a string or a list)."""
+
+    of: str
+
+
+Term = str | Const | Length
+
+
+def _term(term: Term, operands: Mapping[str, object]) -> Any:
+    """A term's value; an operand not passed is null, as in Go templates."""
+    if isinstance(term, Const):
+        return term.value
+    if isinstance(term, Length):
+        return len(operands.get(term.of) or ())  # type: ignore[arg-type]
+    return operands.get(term)
+
+
+class Test:
+    """An expression over operands that is true when the rule holds."""
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Given(Test):
+    """The operand is given: not null, and not an empty text, list or map."""
+
+    term: Term
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        value = _term(self.term, operands)
+        return value is not None and not (isinstance(value, (str, list, tuple, dict)) and not value)
+
+
+@dataclass(frozen=True)
+class Truthy(Test):
+    """The operand is true (a flag, or anything given that is not false)."""
+
+    term: Term
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        return bool(_term(self.term, operands))
+
+
+@dataclass(frozen=True)
+class Eq(Test):
+    """Two texts (or flags) are the same."""
+
+    a: Term
+    b: Term
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        a, b = _term(self.a, operands), _term(self.b, operands)
+        return type(a) is type(b) and a == b
+
+
+@dataclass(frozen=True)
+class Less(Test):
+    """An integer below another."""
+
+    a: Term
+    b: Term
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        return _term(self.a, operands) < _term(self.b, operands)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class AtMost(Test):
+    """Quantity ``a`` is at most quantity ``b`` of the resource named by ``resource``
+    (``cpu`` or ``memory``), as the scheduler counts them (``amount``)."""
+
+    a: Term
+    b: Term
+    resource: Term
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        resource = Resource[str(_term(self.resource, operands)).upper()]
+        a, b = (str(_term(t, operands)).strip() for t in (self.a, self.b))
+        return amount(a, resource) <= amount(b, resource)
+
+
+@dataclass(frozen=True)
+class In(Test):
+    """An item is in a list."""
+
+    item: Term
+    items: Term
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        return _term(self.item, operands) in (_term(self.items, operands) or ())
+
+
+@dataclass(frozen=True)
+class Prefix(Test):
+    """A text starts with a constant prefix."""
+
+    term: Term
+    prefix: str
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        value = _term(self.term, operands)
+        return isinstance(value, str) and value.startswith(self.prefix)
+
+
+@dataclass(frozen=True)
+class Matches(Test):
+    """A text matches a grammar."""
+
+    term: Term
+    grammar: Grammar
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        return self.grammar.matches(_term(self.term, operands))
+
+
+@dataclass(frozen=True)
+class Not(Test):
+    test: Test
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        return not self.test.holds(operands)
+
+
+@dataclass(frozen=True, init=False)
+class AllOf(Test):
+    tests: tuple[Test, ...]
+
+    def __init__(self, *tests: Test) -> None:
+        object.__setattr__(self, "tests", tests)
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        return all(test.holds(operands) for test in self.tests)
+
+
+@dataclass(frozen=True, init=False)
+class AnyOf(Test):
+    tests: tuple[Test, ...]
+
+    def __init__(self, *tests: Test) -> None:
+        object.__setattr__(self, "tests", tests)
+
+    def holds(self, operands: Mapping[str, object]) -> bool:
+        return any(test.holds(operands) for test in self.tests)
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A named test that more than one rule, or the library elsewhere, asks."""
+
+    name: str
+    test: Test
+
+    def holds(self, **operands: object) -> bool:
+        return self.test.holds(operands)
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A rule across values; ``allowed`` is a template of its message."""
+    """A rule across values: its test, and a template of its message (``{part}``, or
+    ``{part!r}`` for the operand as Python's ``repr`` shows it)."""
 
     name: str
     allowed: str
+    test: Test | None = None
 
-    def fail(self, field: str, value: object, **parts: object) -> NoReturn:
+    def fail(self, field: str, value: object, /, **parts: object) -> NoReturn:
         raise HeadroomConfigError(field, value, self.allowed.format(**parts))
+
+    def broken(self, **operands: object) -> str | None:
+        """The message when the test fails on ``operands``, else ``None``."""
+        assert self.test is not None, self.name
+        return None if self.test.holds(operands) else self.allowed.format(**operands)
+
+    def check(self, field: str, value: object, /, **operands: object) -> None:
+        """Raises the error of ``field``, showing ``value``, when the test fails; the
+        test sees ``value`` as the operand ``value`` too, as the chart's helper does.
+        An ``advice`` operand is the error's advice (see ``HeadroomConfigError``)."""
+        advice = str(operands.pop("advice", ""))
+        message = self.broken(**{"value": value, **operands})
+        if message is not None:
+            raise HeadroomConfigError(field, value, message, advice)
 
 
 # --- names ---------------------------------------------------------------------------
@@ -267,46 +460,66 @@ def check_container_memory(text: str, *, field: str, value: object) -> None:
 
 PRIORITY_ORDER = Rule(
     "priorityOrder",
-    "a value below the {above} class's value {limit}: priorities must be ordered "
+    "a value below the {above} class's value {high}: priorities must be ordered "
     "headroom < default < burst",
+    Less("low", "high"),
 )
-CLASS_NAMES_DIFFER = Rule("classNamesDiffer", "a name different from the {other} class's")
+CLASS_NAMES_DIFFER = Rule(
+    "classNamesDiffer", "a name different from the {other} class's", Not(Given("other"))
+)
 DEFAULT_CLASS_GUARDED_ONLY = Rule(
     "defaultClassGuardedOnly",
     "no value with model {model}: only the guarded model has a default class",
+    AnyOf(Eq("model", Const("guarded")), Not(Given("given")), Eq("given", Const(False))),
 )
 BURST_FITS_SLICE = Rule(
     "burstFitsSlice",
     "a request that fits in the headroom slice ({slice}); a larger burst pod also "
     "evicts ordinary pods or other slices",
+    AtMost("request", "room", "resource"),
 )
 LIMIT_NOT_BELOW_REQUEST = Rule(
-    "limitNotBelowRequest", "a limit no smaller than the request {request}"
+    "limitNotBelowRequest",
+    "a limit no smaller than the request {request!r}",
+    AtMost("request", "limit", "resource"),
 )
 MAX_REPLICAS_NOT_BELOW_REPLICAS = Rule(
-    "maxReplicasNotBelowReplicas", "an integer from {minimum} to " + str(INT32_MAX)
+    "maxReplicasNotBelowReplicas",
+    # Failing, replicas is at least 2: maxReplicas is at least 1 (POSITIVE)
+    "an integer from {replicas} to " + str(INT32_MAX),
+    Not(Less("maxReplicas", "replicas")),
 )
 REPLICAS_WITH_AUTOSCALER = Rule(
-    "replicasWithAutoscaler", "at least 1 with an autoscaler (the autoscaler's minimum)"
+    "replicasWithAutoscaler",
+    "at least 1 with an autoscaler (the autoscaler's minimum)",
+    Not(Less("replicas", Const(1))),
 )
+_DEDICATED = Eq("model", Const("dedicated-pool"))
 DEDICATED_POOL_NEEDS_POOL = Rule(
     "dedicatedPoolNeedsPool",
     "a node pool with model dedicated-pool: the pool whose nodes carry the dedicated taint {taint}",
+    AnyOf(Not(_DEDICATED), Given("pool")),
 )
 DEDICATED_POOL_NEEDS_TAINT = Rule(
     "dedicatedPoolNeedsTaint",
     "a pool whose nodes carry the dedicated taint {taint}, declared in its taints "
     "(model dedicated-pool keeps ordinary pods off the pool with it)",
+    AnyOf(Not(_DEDICATED), In("taint", "declared")),
 )
 SELECTOR_KEEPS_POOL = Rule(
-    "selectorKeepsPool", "{selected}, the value that selects node pool {pool}"
+    "selectorKeepsPool",
+    "{selected!r}, the value that selects node pool {pool!r}",
+    AnyOf(Not(Given("selected")), Eq("selected", "value")),
 )
-CUSTOM_TASK_NEEDS_IMAGE = Rule("customTaskNeedsImage", IMAGE.clauses[0].allowed)
-UNIQUE_BURST_NAMES = Rule("uniqueBurstNames", "a name no other burst workload has")
+CUSTOM_TASK_NEEDS_IMAGE = Rule("customTaskNeedsImage", IMAGE.clauses[0].allowed, Given("image"))
+UNIQUE_BURST_NAMES = Rule(
+    "uniqueBurstNames", "a name no other burst workload has", Not(In("name", "seen"))
+)
 PREFIXED_NAME = Rule(
     "prefixedName",
-    "{allowed}; the release name {release} prefixes it: choose a shorter release name, "
+    "{allowed}; the release name {release!r} prefixes it: choose a shorter release name, "
     "or set namePrefix",
+    AnyOf(Matches("name", DNS_LABEL), Not(Given("release"))),
 )
 """The chart's: a name that the release name's prefix makes invalid."""
 
@@ -315,48 +528,105 @@ SLICES_NEED_BOTH = Rule(
     "slicesNeedBoth",
     "a quantity: slices need both cpu and memory (give neither for a headroom kept by "
     "capacity buffers alone)",
+    AnyOf(Given("quantity"), Not(Given("other"))),
 )
 NO_TASK_WITHOUT_SLICES = Rule(
     "noTaskWithoutSlices",
     "no value without slices: the reserver runs it, and a headroom without cpu and "
     "memory has no reserver",
+    AnyOf(Truthy("slices"), Not(Truthy("given"))),
 )
 NEEDS_ROOM = Rule(
     "needsRoom",
     "slices (cpu and memory) or a capacity buffer: this headroom keeps no room at all",
+    AnyOf(Truthy("slices"), Truthy("buffers")),
 )
 PREPULLER_NAME = Rule(
     "prepullerName",
     "a name of at most {limit} characters with the burst images pre-pulled: the "
     "pre-puller is <reserver>{suffix}",
+    AnyOf(Not(Truthy("prepull")), Not(Less("limit", Length("name")))),
 )
+
+# --- where pods go: the node labels the rules judge ------------------------------------
+
+KARPENTER_NODEPOOL_LABEL = "karpenter.sh/nodepool"
+"""The label Karpenter puts on its nodes: the name of their NodePool."""
+AUTO_MODE_DOMAIN = "eks.amazonaws.com"
+"""EKS Auto Mode's API group and node-label domain."""
+AUTO_MODE_INSTANCE_LABEL_PREFIX = f"{AUTO_MODE_DOMAIN}/instance-"
+"""Auto Mode's instance labels (``instance-category``, ``instance-cpu``...), which only
+its nodes carry. Other EKS node labels share the domain and are not Auto Mode's: a
+managed node group's ``nodegroup`` and ``capacityType``, which Cluster Autoscaler
+scales, where buffers work."""
+AUTO_MODE_COMPUTE_TYPE_LABEL = f"{AUTO_MODE_DOMAIN}/compute-type"
+AUTO_MODE_COMPUTE_TYPE = "auto"
+"""The ``compute-type`` of Auto Mode nodes (Fargate's nodes carry ``fargate``)."""
+AUTO_MODE_BUILTIN_POOLS = ("general-purpose", "system")
+"""The NodePools EKS Auto Mode creates and manages; reference them, never emit them."""
+REQUIRING_OPERATORS = ("In", "Exists", "Gt", "Lt")
+"""The node-selector operators a node must carry the key to match (``NotIn`` and
+``DoesNotExist`` also match nodes without it)."""
+
+_REQUIRING = In("operator", Const(REQUIRING_OPERATORS))
+REQUIRES_AUTO_MODE = Predicate(
+    "requiresAutoMode",
+    AllOf(
+        _REQUIRING,
+        AnyOf(
+            Prefix("key", AUTO_MODE_INSTANCE_LABEL_PREFIX),
+            AllOf(
+                Eq("key", Const(AUTO_MODE_COMPUTE_TYPE_LABEL)),
+                Eq("operator", Const("In")),
+                In(Const(AUTO_MODE_COMPUTE_TYPE), "values"),
+            ),
+        ),
+    ),
+)
+"""Whether a required node-selector requirement (``key``, ``operator``, ``values``; a
+node selector entry is ``key In [value]``) matches only EKS Auto Mode nodes."""
+ON_KARPENTER = Predicate(
+    "onKarpenter", AllOf(_REQUIRING, Eq("key", Const(KARPENTER_NODEPOOL_LABEL)))
+)
+"""Whether a requirement places pods on Karpenter's nodes."""
 
 # CapacityBuffers
 BUFFER_PERCENTAGE_NEEDS_SCALABLE = Rule(
     "bufferPercentageNeedsScalable",
     "no percentage in the pod-template form: a percentage is of the replicas of the "
     "scalable object, so use the scalable form (scalableRef), or replicas",
+    AnyOf(Not(Given("percentage")), Eq("form", Const("scalableRef"))),
 )
 BUFFER_ONE_COUNT = Rule(
     "bufferOneCount",
     "either replicas or percentage, not both: Karpenter uses the smaller of the two "
     "and Cluster Autoscaler documents the larger, so name the one you mean",
+    AnyOf(Not(Given("percentage")), Not(Given("replicas"))),
 )
 BUFFER_NEEDS_COUNT = Rule(
     "bufferNeedsCount",
     "a count of chunks: replicas, percentage (scalable form), or limits on cpu or "
     "memory (as many chunks as fit)",
+    AnyOf(
+        Given("replicas"),
+        Given("percentage"),
+        In(Const("cpu"), "limits"),
+        In(Const("memory"), "limits"),
+    ),
 )
 BUFFER_NOT_ON_AUTO_MODE = Rule(
     "bufferNotOnAutoMode",
     "nodes outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its "
     "Karpenter cannot enable CapacityBuffer; keep the headroom with slices there, or put "
     "the buffer on a Karpenter or Cluster Autoscaler pool",
+    Not(AnyOf(In("pool", Const(AUTO_MODE_BUILTIN_POOLS)), REQUIRES_AUTO_MODE.test)),
 )
+"""Judged for the pool (``pool``), and for each requirement of the placement."""
 BUFFER_ALPHA_NOT_ON_KARPENTER = Rule(
     "bufferAlphaNotOnKarpenter",
-    "v1beta1 on Karpenter's nodes (selected by {label}): Karpenter serves the "
+    f"v1beta1 on Karpenter's nodes (selected by {KARPENTER_NODEPOOL_LABEL}): Karpenter serves the "
     "CapacityBuffer API at v1beta1 only; v1alpha1 is for Cluster Autoscaler 1.34",
+    Not(AllOf(Eq("version", Const("v1alpha1")), Truthy("onKarpenter"))),
 )
 SHARED_BUFFER_WARNING = (
     "capacity buffer {name}: on {where}, whose nodes admit ordinary pods, any pod can "
@@ -394,10 +664,10 @@ RULES = (
     BUFFER_ALPHA_NOT_ON_KARPENTER,
 )
 """Every rule across values, for the chart generator."""
+PREDICATES = (REQUIRES_AUTO_MODE, ON_KARPENTER)
 
 
 def check_ordered(rule: Rule, ladder: list[tuple[str, str, int]]) -> None:
-    """Fails ``rule`` at the first step of ``(field, role, value)`` that does not rise."""
+    """``rule`` on each step of ``(field, role, value)``, lowest first."""
     for (field, _, low), (_, role, high) in itertools.pairwise(ladder):
-        if not low < high:
-            rule.fail(field, low, above=role, limit=high)
+        rule.check(field, low, low=low, high=high, above=role)

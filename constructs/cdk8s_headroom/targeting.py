@@ -40,7 +40,7 @@ class INodePool(Protocol):
         """The taints the pool's nodes carry; pods on the pool must tolerate them."""
 
 
-KARPENTER_NODEPOOL_LABEL = "karpenter.sh/nodepool"
+KARPENTER_NODEPOOL_LABEL = rules.KARPENTER_NODEPOOL_LABEL
 
 
 @dataclass(frozen=True)
@@ -141,13 +141,12 @@ class Targeting:
         selector = names.labels(node_selector, field="node_selector")
         merged: dict[str, str] = dict(node_pool.node_selector) if node_pool else {}
         for key, value in selector.items():
-            if key in merged and merged[key] != value:
-                rules.SELECTOR_KEEPS_POOL.fail(
-                    f"node_selector[{key!r}]",
-                    value,
-                    selected=repr(merged[key]),
-                    pool=repr(node_pool.pool_name if node_pool else None),
-                )
+            rules.SELECTOR_KEEPS_POOL.check(
+                f"node_selector[{key!r}]",
+                value,
+                selected=merged.get(key),
+                pool=node_pool.pool_name if node_pool else None,
+            )
             merged[key] = value
         own = check_tolerations(tolerations, field="tolerations")
         pool_tolerations = tolerations_for(node_pool.taints) if node_pool else []

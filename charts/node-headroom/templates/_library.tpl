@@ -28,11 +28,6 @@
 {{- $_ := set . "sharedBufferWarning" "capacity buffer {name}: on {where}, whose nodes admit ordinary pods, any pod can take the buffer's room (a CapacityBuffer reserves capacity for no pod in particular), so P1 does not hold for it; use the dedicated-pool model to keep the room for burst pods" -}}
 {{- $_ := set . "keepOffEffects" (list "NoSchedule" "NoExecute") -}}
 {{- $_ := set . "prepullerNameMax" 55 -}}
-{{- $_ := set . "autoModePools" (list "general-purpose" "system") -}}
-{{- $_ := set . "autoModeInstancePrefix" "eks.amazonaws.com/instance-" -}}
-{{- $_ := set . "autoModeComputeType" (list "eks.amazonaws.com/compute-type" "auto") -}}
-{{- $_ := set . "requiringOperators" (list "In" "Exists" "Gt" "Lt") -}}
-{{- $_ := set . "karpenterPoolLabel" "karpenter.sh/nodepool" -}}
 {{- $_ := set . "burstVolumes" (list (dict "emptyDir" (dict ) "name" "scratch-0")) -}}
 {{- $_ := set . "burstVolumeMounts" (list (dict "mountPath" "/tmp" "name" "scratch-0")) -}}
 {{- $_ := set . "podSecurityContext" (dict "runAsNonRoot" true "seccompProfile" (dict "type" "RuntimeDefault")) -}}
@@ -41,7 +36,7 @@
 {{- $_ := set . "seedWarning" "model seed breaks P2 and P3 (simulated with kube-scheduler's preemption rules): P2: a burst pod that fits in the slice evicts 1 ordinary pod(s) and keeps the headroom pod: the headroom class (900000000) ranks above ordinary pods (0) and the scheduler reprieves the more important pods first; P3: a recreated headroom pod (priority 900000000, PreemptLowerPriority) evicts 1 ordinary pod(s) to take its slice back. model guarded and dedicated-pool keep them." -}}
 {{- $_ := set . "grammars" (dict "dnsLabel" (list (list "^(?:[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$" "a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit" false)) "dnsSubdomain" (list (list "^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" false) (list "^(?:.{254,})$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" true)) "labelKey" (list (list "^(?:([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$" "a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" false) (list "^(?:[^/]{254,}/.*)$" "a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" true)) "labelValue" (list (list "^(?:([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)$" "a label value: empty, or at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" false)) "className" (list (list "^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" false) (list "^(?:.{254,})$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" true) (list "^(?:system-.*)$" "a name that does not start with 'system-' (reserved by Kubernetes)" true)) "image" (list (list "^(?:(?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?)$" "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'" false) (list "^(?:.{256,}:[^:@]*(@.*)?|[^:@]{256,}(@.*)?)$" "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'" true)) "quantity" (list (list "^(?:[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?0*([0-9]|[1-5][0-9]|6[0-4]))?)$" "a Kubernetes quantity: a number with an optional suffix m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n> from e-64 to e64, e.g. \"500m\", \"0.5\", \"512Mi\", \"1Gi\"" false) (list "^(?:-.*|\\+?[0.]*([KMGTPE]i|[mkMGTPE]|[eE].*)?)$" "a quantity greater than zero" true))) -}}
 {{- $_ := set . "ranges" (dict "int32" (list -2147483648 2147483647 "an integer from -2147483648 to 2147483647") "priority" (list -2147483648 1000000000 "an integer from -2147483648 to 1000000000") "replicas" (list 0 2147483647 "an integer from 0 to 2147483647") "positive" (list 1 2147483647 "an integer from 1 to 2147483647") "percent" (list 1 100 "an integer from 1 to 100")) -}}
-{{- $_ := set . "rules" (dict "containerMemory" "{hint}a memory of at least 4Mi, the least a container starts with" "priorityOrder" "a value below the {above} class's value {limit}: priorities must be ordered headroom < default < burst" "classNamesDiffer" "a name different from the {other} class's" "defaultClassGuardedOnly" "no value with model {model}: only the guarded model has a default class" "burstFitsSlice" "a request that fits in the headroom slice ({slice}); a larger burst pod also evicts ordinary pods or other slices" "limitNotBelowRequest" "a limit no smaller than the request {request}" "maxReplicasNotBelowReplicas" "an integer from {minimum} to 2147483647" "replicasWithAutoscaler" "at least 1 with an autoscaler (the autoscaler's minimum)" "dedicatedPoolNeedsPool" "a node pool with model dedicated-pool: the pool whose nodes carry the dedicated taint {taint}" "dedicatedPoolNeedsTaint" "a pool whose nodes carry the dedicated taint {taint}, declared in its taints (model dedicated-pool keeps ordinary pods off the pool with it)" "selectorKeepsPool" "{selected}, the value that selects node pool {pool}" "customTaskNeedsImage" "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'" "uniqueBurstNames" "a name no other burst workload has" "prefixedName" "{allowed}; the release name {release} prefixes it: choose a shorter release name, or set namePrefix" "slicesNeedBoth" "a quantity: slices need both cpu and memory (give neither for a headroom kept by capacity buffers alone)" "noTaskWithoutSlices" "no value without slices: the reserver runs it, and a headroom without cpu and memory has no reserver" "needsRoom" "slices (cpu and memory) or a capacity buffer: this headroom keeps no room at all" "prepullerName" "a name of at most {limit} characters with the burst images pre-pulled: the pre-puller is <reserver>{suffix}" "bufferPercentageNeedsScalable" "no percentage in the pod-template form: a percentage is of the replicas of the scalable object, so use the scalable form (scalableRef), or replicas" "bufferOneCount" "either replicas or percentage, not both: Karpenter uses the smaller of the two and Cluster Autoscaler documents the larger, so name the one you mean" "bufferNeedsCount" "a count of chunks: replicas, percentage (scalable form), or limits on cpu or memory (as many chunks as fit)" "bufferNotOnAutoMode" "nodes outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its Karpenter cannot enable CapacityBuffer; keep the headroom with slices there, or put the buffer on a Karpenter or Cluster Autoscaler pool" "bufferAlphaNotOnKarpenter" "v1beta1 on Karpenter's nodes (selected by {label}): Karpenter serves the CapacityBuffer API at v1beta1 only; v1alpha1 is for Cluster Autoscaler 1.34") -}}
+{{- $_ := set . "rules" (dict "containerMemory" "{hint}a memory of at least 4Mi, the least a container starts with") -}}
 {{- $_ := set . "decimalSuffixes" (dict "m" -3 "" 0 "k" 3 "M" 6 "G" 9 "T" 12 "P" 15 "E" 18) -}}
 {{- $_ := set . "binarySuffixes" (dict "Ki" 1 "Mi" 2 "Gi" 3 "Ti" 4 "Pi" 5 "Ei" 6) -}}
 {{- $_ := set . "minContainerMemory" 4194304 -}}
@@ -99,3 +94,139 @@
 {{- range $i0, $x0 := $v.burstWorkloads }}{{- $in := (dig "buffer" (dict) $x0) }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "replicas" "value" (index $in "percentage") "field" (printf "burstWorkloads[%v].buffer.percentage" $x0.name) "in" $in "key" "percentage") }}{{- end }}
 {{- range $i0, $x0 := $v.burstWorkloads }}{{- $in := (dig "buffer" (dict) $x0) }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "quantities" "value" (index $in "limits") "field" (printf "burstWorkloads[%v].buffer.limits" $x0.name) "in" $in "key" "limits") }}{{- end }}
 {{- end -}}
+
+{{/* The rules across values (rules.RULES), each with its test. */}}
+{{- define "node-headroom.rule.priorityOrder" -}}
+{{- if not (lt (int64 .low) (int64 .high)) -}}
+{{- $message := (print "a value below the " (include "node-headroom.digits" .above) " class's value " (include "node-headroom.digits" .high) ": priorities must be ordered headroom < default < burst") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.classNamesDiffer" -}}
+{{- if not (not (not (or (kindIs "invalid" .other) (and (has (kindOf .other) (list "string" "slice" "map")) (empty .other))))) -}}
+{{- $message := (print "a name different from the " (include "node-headroom.digits" .other) " class's") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.defaultClassGuardedOnly" -}}
+{{- if not (or (eq (toString .model) (toString "guarded")) (not (not (or (kindIs "invalid" .given) (and (has (kindOf .given) (list "string" "slice" "map")) (empty .given))))) (eq (toString .given) (toString false))) -}}
+{{- $message := (print "no value with model " (include "node-headroom.digits" .model) ": only the guarded model has a default class") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.burstFitsSlice" -}}
+{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" .request "b" .room "resource" .resource)) "true") -}}
+{{- $message := (print "a request that fits in the headroom slice (" (include "node-headroom.digits" .slice) "); a larger burst pod also evicts ordinary pods or other slices") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.limitNotBelowRequest" -}}
+{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" .request "b" .limit "resource" .resource)) "true") -}}
+{{- $message := (print "a limit no smaller than the request " (include "node-headroom.repr" .request)) -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.maxReplicasNotBelowReplicas" -}}
+{{- if not (not (lt (int64 .maxReplicas) (int64 .replicas))) -}}
+{{- $message := (print "an integer from " (include "node-headroom.digits" .replicas) " to 2147483647") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.replicasWithAutoscaler" -}}
+{{- if not (not (lt (int64 .replicas) (int64 1))) -}}
+{{- $message := (print "at least 1 with an autoscaler (the autoscaler's minimum)") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.dedicatedPoolNeedsPool" -}}
+{{- if not (or (not (eq (toString .model) (toString "dedicated-pool"))) (not (or (kindIs "invalid" .pool) (and (has (kindOf .pool) (list "string" "slice" "map")) (empty .pool))))) -}}
+{{- $message := (print "a node pool with model dedicated-pool: the pool whose nodes carry the dedicated taint " (include "node-headroom.digits" .taint)) -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.dedicatedPoolNeedsTaint" -}}
+{{- if not (or (not (eq (toString .model) (toString "dedicated-pool"))) (has .taint (default (list) .declared))) -}}
+{{- $message := (print "a pool whose nodes carry the dedicated taint " (include "node-headroom.digits" .taint) ", declared in its taints (model dedicated-pool keeps ordinary pods off the pool with it)") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.selectorKeepsPool" -}}
+{{- if not (or (not (not (or (kindIs "invalid" .selected) (and (has (kindOf .selected) (list "string" "slice" "map")) (empty .selected))))) (eq (toString .selected) (toString .value))) -}}
+{{- $message := (print (include "node-headroom.repr" .selected) ", the value that selects node pool " (include "node-headroom.repr" .pool)) -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.customTaskNeedsImage" -}}
+{{- if not (not (or (kindIs "invalid" .image) (and (has (kindOf .image) (list "string" "slice" "map")) (empty .image)))) -}}
+{{- $message := (print "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.uniqueBurstNames" -}}
+{{- if not (not (has .name (default (list) .seen))) -}}
+{{- $message := (print "a name no other burst workload has") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.prefixedName" -}}
+{{- if not (or (and (kindIs "string" .name) ((regexMatch "^(?:[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$" .name))) (not (not (or (kindIs "invalid" .release) (and (has (kindOf .release) (list "string" "slice" "map")) (empty .release)))))) -}}
+{{- $message := (print (include "node-headroom.digits" .allowed) "; the release name " (include "node-headroom.repr" .release) " prefixes it: choose a shorter release name, or set namePrefix") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.slicesNeedBoth" -}}
+{{- if not (or (not (or (kindIs "invalid" .quantity) (and (has (kindOf .quantity) (list "string" "slice" "map")) (empty .quantity)))) (not (not (or (kindIs "invalid" .other) (and (has (kindOf .other) (list "string" "slice" "map")) (empty .other)))))) -}}
+{{- $message := (print "a quantity: slices need both cpu and memory (give neither for a headroom kept by capacity buffers alone)") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.noTaskWithoutSlices" -}}
+{{- if not (or (not (not .slices)) (not (not (not .given)))) -}}
+{{- $message := (print "no value without slices: the reserver runs it, and a headroom without cpu and memory has no reserver") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.needsRoom" -}}
+{{- if not (or (not (not .slices)) (not (not .buffers))) -}}
+{{- $message := (print "slices (cpu and memory) or a capacity buffer: this headroom keeps no room at all") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.prepullerName" -}}
+{{- if not (or (not (not (not .prepull))) (not (lt (int64 .limit) (int64 (len .name))))) -}}
+{{- $message := (print "a name of at most " (include "node-headroom.digits" .limit) " characters with the burst images pre-pulled: the pre-puller is <reserver>" (include "node-headroom.digits" .suffix)) -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.bufferPercentageNeedsScalable" -}}
+{{- if not (or (not (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage))))) (eq (toString .form) (toString "scalableRef"))) -}}
+{{- $message := (print "no percentage in the pod-template form: a percentage is of the replicas of the scalable object, so use the scalable form (scalableRef), or replicas") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.bufferOneCount" -}}
+{{- if not (or (not (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage))))) (not (not (or (kindIs "invalid" .replicas) (and (has (kindOf .replicas) (list "string" "slice" "map")) (empty .replicas)))))) -}}
+{{- $message := (print "either replicas or percentage, not both: Karpenter uses the smaller of the two and Cluster Autoscaler documents the larger, so name the one you mean") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.bufferNeedsCount" -}}
+{{- if not (or (not (or (kindIs "invalid" .replicas) (and (has (kindOf .replicas) (list "string" "slice" "map")) (empty .replicas)))) (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage)))) (has "cpu" (default (list) .limits)) (has "memory" (default (list) .limits))) -}}
+{{- $message := (print "a count of chunks: replicas, percentage (scalable form), or limits on cpu or memory (as many chunks as fit)") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.bufferNotOnAutoMode" -}}
+{{- if not (not (or (has .pool (default (list) (list "general-purpose" "system"))) (and (has .operator (default (list) (list "In" "Exists" "Gt" "Lt"))) (or (hasPrefix "eks.amazonaws.com/instance-" (toString .key)) (and (eq (toString .key) (toString "eks.amazonaws.com/compute-type")) (eq (toString .operator) (toString "In")) (has "auto" (default (list) .values))))))) -}}
+{{- $message := (print "nodes outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its Karpenter cannot enable CapacityBuffer; keep the headroom with slices there, or put the buffer on a Karpenter or Cluster Autoscaler pool") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.bufferAlphaNotOnKarpenter" -}}
+{{- if not (not (and (eq (toString .version) (toString "v1alpha1")) (not (not .onKarpenter)))) -}}
+{{- $message := (print "v1beta1 on Karpenter's nodes (selected by karpenter.sh/nodepool): Karpenter serves the CapacityBuffer API at v1beta1 only; v1alpha1 is for Cluster Autoscaler 1.34") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.test.requiresAutoMode" -}}{{ if (and (has .operator (default (list) (list "In" "Exists" "Gt" "Lt"))) (or (hasPrefix "eks.amazonaws.com/instance-" (toString .key)) (and (eq (toString .key) (toString "eks.amazonaws.com/compute-type")) (eq (toString .operator) (toString "In")) (has "auto" (default (list) .values))))) }}true{{ end }}{{- end -}}
+{{- define "node-headroom.test.onKarpenter" -}}{{ if (and (has .operator (default (list) (list "In" "Exists" "Gt" "Lt"))) (eq (toString .key) (toString "karpenter.sh/nodepool"))) }}true{{ end }}{{- end -}}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import string
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -22,18 +23,9 @@ import cdk8s
 
 from .. import rules
 from ..burst import BurstWorkload
-from ..capacitybuffer import (
-    AUTO_MODE_COMPUTE_TYPE,
-    AUTO_MODE_COMPUTE_TYPE_LABEL,
-    AUTO_MODE_INSTANCE_LABEL_PREFIX,
-    KEEP_OFF_EFFECTS,
-    REQUIRING_OPERATORS,
-    CapacityBuffer,
-    CapacityBufferForm,
-)
+from ..capacitybuffer import KEEP_OFF_EFFECTS, CapacityBuffer, CapacityBufferForm
 from ..capacitybufferapi import API_GROUP
 from ..headroom import NodeHeadroom
-from ..karpenter import AUTO_MODE_BUILTIN_POOLS
 from ..labels import workload_labels
 from ..names import DNS_LABEL_MAX
 from ..namespace import HeadroomNamespace
@@ -42,7 +34,6 @@ from ..priority import ModelClasses, PriorityModel
 from ..reserver import DEFAULT_RESERVER_NAME
 from ..securitycontext import NOBODY_UID
 from ..simulate.promises import check_promises, describe_broken
-from ..targeting import KARPENTER_NODEPOOL_LABEL
 from ..task import ReserverTask, TaskKind
 from .values import CHART_NAME, checks_tpl
 
@@ -173,13 +164,6 @@ def library_data() -> dict[str, Any]:
         "sharedBufferWarning": rules.SHARED_BUFFER_WARNING,
         "keepOffEffects": [effect.value for effect in KEEP_OFF_EFFECTS],
         "prepullerNameMax": DNS_LABEL_MAX - len(PREPULL_SUFFIX),
-        "autoModePools": sorted(AUTO_MODE_BUILTIN_POOLS),
-        # What places a buffer's pods on Auto Mode's or Karpenter's nodes
-        # (capacitybuffer.requires_auto_mode, targets_karpenter).
-        "autoModeInstancePrefix": AUTO_MODE_INSTANCE_LABEL_PREFIX,
-        "autoModeComputeType": [AUTO_MODE_COMPUTE_TYPE_LABEL, AUTO_MODE_COMPUTE_TYPE],
-        "requiringOperators": [operator.value for operator in REQUIRING_OPERATORS],
-        "karpenterPoolLabel": KARPENTER_NODEPOOL_LABEL,
         "burstVolumes": burst_pod["volumes"],
         "burstVolumeMounts": burst_pod["containers"][0]["volumeMounts"],
         "podSecurityContext": _without(reserver_pod["securityContext"], *uids),
@@ -198,7 +182,7 @@ def library_data() -> dict[str, Any]:
             for g in rules.GRAMMARS
         },
         "ranges": {r.name: [r.minimum, r.maximum, r.allowed] for r in rules.INT_RANGES},
-        "rules": {rule.name: rule.allowed for rule in rules.RULES},
+        "rules": {rule.name: rule.allowed for rule in rules.RULES if rule.test is None},
         "decimalSuffixes": rules.DECIMAL_SUFFIXES,
         "binarySuffixes": rules.BINARY_SUFFIXES,
         "minContainerMemory": rules.MIN_CONTAINER_MEMORY,
@@ -222,6 +206,91 @@ def go_literal(item: Any) -> str:
     return f"(list {elements})"
 
 
+def _go_term(term: rules.Term) -> str:
+    if isinstance(term, rules.Const):
+        return go_literal(term.value)
+    if isinstance(term, rules.Length):
+        return f"(len .{term.of})"
+    return f".{term}"
+
+
+def go_test(test: rules.Test) -> str:
+    """A rule's test as a Go template expression over the helper's operands (``.x``)."""
+    match test:
+        case rules.Given(term):
+            x = _go_term(term)
+            return (
+                f'(not (or (kindIs "invalid" {x}) (and (has (kindOf {x}) '
+                f'(list "string" "slice" "map")) (empty {x}))))'
+            )
+        case rules.Truthy(term):
+            return f"(not (not {_go_term(term)}))"
+        case rules.Eq(a, b):
+            return f"(eq (toString {_go_term(a)}) (toString {_go_term(b)}))"
+        case rules.Less(a, b):
+            return f"(lt (int64 {_go_term(a)}) (int64 {_go_term(b)}))"
+        case rules.AtMost(a, b, resource):
+            operands = f'"a" {_go_term(a)} "b" {_go_term(b)} "resource" {_go_term(resource)}'
+            return f'(ne (include "node-headroom.exceeds" (dict "lib" .lib {operands})) "true")'
+        case rules.In(item, items):
+            return f"(has {_go_term(item)} (default (list) {_go_term(items)}))"
+        case rules.Prefix(term, prefix):
+            return f"(hasPrefix {json.dumps(prefix)} (toString {_go_term(term)}))"
+        case rules.Matches(term, grammar):
+            x = _go_term(term)
+            clauses = " ".join(
+                f"({'not ' if c.forbid else ''}(regexMatch {json.dumps(f'^(?:{c.pattern})$')} {x}))"
+                for c in grammar.clauses
+            )
+            return f'(and (kindIs "string" {x}) {clauses})'
+        case rules.Not(inner):
+            return f"(not {go_test(inner)})"
+        case rules.AllOf(tests):
+            return f"(and {' '.join(go_test(t) for t in tests)})"
+        case rules.AnyOf(tests):
+            return f"(or {' '.join(go_test(t) for t in tests)})"
+    raise TypeError(test)
+
+
+def go_message(template: str) -> str:
+    """A rule's message template as a Go expression: ``{x}`` is the operand's text (a
+    whole number's digits, as Python prints an int), ``{x!r}`` its ``node-headroom.repr``."""
+    parts = []
+    for literal, name, _, conversion in string.Formatter().parse(template):
+        if literal:
+            parts.append(json.dumps(literal))
+        if name is not None:
+            helper = "repr" if conversion == "r" else "digits"
+            parts.append(f'(include "node-headroom.{helper}" .{name})')
+    return f"(print {' '.join(parts)})"
+
+
+def rules_tpl() -> list[str]:
+    """One helper per rule across values, ``node-headroom.rule.<name>``: given the
+    operands, ``field`` and ``value``, it fails as the library does when the test does
+    not hold (with ``warn``, it returns the message instead); one per predicate,
+    ``node-headroom.test.<name>``, which returns true or nothing."""
+    lines = []
+    for rule in rules.RULES:
+        if rule.test is None:
+            continue
+        lines += [
+            f'{{{{- define "node-headroom.rule.{rule.name}" -}}}}',
+            f"{{{{- if not {go_test(rule.test)} -}}}}",
+            f"{{{{- $message := {go_message(rule.allowed)} -}}}}",
+            '{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict '
+            '"field" .field "value" .value "allowed" $message) }}{{ end -}}',
+            "{{- end -}}",
+            "{{- end -}}",
+        ]
+    for predicate in rules.PREDICATES:
+        lines.append(
+            f'{{{{- define "node-headroom.test.{predicate.name}" -}}}}'
+            f"{{{{ if {go_test(predicate.test)} }}}}true{{{{ end }}}}{{{{- end -}}}}"
+        )
+    return lines
+
+
 def library_tpl(defaults: Mapping[str, Any]) -> str:
     lines = [
         "{{/* Generated by `make chart` from the cdk8s-headroom library: what the library",
@@ -235,5 +304,8 @@ def library_tpl(defaults: Mapping[str, Any]) -> str:
         "{{- $v := .root.Values }}{{ $lib := .lib -}}",
         *checks_tpl(defaults),
         "{{- end -}}",
+        "",
+        "{{/* The rules across values (rules.RULES), each with its test. */}}",
+        *rules_tpl(),
     ]
     return "\n".join(lines) + "\n"

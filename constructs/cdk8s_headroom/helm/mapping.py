@@ -73,7 +73,8 @@ _FIELDS = {
     "cpu": "reservation.cpu",
     "memory": "reservation.memory",
     "reserver_name": "reserverName",
-    "node_pool": "nodePool.taints",
+    "node_pool": "nodePool.name",
+    "node_pool.taints": "nodePool.taints",
     "prepull_burst_images": "prepullBurstImages",
 }
 _BURST_FIELDS = {
@@ -242,8 +243,7 @@ def _task(values: Mapping[str, Any]) -> ReserverTask:
             pause_image=pause_image,
         )
     image = _get(values, "task.image")
-    if not image:
-        rules.CUSTOM_TASK_NEEDS_IMAGE.fail("task.image", image)
+    rules.CUSTOM_TASK_NEEDS_IMAGE.check("task.image", image, image=image)
     task = values.get("task") or {}
     keys = {"command": "command", "args": "args", "containerName": "container_name",
             "runAsUser": "run_as_user", "scratchPaths": "scratch_paths"}  # fmt: skip
@@ -252,27 +252,17 @@ def _task(values: Mapping[str, Any]) -> ReserverTask:
         return ReserverTask.custom(image=image, **given)
 
 
-def _check_dedicated_pool(values: Mapping[str, Any]) -> None:
-    taint = _taint(_get(values, "dedicatedTaint"))
-    if values.get("model") != PriorityModel.DEDICATED_POOL.value:
-        return
-    if not _get(values, "nodePool.name"):
-        rules.DEDICATED_POOL_NEEDS_POOL.fail("nodePool.name", None, taint=taint)
-    declared = [_taint(item) for item in _get(values, "nodePool.taints") or ()]
-    if taint not in declared:
-        rules.DEDICATED_POOL_NEEDS_TAINT.fail(
-            "nodePool.taints", [str(t) for t in declared], taint=taint
-        )
-
-
 def _prefixed(name: str, field: str, values: Mapping[str, Any], release: Release) -> str:
     """A prefixed name; a release name that makes it invalid is named as the cause."""
-    if not rules.DNS_LABEL.matches(name):
-        if isinstance(values.get("namePrefix"), str) or not name_prefix(values, release):
-            rules.DNS_LABEL.check(name, field=field)
-        allowed = rules.DNS_LABEL.clauses[0].allowed
-        rules.PREFIXED_NAME.fail(field, name, allowed=allowed, release=repr(release.name))
-    return name
+    prefixed = not isinstance(values.get("namePrefix"), str) and name_prefix(values, release)
+    rules.PREFIXED_NAME.check(
+        field,
+        name,
+        name=name,
+        release=release.name if prefixed else None,
+        allowed=rules.DNS_LABEL.clauses[0].allowed,
+    )
+    return rules.DNS_LABEL.check(name, field=field)
 
 
 def build(
@@ -288,7 +278,6 @@ def build(
     check_values(values)
     prefix = name_prefix(values, release)
     model = PriorityModel(values["model"])
-    _check_dedicated_pool(values)
     namespace = _get(values, "namespace.name") or release.namespace
     cluster = cdk8s.Chart(app, "cluster")
     if _get(values, "namespace.create"):
@@ -311,8 +300,9 @@ def build(
         pool = NodePoolRef(pool_name, label_key=_get(values, "nodePool.labelKey"), taints=taints)
     slices = any(_get(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
     kind = _get(values, "task.kind")
-    if not slices and kind != TaskKind.PAUSE.value:
-        rules.NO_TASK_WITHOUT_SLICES.fail("task.kind", kind)
+    # task.kind pause is the library's default task: no task given
+    given = None if kind == TaskKind.PAUSE.value else kind
+    rules.NO_TASK_WITHOUT_SLICES.check("task.kind", kind, slices=slices, given=given)
     task = _task(values) if slices else None
     default_name = f"{DEFAULT_RESERVER_NAME}-{pool_name}" if pool_name else DEFAULT_RESERVER_NAME
     reserver_name = f"{prefix}{values.get('reserverName') or default_name}"
@@ -346,8 +336,7 @@ def build(
     seen: set[str] = set()
     for index, workload in enumerate(values.get("burstWorkloads") or ()):
         name = workload["name"]
-        if name in seen:
-            rules.UNIQUE_BURST_NAMES.fail(f"burstWorkloads[{index}].name", name)
+        rules.UNIQUE_BURST_NAMES.check(f"burstWorkloads[{index}].name", name, name=name, seen=seen)
         seen.add(name)
         with _in_values(_BURST_FIELDS, prefix=f"burstWorkloads[{name}]."):
             burst = headroom.add_burst_workload(
@@ -367,8 +356,9 @@ def build(
                     limits=buffer.get("limits") or None,
                     **given,
                 )
-    if headroom.missing_room() is not None:
-        rules.NEEDS_ROOM.fail("reservation.cpu", None)
+    missing = headroom.missing_room()
+    if missing is not None:
+        raise ValuesError("reservation.cpu", None, missing.allowed)
     with _in_values():
         validate_app(app)
     return [cluster, workloads]

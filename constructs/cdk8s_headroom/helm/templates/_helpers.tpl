@@ -133,13 +133,8 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 
 {{/* A prefixed workload name must be a DNS-1123 label; the release name is blamed when it made the name too long. */}}
 {{- define "node-headroom.prefixedName" -}}
-{{- $clause := index (index .lib.grammars "dnsLabel") 0 -}}
-{{- if not (regexMatch (index $clause 0) .name) -}}
-{{- if .release -}}
-{{- include "node-headroom.fail" (dict "lib" .lib "field" .field "value" .name "rule" "prefixedName" "parts" (dict "allowed" (index $clause 1) "release" (include "node-headroom.repr" .release))) -}}
-{{- end -}}
-{{- include "node-headroom.fail" (dict "field" .field "value" .name "allowed" (index $clause 1)) -}}
-{{- end -}}
+{{- include "node-headroom.rule.prefixedName" (dict "field" .field "value" .name "name" .name "release" .release "allowed" (index (index .lib.grammars "dnsLabel") 0 1)) -}}
+{{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
 {{- end -}}
 
 {{/* Appends tolerations (values form) to .out.list in their Kubernetes form, once each. */}}
@@ -168,7 +163,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- define "node-headroom.names" -}}
 {{- $v := .root.Values }}{{ $c := .out }}{{ $lib := .lib -}}
 {{- $_ := set $c "prefix" (include "node-headroom.prefix" .root) -}}
-{{- $_ := set $c "release" (ternary .root.Release.Name "" (and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix ""))) -}}
+{{- if and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix "") }}{{ $_ := set $c "release" .root.Release.Name }}{{ end -}}
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
 {{- $_ := set $c "namespace" (dict "name" (default (default "default" .root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels) -}}
@@ -224,51 +219,32 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $classes := $c.classDict }}{{ $reserverName := $c.reserverName -}}
 {{- $cpu := $c.cpu }}{{ $memory := $c.memory }}{{ $sliceText := $c.slice -}}
 
-{{- /* A dedicated pool: the pool, and its taint */ -}}
+{{- /* A dedicated pool's taint */ -}}
 {{- $t := $v.dedicatedTaint -}}
 {{- $wanted := printf "%s=%s:%s" $t.key (default "" $t.value) (default "NoSchedule" $t.effect) -}}
-{{- if eq $model "dedicated-pool" -}}
-{{- if not $v.nodePool.name -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.name" "value" nil "rule" "dedicatedPoolNeedsPool" "parts" (dict "taint" $wanted)) -}}
-{{- end -}}
-{{- $declared := list -}}
-{{- range $v.nodePool.taints }}{{ $declared = append $declared (printf "%s=%s:%s" .key (default "" .value) (default "NoSchedule" .effect)) }}{{ end -}}
-{{- if not (has $wanted $declared) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.taints" "value" $declared "rule" "dedicatedPoolNeedsTaint" "parts" (dict "taint" $wanted)) -}}
-{{- end -}}
-{{- end -}}
 
 {{- /* The PriorityClasses of the model */ -}}
 {{- $dc := $v.priorityClasses.default -}}
 {{- $ladder := $c.ladder -}}
-{{- if ne $model "guarded" -}}
 {{- range $key := list "create" "name" "value" -}}
 {{- $given := index $dc . -}}
-{{- if and (not (kindIs "invalid" $given)) (or (ne $key "create") $given) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "priorityClasses.default.%s" $key) "value" $given "rule" "defaultClassGuardedOnly" "parts" (dict "model" $model)) -}}
-{{- end -}}
-{{- end -}}
+{{- include "node-headroom.rule.defaultClassGuardedOnly" (dict "field" (printf "priorityClasses.default.%s" $key) "value" $given "given" $given "model" $model) -}}
 {{- end -}}
 {{- range $i, $low := initial $ladder -}}
 {{- $high := index $ladder (add1 $i) -}}
-{{- if not (lt $low.value $high.value) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "priorityClasses.%s.value" $low.role) "value" $low.value "rule" "priorityOrder" "parts" (dict "above" $high.role "limit" $high.value)) -}}
-{{- end -}}
+{{- include "node-headroom.rule.priorityOrder" (dict "field" (printf "priorityClasses.%s.value" $low.role) "value" $low.value "low" $low.value "high" $high.value "above" $high.role) -}}
 {{- end -}}
 {{- $seen := dict -}}
 {{- range $spec := $ladder -}}
-{{- if hasKey $seen $spec.name -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "priorityClasses.%s.name" $spec.role) "value" $spec.name "rule" "classNamesDiffer" "parts" (dict "other" (index $seen $spec.name))) -}}
-{{- end -}}
+{{- include "node-headroom.rule.classNamesDiffer" (dict "field" (printf "priorityClasses.%s.name" $spec.role) "value" $spec.name "other" (index $seen $spec.name)) -}}
 {{- $_ := set $seen $spec.name $spec.role -}}
 {{- end -}}
 
 {{- /* The reserver's task */ -}}
 {{- $kind := $v.task.kind -}}
 {{- $slices := not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory)) -}}
-{{- if and (not $slices) (ne $kind "pause") -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" "task.kind" "value" $kind "rule" "noTaskWithoutSlices") -}}
-{{- end -}}
+{{- /* task.kind pause is the library's default task: no task given */ -}}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "task.kind" "value" $kind "slices" $slices "given" (ternary nil $kind (eq $kind "pause"))) -}}
 {{- $task := deepCopy (index $lib.tasks $kind) -}}
 {{- $image := $v.images.pause -}}
 {{- $prepull := list -}}
@@ -279,9 +255,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- else if eq $kind "maintenance" -}}
 {{- $image = $v.images.maintenance -}}
 {{- else if eq $kind "custom" -}}
-{{- if not $v.task.image -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" "task.image" "value" $v.task.image "rule" "customTaskNeedsImage") -}}
-{{- end -}}
+{{- include "node-headroom.rule.customTaskNeedsImage" (dict "field" "task.image" "value" $v.task.image "image" $v.task.image) -}}
 {{- $image = $v.task.image -}}
 {{- range $key := list "command" "args" "containerName" "runAsUser" "scratchPaths" -}}
 {{- if not (kindIs "invalid" (index $v.task $key)) }}{{ $_ := set $task $key (index $v.task $key) }}{{ end -}}
@@ -291,17 +265,17 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- /* The reserver's name and placement: the pool's selector and taints, then the user's */ -}}
 {{- $poolName := $v.nodePool.name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
-{{- range $resource := list "cpu" "memory" -}}
-{{- if and $slices (kindIs "invalid" (index $v.reservation $resource)) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "reservation.%s" $resource) "value" nil "rule" "slicesNeedBoth") -}}
+{{- $r := $v.reservation -}}
+{{- include "node-headroom.rule.slicesNeedBoth" (dict "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
+{{- include "node-headroom.rule.slicesNeedBoth" (dict "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) -}}
+{{- if eq $model "dedicated-pool" -}}
+{{- include "node-headroom.rule.dedicatedPoolNeedsPool" (dict "field" "nodePool.name" "value" nil "model" $model "pool" $poolName "taint" $wanted) -}}
+{{- $declared := list -}}
+{{- range $v.nodePool.taints }}{{ $declared = append $declared (printf "%s=%s:%s" .key (default "" .value) (default "NoSchedule" .effect)) }}{{ end -}}
+{{- include "node-headroom.rule.dedicatedPoolNeedsTaint" (dict "field" "nodePool.taints" "value" $declared "model" $model "taint" $wanted "declared" $declared) -}}
 {{- end -}}
-{{- end -}}
-{{- if and (not $slices) $v.prepullBurstImages -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" "prepullBurstImages" "value" true "rule" "noTaskWithoutSlices") -}}
-{{- end -}}
-{{- if and $v.prepullBurstImages (gt (len $reserverName) (int $lib.prepullerNameMax)) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" "reserverName" "value" $reserverName "rule" "prepullerName" "parts" (dict "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix)) -}}
-{{- end -}}
+{{- include "node-headroom.rule.prepullerName" (dict "field" "reserverName" "value" $reserverName "prepull" $v.prepullBurstImages "name" $reserverName "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
 {{- $selector := dict -}}
 {{- $poolTaints := list -}}
 {{- if $poolName -}}
@@ -309,9 +283,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- range $v.nodePool.taints }}{{ $poolTaints = append $poolTaints (dict "key" .key "value" (default "" .value) "effect" (default "NoSchedule" .effect)) }}{{ end -}}
 {{- end -}}
 {{- range $key, $value := $v.nodeSelector -}}
-{{- if and (hasKey $selector $key) (ne (index $selector $key) $value) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "rule" "selectorKeepsPool" "parts" (dict "selected" (include "node-headroom.repr" (index $selector $key)) "pool" (include "node-headroom.repr" $poolName))) -}}
-{{- end -}}
+{{- include "node-headroom.rule.selectorKeepsPool" (dict "field" (printf "nodeSelector['%s']" $key) "value" $value "selected" (index $selector $key) "pool" $poolName) -}}
 {{- $_ := set $selector $key $value -}}
 {{- end -}}
 {{- $dedicated := list -}}
@@ -322,6 +294,10 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- if .values }}{{ $_ := set $e "values" .values }}{{ end -}}
 {{- $expressions = append $expressions $e -}}
 {{- end -}}
+{{- /* The placement's requirements (a selector entry is key In [value]), with the fields a refusal names */ -}}
+{{- $requirements := list -}}
+{{- range $key, $value := $selector }}{{ $requirements = append $requirements (dict "field" (printf "nodeSelector['%s']" $key) "value" $value "key" $key "operator" "In" "values" (list $value)) }}{{ end -}}
+{{- range $v.nodeAffinity }}{{ $requirements = append $requirements (dict "field" (printf "nodeAffinity[%s]" .key) "value" .operator "key" .key "operator" .operator "values" (default (list) .values)) }}{{ end -}}
 {{- $placement := dict -}}
 {{- if $selector }}{{ $_ := set $placement "nodeSelector" $selector }}{{ end -}}
 {{- if $expressions }}{{ $_ := set $placement "affinity" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list (dict "matchExpressions" $expressions))))) }}{{ end -}}
@@ -330,24 +306,19 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $bursts := list -}}
 {{- $buffers := list -}}
 {{- $burstImages := list -}}
-{{- $names := dict -}}
+{{- $names := list -}}
 {{- range $index, $w := $v.burstWorkloads -}}
 {{- $name := $w.name -}}
-{{- if hasKey $names $name -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "burstWorkloads[%d].name" $index) "value" $name "rule" "uniqueBurstNames") -}}
-{{- end -}}
-{{- $_ := set $names $name true -}}
+{{- include "node-headroom.rule.uniqueBurstNames" (dict "field" (printf "burstWorkloads[%d].name" $index) "value" $name "name" $name "seen" $names) -}}
+{{- $names = append $names $name -}}
 {{- $at := printf "burstWorkloads[%s]." $name -}}
 {{- $requests := $w.resources.requests -}}
 {{- $limits := default (dict) $w.resources.limits -}}
 {{- range $resource, $slice := ternary (dict "cpu" $cpu "memory" $memory) (dict) $slices -}}
 {{- $request := index $requests $resource -}}
-{{- if eq (include "node-headroom.exceeds" (dict "lib" $lib "a" $request "b" $slice "resource" $resource)) "true" -}}
-{{- if eq $model "seed" -}}
-{{- $warnings = append $warnings (printf "%s%s: %s exceeds the slice; %s" $at $resource (include "node-headroom.repr" $request) (replace "{slice}" $sliceText (index $lib.rules "burstFitsSlice"))) -}}
-{{- else -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "rule" "burstFitsSlice" "parts" (dict "slice" $sliceText)) -}}
-{{- end -}}
+{{- $broken := include "node-headroom.rule.burstFitsSlice" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "request" $request "room" $slice "resource" $resource "slice" $sliceText "warn" (eq $model "seed")) -}}
+{{- if $broken -}}
+{{- $warnings = append $warnings (printf "%s%s: %s exceeds the slice; %s" $at $resource (include "node-headroom.repr" $request) $broken) -}}
 {{- end -}}
 {{- end -}}
 {{- $fullName := printf "%s%s" $prefix $name -}}
@@ -357,9 +328,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $limit := index $limits $resource -}}
 {{- $request := index $requests $resource -}}
 {{- if kindIs "invalid" $limit }}{{ $limit = $request }}{{ end -}}
-{{- if eq (include "node-headroom.exceeds" (dict "lib" $lib "a" $request "b" $limit "resource" $resource)) "true" -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "rule" "limitNotBelowRequest" "parts" (dict "request" (include "node-headroom.repr" (include "node-headroom.quantity" $request)))) -}}
-{{- end -}}
+{{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" (include "node-headroom.quantity" $request) "limit" $limit "resource" $resource) -}}
 {{- $_ := set $resources.limits $resource (include "node-headroom.quantity" $limit) -}}
 {{- end -}}
 {{- $replicas := $lib.burstDefaults.replicas -}}
@@ -368,12 +337,8 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $maxReplicas := $autoscaling.maxReplicas -}}
 {{- if not (kindIs "invalid" $maxReplicas) -}}
 {{- $maxReplicas = int64 $maxReplicas -}}
-{{- if lt $maxReplicas (max 1 $replicas) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%sautoscaling.maxReplicas" $at) "value" $maxReplicas "rule" "maxReplicasNotBelowReplicas" "parts" (dict "minimum" (max 1 $replicas))) -}}
-{{- end -}}
-{{- if lt $replicas 1 -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%sreplicas" $at) "value" $replicas "rule" "replicasWithAutoscaler") -}}
-{{- end -}}
+{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "field" (printf "%sautoscaling.maxReplicas" $at) "value" $maxReplicas "maxReplicas" $maxReplicas "replicas" $replicas) -}}
+{{- include "node-headroom.rule.replicasWithAutoscaler" (dict "field" (printf "%sreplicas" $at) "value" $replicas "replicas" $replicas) -}}
 {{- end -}}
 {{- $target := $lib.burstDefaults.targetCPUUtilization -}}
 {{- if not (kindIs "invalid" $autoscaling.targetCPUUtilization) }}{{ $target = int64 $autoscaling.targetCPUUtilization }}{{ end -}}
@@ -403,36 +368,18 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" $release) -}}
 {{- $form := default $lib.bufferDefaults.form $b.form -}}
 {{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
-{{- if and (not (kindIs "invalid" $percentage)) (ne $form "scalableRef") -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "rule" "bufferPercentageNeedsScalable") -}}
+{{- $counts := dict "percentage" $percentage "replicas" $count -}}
+{{- include "node-headroom.rule.bufferPercentageNeedsScalable" (merge (dict "field" (printf "%s.percentage" $bat) "value" $percentage "form" $form) $counts) -}}
+{{- include "node-headroom.rule.bufferOneCount" (merge (dict "field" (printf "%s.percentage" $bat) "value" $percentage) $counts) -}}
+{{- include "node-headroom.rule.bufferNeedsCount" (merge (dict "field" (printf "%s.replicas" $bat) "value" nil "limits" (keys $bufferLimits)) $counts) -}}
+{{- if $poolName }}{{ include "node-headroom.rule.bufferNotOnAutoMode" (dict "field" "nodePool.name" "value" $poolName "pool" $poolName) }}{{ end -}}
+{{- $onKarpenter := false -}}
+{{- range $r := $requirements -}}
+{{- include "node-headroom.rule.bufferNotOnAutoMode" $r -}}
+{{- if include "node-headroom.test.onKarpenter" $r }}{{ $onKarpenter = true }}{{ end -}}
 {{- end -}}
-{{- if and (not (kindIs "invalid" $percentage)) (not (kindIs "invalid" $count)) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "rule" "bufferOneCount") -}}
-{{- end -}}
-{{- if and (kindIs "invalid" $count) (kindIs "invalid" $percentage) (not (hasKey $bufferLimits "cpu")) (not (hasKey $bufferLimits "memory")) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.replicas" $bat) "value" nil "rule" "bufferNeedsCount") -}}
-{{- end -}}
-{{- if has $poolName $lib.autoModePools -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" "nodePool.name" "value" $poolName "rule" "bufferNotOnAutoMode") -}}
-{{- end -}}
-{{- $computeType := $lib.autoModeComputeType -}}
-{{- range $key, $value := $selector -}}
-{{- if or (hasPrefix $lib.autoModeInstancePrefix $key) (and (eq $key (index $computeType 0)) (eq $value (index $computeType 1))) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "rule" "bufferNotOnAutoMode") -}}
-{{- end -}}
-{{- end -}}
-{{- range $v.nodeAffinity -}}
-{{- if and (has .operator $lib.requiringOperators) (or (hasPrefix $lib.autoModeInstancePrefix .key) (and (eq .key (index $computeType 0)) (eq .operator "In") (has (index $computeType 1) (default (list) .values)))) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "nodeAffinity[%s]" .key) "value" .operator "rule" "bufferNotOnAutoMode") -}}
-{{- end -}}
-{{- end -}}
-{{- if eq (default $lib.bufferDefaults.apiVersion $b.apiVersion) "v1alpha1" -}}
-{{- $onKarpenter := hasKey $selector $lib.karpenterPoolLabel -}}
-{{- range $v.nodeAffinity }}{{ if and (eq .key $lib.karpenterPoolLabel) (has .operator $lib.requiringOperators) }}{{ $onKarpenter = true }}{{ end }}{{ end -}}
-{{- if $onKarpenter -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.apiVersion" $bat) "value" $b.apiVersion "rule" "bufferAlphaNotOnKarpenter" "parts" (dict "label" $lib.karpenterPoolLabel)) -}}
-{{- end -}}
-{{- end -}}
+{{- $version := default $lib.bufferDefaults.apiVersion $b.apiVersion -}}
+{{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "field" (printf "%s.apiVersion" $bat) "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) -}}
 {{- $bo := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" $v.labels "name" $bufferName "component" "capacity-buffer" "into" $bo) -}}
 {{- $spec := deepCopy $lib.bufferSpec -}}
@@ -456,9 +403,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- end -}}
 {{- $_ := set $c "bursts" $bursts -}}
 {{- $_ := set $c "buffers" $buffers -}}
-{{- if and (not $slices) (not $buffers) -}}
-{{- include "node-headroom.fail" (dict "lib" $lib "field" "reservation.cpu" "value" nil "rule" "needsRoom") -}}
-{{- end -}}
+{{- include "node-headroom.rule.needsRoom" (dict "field" "reservation.cpu" "value" nil "slices" $slices "buffers" $buffers) -}}
 
 {{- /* The reserver DaemonSet */ -}}
 {{- if $slices -}}
