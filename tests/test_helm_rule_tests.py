@@ -54,7 +54,7 @@ def _pools(test: rules.Test, pools: dict[str, list[Any]]) -> None:
             put(b, QUANTITIES)
             put(resource, ["cpu", "memory"])
         case rules.In(item, items):
-            put(item, texts(item) + ["cpu", "In"])
+            put(item, [*texts(item), "cpu", "In"])
             put(items, LISTS)
         case rules.Prefix(t, prefix):
             put(t, [prefix + "x", "x" + prefix, prefix, None])
