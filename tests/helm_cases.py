@@ -72,6 +72,8 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
             "nodeSelector": {"kubernetes.io/arch": "arm64"},
             "tolerations": [
                 {"key": "batch", "operator": "Exists"},
+                # an empty key with Exists tolerates every taint
+                {"key": "", "operator": "Exists", "effect": "NoExecute"},
                 {
                     "key": "maintenance",
                     "value": "yes",

@@ -333,6 +333,42 @@ CASES = [
         "DNS-1123 label",
     ),
     (
+        "toleration-without-key",
+        {"tolerations": [{"operator": "Equal", "value": "x"}]},
+        "tolerations[0].key",
+        "a key, unless the operator is Exists",
+    ),
+    (
+        "exists-toleration-with-value",
+        {"burstWorkloads": [burst(tolerations=[{"key": "k", "operator": "Exists", "value": "v"}])]},
+        "burstWorkloads[api].tolerations[0].value",
+        "an empty value with operator Exists",
+    ),
+    (
+        "toleration-seconds-without-no-execute",
+        {"tolerations": [{"key": "k", "effect": "NoSchedule", "tolerationSeconds": 30}]},
+        "tolerations[0].tolerationSeconds",
+        "no value unless the effect is NoExecute",
+    ),
+    (
+        "in-without-values",
+        {"nodeAffinity": [{"key": "zone", "operator": "In", "values": []}]},
+        "nodeAffinity[zone].values",
+        "at least one value for operator In",
+    ),
+    (
+        "exists-with-values",
+        {"nodeAffinity": [{"key": "zone", "operator": "Exists", "values": ["a"]}]},
+        "nodeAffinity[zone].values",
+        "no values for operator Exists",
+    ),
+    (
+        "gt-with-a-word",
+        {"nodeAffinity": [{"key": "cpus", "operator": "Gt", "values": ["x"]}]},
+        "nodeAffinity[cpus].values",
+        "exactly one integer for operator Gt",
+    ),
+    (
         "burst-memory-below-4Mi",
         {"burstWorkloads": [requests("100m", "2Ki")]},
         "burstWorkloads[api].resources.requests.memory",
@@ -367,7 +403,16 @@ def test_every_rule_has_a_case() -> None:
         "noTaskWithoutSlices", "needsRoom", "prepullerName", "bufferPercentageNeedsScalable",
         "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
     }  # fmt: skip
-    assert {rule.name for rule in rules.RULES} == checked | {"prefixedName"}
+    checked |= {
+        "tolerationNeedsKey", "tolerationExistsWithoutValue", "tolerationSecondsNoExecute",
+        "requirementNeedsValues", "requirementNoValues", "requirementOneInteger",
+    }  # fmt: skip
+    # prefixedName has a test of its own; Gte and Lte are not a pod's operators, so the
+    # schema refuses them before requirementNotNegative could
+    assert {rule.name for rule in rules.RULES} == checked | {
+        "prefixedName",
+        "requirementNotNegative",
+    }
     assert "greater than zero" in messages and "does not start with 'system-'" in messages
 
 
@@ -411,6 +456,11 @@ SCHEMA_CASES = [
         "value must be one of 'pause', 'maintenance', 'prepull', 'custom'",
     ),
     ({"priorityClasses": {"burst": {"value": "high"}}}, "got string, want null or integer"),
+    # Gte and Lte are Karpenter's NodePool operators, not a pod's
+    (
+        {"nodeAffinity": [{"key": "cpus", "operator": "Gte", "values": ["4"]}]},
+        "value must be one of 'In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'",
+    ),
 ]
 
 

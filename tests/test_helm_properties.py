@@ -89,6 +89,50 @@ def buffers(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
+def tolerations(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Tolerations, now and then breaking a rule across their fields (a key but with
+    Exists, no value with Exists, seconds only with NoExecute)."""
+    items = []
+    for _ in range(draw(st.integers(0, 2))):
+        exists = draw(st.booleans())
+        effect = draw(st.sampled_from([None, "NoSchedule", "NoExecute"]))
+        item: dict[str, Any] = {"operator": "Exists" if exists else "Equal", "effect": effect}
+        if not exists or draw(st.booleans()):
+            item["key"] = draw(st.sampled_from(["k", "example.com/k"]))
+        if not exists:
+            item["value"] = draw(st.sampled_from(["", "v"]))
+        if effect == "NoExecute" and draw(st.booleans()):
+            item["tolerationSeconds"] = draw(st.sampled_from([0, 30]))
+        if draw(st.integers(0, 7)) == 0:  # breaks a rule, unless the rest makes it fit
+            name, value = draw(
+                st.sampled_from([("key", ""), ("value", "v"), ("tolerationSeconds", 30)])
+            )
+            item[name] = value
+        items.append(item)
+    return items
+
+
+OPERATOR_VALUES = {"In": [["a"], ["auto"], ["a", "b"]], "NotIn": [["a"]],
+                   "Exists": [[]], "DoesNotExist": [[]], "Gt": [["4"]], "Lt": [["1"]]}  # fmt: skip
+
+
+@st.composite
+def affinity(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Node affinity terms, on keys that place a buffer on Karpenter's or Auto Mode's
+    nodes and on others; now and then with values that do not fit the operator."""
+    keys = ["zone", "karpenter.sh/nodepool", "eks.amazonaws.com/instance-cpu",
+            "eks.amazonaws.com/compute-type"]  # fmt: skip
+    terms = []
+    for _ in range(draw(st.integers(0, 1))):
+        operator = draw(st.sampled_from(sorted(OPERATOR_VALUES)))
+        values = draw(st.sampled_from(OPERATOR_VALUES[operator]))
+        if draw(st.integers(0, 3)) == 0:
+            values = draw(st.sampled_from([[], ["a"], ["x"], ["1", "2"]]))
+        terms.append({"key": draw(st.sampled_from(keys)), "operator": operator, "values": values})
+    return terms
+
+
+@st.composite
 def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     model = draw(st.sampled_from(["guarded", "dedicated-pool", "seed"]))
     cpu = draw(quantities())
@@ -107,6 +151,10 @@ def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
             "burst": {"value": draw(st.none() | st.none() | st.integers(-1000, 10**9 + 1))},
         },
     }
+    if draw(st.integers(0, 2)) == 0:
+        values["tolerations"] = draw(tolerations())
+    if draw(st.integers(0, 2)) == 0:
+        values["nodeAffinity"] = draw(affinity())
     if model == "dedicated-pool":
         values["nodePool"] = {
             "name": "pool",
@@ -126,6 +174,8 @@ def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
         }
         if draw(st.booleans()):
             workload["autoscaling"] = {"maxReplicas": draw(st.integers(1, 4))}
+        if draw(st.integers(0, 3)) == 0:
+            workload["tolerations"] = draw(tolerations())
         if draw(st.integers(0, 2)) > 0 or not slices:
             workload["buffer"] = draw(buffers())
         workloads.append(workload)

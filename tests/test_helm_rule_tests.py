@@ -21,7 +21,7 @@ from scripts.helm_render import CHART, load, render
 QUANTITIES = ["1", "2", "500m", "0.5", "0.1", "100m", "1Gi", "1024Mi", "1073741824",
               "1073741824.0000001", "0.10000000000000001", "4Mi", " 2 "]  # fmt: skip
 INTEGERS = [-100, 0, 1, 2, 5, 1000000000]
-LISTS: list[Any] = [None, [], ["a"], ["a", "b"], ["cpu"], ["memory", "cpu"], ["In", "Gt"]]
+LISTS: list[Any] = [None, [], ["a"], ["a", "b"], ["cpu"], ["memory", "cpu"], ["In", "Gt"], ["7"]]
 FLAGS: list[Any] = [None, "", [], "x", 0, 1, False, True, ["a"]]
 NAMES = ["a", "b", "ok-name", "Bad_Name", "x" * 63, "x" * 64, "-x"]
 
@@ -38,7 +38,9 @@ def _pools(test: rules.Test, pools: dict[str, list[Any]]) -> None:
         if isinstance(term, str):
             pools.setdefault(term, values)
         elif isinstance(term, rules.Length):
-            pools.setdefault(term.of, NAMES)
+            pools.setdefault(term.of, NAMES if values is INTEGERS else LISTS)
+        elif isinstance(term, rules.First):
+            pools.setdefault(term.of, [["5"], ["-5"], ["x"], ["5", "6"], [], None])
 
     match test:
         case rules.Given(t) | rules.Truthy(t):

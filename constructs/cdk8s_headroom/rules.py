@@ -109,7 +109,14 @@ class Length:
     of: str
 
 
-Term = str | Const | Length
+@dataclass(frozen=True)
+class First:
+    """The first item of a list operand (null for an empty list)."""
+
+    of: str
+
+
+Term = str | Const | Length | First
 
 
 def _term(term: Term, operands: Mapping[str, object]) -> Any:
@@ -118,6 +125,8 @@ def _term(term: Term, operands: Mapping[str, object]) -> Any:
         return term.value
     if isinstance(term, Length):
         return len(operands.get(term.of) or ())  # type: ignore[arg-type]
+    if isinstance(term, First):
+        return (list(operands.get(term.of) or ()) or [None])[0]  # type: ignore[call-overload]
     return operands.get(term)
 
 
@@ -163,13 +172,13 @@ class Eq(Test):
 
 @dataclass(frozen=True)
 class Less(Test):
-    """An integer below another."""
+    """An integer below another (an integer's text is the integer)."""
 
     a: Term
     b: Term
 
     def holds(self, operands: Mapping[str, object]) -> bool:
-        return _term(self.a, operands) < _term(self.b, operands)  # type: ignore[no-any-return]
+        return int(_term(self.a, operands)) < int(_term(self.b, operands))
 
 
 @dataclass(frozen=True)
@@ -281,10 +290,11 @@ class Rule:
 
     def check(self, field: str, value: object, /, **operands: object) -> None:
         """Raises the error of ``field``, showing ``value``, when the test fails; the
-        test sees ``value`` as the operand ``value`` too, as the chart's helper does.
+        test sees ``value`` as the operand ``value`` (whatever else is passed under that
+        name), as the chart's helper does.
         An ``advice`` operand is the error's advice (see ``HeadroomConfigError``)."""
         advice = str(operands.pop("advice", ""))
-        message = self.broken(**{"value": value, **operands})
+        message = self.broken(**{**operands, "value": value})
         if message is not None:
             raise HeadroomConfigError(field, value, message, advice)
 
@@ -324,6 +334,11 @@ LABEL_KEY = Grammar(
         Clause("[^/]{254,}/.*", _LABEL_KEY_ALLOWED, True),
     ),
 )
+TOLERATION_KEY = Grammar(
+    "tolerationKey",
+    (Clause(f"(({_DNS_SUBDOMAIN}/)?{_LABEL_NAME})?", _LABEL_KEY_ALLOWED), LABEL_KEY.clauses[1]),
+)
+"""A label key, or empty: a toleration's key (empty with Exists: every key)."""
 LABEL_VALUE = Grammar(
     "labelValue",
     (
@@ -368,6 +383,10 @@ IMAGE = Grammar(
         Clause(r".{256,}:[^:@]*(@.*)?|[^:@]{256,}(@.*)?", _IMAGE_ALLOWED, True),
     ),
 )
+
+# strconv.ParseInt's grammar: an optional sign and ASCII digits (Python's int() would
+# also take spaces, underscores and other scripts' digits).
+INTEGER = Grammar("integer", (Clause(r"[+-]?[0-9]+", "an integer"),))
 
 # --- integers ------------------------------------------------------------------------
 
@@ -548,6 +567,48 @@ PREPULLER_NAME = Rule(
     AnyOf(Not(Truthy("prepull")), Not(Less("limit", Length("name")))),
 )
 
+# --- a pod's tolerations and node-selector requirements (the API server's rules) -----
+
+TOLERATION_NEEDS_KEY = Rule(
+    "tolerationNeedsKey",
+    "a key, unless the operator is Exists (which, with no key, matches every taint)",
+    AnyOf(Given("key"), Eq("operator", Const("Exists"))),
+)
+TOLERATION_EXISTS_WITHOUT_VALUE = Rule(
+    "tolerationExistsWithoutValue",
+    "an empty value with operator Exists",
+    AnyOf(Not(Eq("operator", Const("Exists"))), Not(Given("value"))),
+)
+TOLERATION_SECONDS_NO_EXECUTE = Rule(
+    "tolerationSecondsNoExecute",
+    "no value unless the effect is NoExecute",
+    AnyOf(Not(Given("value")), Eq("effect", Const("NoExecute"))),
+)
+REQUIREMENT_NEEDS_VALUES = Rule(
+    "requirementNeedsValues",
+    "at least one value for operator {operator}",
+    AnyOf(Not(In("operator", Const(("In", "NotIn")))), Given("values")),
+)
+REQUIREMENT_NO_VALUES = Rule(
+    "requirementNoValues",
+    "no values for operator {operator}",
+    AnyOf(Not(In("operator", Const(("Exists", "DoesNotExist")))), Not(Given("values"))),
+)
+REQUIREMENT_ONE_INTEGER = Rule(
+    "requirementOneInteger",
+    "exactly one integer for operator {operator}",
+    AnyOf(
+        Not(In("operator", Const(("Gt", "Lt", "Gte", "Lte")))),
+        AllOf(Eq(Length("values"), Const(1)), Matches(First("values"), INTEGER)),
+    ),
+)
+REQUIREMENT_NOT_NEGATIVE = Rule(
+    "requirementNotNegative",
+    "one integer of zero or more for operator {operator} (Karpenter's rule)",
+    AnyOf(Not(In("operator", Const(("Gte", "Lte")))), Not(Less(First("values"), Const(0)))),
+)
+"""Of Karpenter's NodePool requirements only (Gte and Lte are not a pod's)."""
+
 # --- where pods go: the node labels the rules judge ------------------------------------
 
 KARPENTER_NODEPOOL_LABEL = "karpenter.sh/nodepool"
@@ -636,10 +697,26 @@ SHARED_BUFFER_WARNING = (
 )
 """Not a refusal: the warning of a buffer on nodes without a NoSchedule taint."""
 
-GRAMMARS = (DNS_LABEL, DNS_SUBDOMAIN, LABEL_KEY, LABEL_VALUE, CLASS_NAME, IMAGE, QUANTITY)
+GRAMMARS = (
+    DNS_LABEL,
+    DNS_SUBDOMAIN,
+    LABEL_KEY,
+    TOLERATION_KEY,
+    LABEL_VALUE,
+    CLASS_NAME,
+    IMAGE,
+    QUANTITY,
+)
 INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT)
 RULES = (
     CONTAINER_MEMORY,
+    TOLERATION_NEEDS_KEY,
+    TOLERATION_EXISTS_WITHOUT_VALUE,
+    TOLERATION_SECONDS_NO_EXECUTE,
+    REQUIREMENT_NEEDS_VALUES,
+    REQUIREMENT_NO_VALUES,
+    REQUIREMENT_ONE_INTEGER,
+    REQUIREMENT_NOT_NEGATIVE,
     PRIORITY_ORDER,
     CLASS_NAMES_DIFFER,
     DEFAULT_CLASS_GUARDED_ONLY,

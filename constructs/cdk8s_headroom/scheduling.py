@@ -10,12 +10,11 @@ own errors name the file and the path.
 
 from __future__ import annotations
 
-import re
 from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
 
-from . import names
+from . import names, rules
 from .errors import HeadroomConfigError
 
 
@@ -72,10 +71,6 @@ KARPENTER_ONLY_OPERATORS = frozenset({NodeSelectorOperator.GTE, NodeSelectorOper
 
 
 _T = TypeVar("_T")
-
-# strconv.ParseInt's grammar: an optional sign and ASCII digits (Python's int() would
-# also take spaces, underscores and other scripts' digits).
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _unchecked(cls: type[_T], values: dict[str, Any]) -> _T:
@@ -136,6 +131,33 @@ class Taint:
         return f"{self.key}={self.value}:{self.effect.value}"
 
 
+def check_toleration(
+    key: object,
+    operator: str,
+    value: object,
+    effect: str | None,
+    seconds: object,
+    *,
+    fields: tuple[str, str, str],
+) -> None:
+    """A toleration's rules across its fields (``rules.TOLERATION_*``), each refusal
+    named by ``fields`` (of the key, the value and the seconds)."""
+    rules.TOLERATION_NEEDS_KEY.check(fields[0], key, key=key, operator=operator)
+    rules.TOLERATION_EXISTS_WITHOUT_VALUE.check(fields[1], value, operator=operator)
+    rules.TOLERATION_SECONDS_NO_EXECUTE.check(fields[2], seconds, effect=effect)
+
+
+def check_requirement_values(operator: str, values: list[object], *, field: str) -> None:
+    """A node-selector requirement's values for its operator (``rules.REQUIREMENT_*``)."""
+    for rule in (
+        rules.REQUIREMENT_NEEDS_VALUES,
+        rules.REQUIREMENT_NO_VALUES,
+        rules.REQUIREMENT_ONE_INTEGER,
+        rules.REQUIREMENT_NOT_NEGATIVE,
+    ):
+        rule.check(field, values, operator=operator, values=values)
+
+
 @dataclass(frozen=True)
 class Toleration:
     """A pod toleration.
@@ -165,22 +187,16 @@ class Toleration:
             )
         if self.key:
             names.label_key(self.key, field="toleration.key")
-        elif self.operator is not TolerationOperator.EXISTS:
-            raise HeadroomConfigError(
-                "toleration.key", self.key, "a key, unless the operator is EXISTS"
-            )
         names.label_value(self.value, field="toleration.value")
-        if self.operator is TolerationOperator.EXISTS and self.value:
-            raise HeadroomConfigError(
-                "toleration.value", self.value, "an empty value with operator EXISTS"
-            )
+        check_toleration(
+            self.key,
+            self.operator.value,
+            self.value,
+            self.effect.value if self.effect else None,
+            self.toleration_seconds,
+            fields=("toleration.key", "toleration.value", "toleration.toleration_seconds"),
+        )
         if self.toleration_seconds is not None:
-            if self.effect is not TaintEffect.NO_EXECUTE:
-                raise HeadroomConfigError(
-                    "toleration.toleration_seconds",
-                    self.toleration_seconds,
-                    "None unless the effect is TaintEffect.NO_EXECUTE",
-                )
             names.int32(self.toleration_seconds, field="toleration.toleration_seconds")
 
     @staticmethod
@@ -249,32 +265,9 @@ class NodeSelectorRequirement:
         )
         for value in self.values:
             names.label_value(value, field=f"node_affinity[{self.key}].values")
-        if op in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN) and not self.values:
-            raise HeadroomConfigError(
-                f"node_affinity[{self.key}].values",
-                list(self.values),
-                f"at least one value for operator {op.value}",
-            )
-        if op in (NodeSelectorOperator.EXISTS, NodeSelectorOperator.DOES_NOT_EXIST) and self.values:
-            raise HeadroomConfigError(
-                f"node_affinity[{self.key}].values",
-                list(self.values),
-                f"no values for operator {op.value}",
-            )
-        if op in INTEGER_OPERATORS and (
-            len(self.values) != 1 or not _INTEGER.fullmatch(self.values[0])
-        ):
-            raise HeadroomConfigError(
-                f"node_affinity[{self.key}].values",
-                list(self.values),
-                f"exactly one integer for operator {op.value}",
-            )
-        if op in KARPENTER_ONLY_OPERATORS and int(self.values[0]) < 0:
-            raise HeadroomConfigError(
-                f"node_affinity[{self.key}].values",
-                list(self.values),
-                f"one integer of zero or more for operator {op.value} (Karpenter's rule)",
-            )
+        check_requirement_values(
+            op.value, list(self.values), field=f"node_affinity[{self.key}].values"
+        )
         if self.min_values is not None:
             self._check_min_values(op)
 
@@ -323,8 +316,8 @@ class NodeSelectorRequirement:
         if (
             value is None
             or len(self.values) != 1
-            or not _INTEGER.fullmatch(value)
-            or not _INTEGER.fullmatch(self.values[0])
+            or not rules.INTEGER.matches(value)
+            or not rules.INTEGER.matches(self.values[0])
         ):
             return False
         have, bound = int(value), int(self.values[0])

@@ -214,6 +214,19 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 
 {{- /* Every single value, in the table's order (values.VALUES) */ -}}
 {{- include "node-headroom.checks" (dict "root" $root "lib" $lib) -}}
+{{- /* Each toleration's and node affinity term's rules across its fields (mapping.check_placement) */ -}}
+{{- $lists := list (list "tolerations" $v.tolerations) -}}
+{{- range $v.burstWorkloads }}{{ $lists = append $lists (list (printf "burstWorkloads[%v].tolerations" .name) .tolerations) }}{{ end -}}
+{{- range $pair := $lists }}{{ range $i, $t := index $pair 1 -}}
+{{- $at := printf "%s[%d]." (index $pair 0) $i }}{{ $operator := default "Equal" $t.operator -}}
+{{- include "node-headroom.rule.tolerationNeedsKey" (dict "field" (print $at "key") "value" (default "" $t.key) "key" $t.key "operator" $operator) -}}
+{{- include "node-headroom.rule.tolerationExistsWithoutValue" (dict "field" (print $at "value") "value" (default "" $t.value) "operator" $operator) -}}
+{{- include "node-headroom.rule.tolerationSecondsNoExecute" (dict "field" (print $at "tolerationSeconds") "value" $t.tolerationSeconds "effect" $t.effect) -}}
+{{- end }}{{ end -}}
+{{- range $v.nodeAffinity -}}
+{{- $r := dict "field" (printf "nodeAffinity[%s].values" .key) "value" (default (list) .values) "operator" .operator "values" (default (list) .values) -}}
+{{- range $rule := list "requirementNeedsValues" "requirementNoValues" "requirementOneInteger" }}{{ include (print "node-headroom.rule." $rule) $r }}{{ end -}}
+{{- end -}}
 {{- include "node-headroom.names" (dict "root" $root "lib" $lib "out" $c) -}}
 {{- $prefix := $c.prefix }}{{ $release := $c.release }}{{ $model := $v.model }}{{ $m := $c.model -}}
 {{- $classes := $c.classDict }}{{ $reserverName := $c.reserverName -}}

@@ -34,7 +34,7 @@
 {{- $_ := set . "containerSecurityContext" (dict "allowPrivilegeEscalation" false "capabilities" (dict "drop" (list "ALL")) "privileged" false "readOnlyRootFilesystem" true "runAsNonRoot" true) -}}
 {{- $_ := set . "burstDefaults" (dict "replicas" 1 "imagePullPolicy" "IfNotPresent" "runAsUser" 65534 "targetCPUUtilization" 80) -}}
 {{- $_ := set . "seedWarning" "model seed breaks P2 and P3 (simulated with kube-scheduler's preemption rules): P2: a burst pod that fits in the slice evicts 1 ordinary pod(s) and keeps the headroom pod: the headroom class (900000000) ranks above ordinary pods (0) and the scheduler reprieves the more important pods first; P3: a recreated headroom pod (priority 900000000, PreemptLowerPriority) evicts 1 ordinary pod(s) to take its slice back. model guarded and dedicated-pool keep them." -}}
-{{- $_ := set . "grammars" (dict "dnsLabel" (list (list "^(?:[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$" "a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit" false)) "dnsSubdomain" (list (list "^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" false) (list "^(?:.{254,})$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" true)) "labelKey" (list (list "^(?:([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$" "a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" false) (list "^(?:[^/]{254,}/.*)$" "a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" true)) "labelValue" (list (list "^(?:([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)$" "a label value: empty, or at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" false)) "className" (list (list "^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" false) (list "^(?:.{254,})$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" true) (list "^(?:system-.*)$" "a name that does not start with 'system-' (reserved by Kubernetes)" true)) "image" (list (list "^(?:(?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?)$" "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'" false) (list "^(?:.{256,}:[^:@]*(@.*)?|[^:@]{256,}(@.*)?)$" "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'" true)) "quantity" (list (list "^(?:[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?0*([0-9]|[1-5][0-9]|6[0-4]))?)$" "a Kubernetes quantity: a number with an optional suffix m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n> from e-64 to e64, e.g. \"500m\", \"0.5\", \"512Mi\", \"1Gi\"" false) (list "^(?:-.*|\\+?[0.]*([KMGTPE]i|[mkMGTPE]|[eE].*)?)$" "a quantity greater than zero" true))) -}}
+{{- $_ := set . "grammars" (dict "dnsLabel" (list (list "^(?:[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$" "a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit" false)) "dnsSubdomain" (list (list "^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" false) (list "^(?:.{254,})$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" true)) "labelKey" (list (list "^(?:([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$" "a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" false) (list "^(?:[^/]{254,}/.*)$" "a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" true)) "tolerationKey" (list (list "^(?:(([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)$" "a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" false) (list "^(?:[^/]{254,}/.*)$" "a label key: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" true)) "labelValue" (list (list "^(?:([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?)$" "a label value: empty, or at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit" false)) "className" (list (list "^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" false) (list "^(?:.{254,})$" "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', starting and ending with a letter or digit" true) (list "^(?:system-.*)$" "a name that does not start with 'system-' (reserved by Kubernetes)" true)) "image" (list (list "^(?:(?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?)$" "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'" false) (list "^(?:.{256,}:[^:@]*(@.*)?|[^:@]{256,}(@.*)?)$" "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'" true)) "quantity" (list (list "^(?:[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?0*([0-9]|[1-5][0-9]|6[0-4]))?)$" "a Kubernetes quantity: a number with an optional suffix m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent e<n> from e-64 to e64, e.g. \"500m\", \"0.5\", \"512Mi\", \"1Gi\"" false) (list "^(?:-.*|\\+?[0.]*([KMGTPE]i|[mkMGTPE]|[eE].*)?)$" "a quantity greater than zero" true))) -}}
 {{- $_ := set . "ranges" (dict "int32" (list -2147483648 2147483647 "an integer from -2147483648 to 2147483647") "priority" (list -2147483648 1000000000 "an integer from -2147483648 to 1000000000") "replicas" (list 0 2147483647 "an integer from 0 to 2147483647") "positive" (list 1 2147483647 "an integer from 1 to 2147483647") "percent" (list 1 100 "an integer from 1 to 100")) -}}
 {{- $_ := set . "rules" (dict "containerMemory" "{hint}a memory of at least 4Mi, the least a container starts with") -}}
 {{- $_ := set . "decimalSuffixes" (dict "m" -3 "" 0 "k" 3 "M" 6 "G" 9 "T" 12 "P" 15 "E" 18) -}}
@@ -67,7 +67,7 @@
 {{- range $i0, $x0 := $v.nodePool.taints }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelKey" "value" (index $in "key") "field" (printf "nodePool.taints[%v].key" $i0) "in" $in "key" "key") }}{{- end }}
 {{- range $i0, $x0 := $v.nodePool.taints }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelValue" "value" (index $in "value") "field" (printf "nodePool.taints[%v].value" $i0) "in" $in "key" "value") }}{{- end }}
 {{- $in := $v }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labels" "value" (index $in "nodeSelector") "field" "nodeSelector" "in" $in "key" "nodeSelector") }}
-{{- range $i0, $x0 := $v.tolerations }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelKey" "value" (index $in "key") "field" (printf "tolerations[%v].key" $i0) "in" $in "key" "key") }}{{- end }}
+{{- range $i0, $x0 := $v.tolerations }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "tolerationKey" "value" (index $in "key") "field" (printf "tolerations[%v].key" $i0) "in" $in "key" "key") }}{{- end }}
 {{- range $i0, $x0 := $v.tolerations }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelValue" "value" (index $in "value") "field" (printf "tolerations[%v].value" $i0) "in" $in "key" "value") }}{{- end }}
 {{- range $i0, $x0 := $v.tolerations }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "int32" "value" (index $in "tolerationSeconds") "field" (printf "tolerations[%v].tolerationSeconds" $i0) "in" $in "key" "tolerationSeconds") }}{{- end }}
 {{- range $i0, $x0 := $v.nodeAffinity }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelKey" "value" (index $in "key") "field" (printf "nodeAffinity[%v].key" $i0) "in" $in "key" "key") }}{{- end }}
@@ -84,7 +84,7 @@
 {{- range $i0, $x0 := $v.burstWorkloads }}{{- $in := (dig "resources" "limits" (dict) $x0) }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "quantity" "value" (index $in "memory") "field" (printf "burstWorkloads[%v].resources.limits.memory" $x0.name) "in" $in "key" "memory") }}{{- end }}
 {{- range $i0, $x0 := $v.burstWorkloads }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "dnsLabel" "value" (index $in "containerName") "field" (printf "burstWorkloads[%v].containerName" $x0.name) "in" $in "key" "containerName") }}{{- end }}
 {{- range $i0, $x0 := $v.burstWorkloads }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "positive" "value" (index $in "runAsUser") "field" (printf "burstWorkloads[%v].runAsUser" $x0.name) "in" $in "key" "runAsUser") }}{{- end }}
-{{- range $i0, $x0 := $v.burstWorkloads }}{{- range $i1, $x1 := (dig "tolerations" list $x0) }}{{- $in := $x1 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelKey" "value" (index $in "key") "field" (printf "burstWorkloads[%v].tolerations[%v].key" $x0.name $i1) "in" $in "key" "key") }}{{- end }}{{- end }}
+{{- range $i0, $x0 := $v.burstWorkloads }}{{- range $i1, $x1 := (dig "tolerations" list $x0) }}{{- $in := $x1 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "tolerationKey" "value" (index $in "key") "field" (printf "burstWorkloads[%v].tolerations[%v].key" $x0.name $i1) "in" $in "key" "key") }}{{- end }}{{- end }}
 {{- range $i0, $x0 := $v.burstWorkloads }}{{- range $i1, $x1 := (dig "tolerations" list $x0) }}{{- $in := $x1 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelValue" "value" (index $in "value") "field" (printf "burstWorkloads[%v].tolerations[%v].value" $x0.name $i1) "in" $in "key" "value") }}{{- end }}{{- end }}
 {{- range $i0, $x0 := $v.burstWorkloads }}{{- range $i1, $x1 := (dig "tolerations" list $x0) }}{{- $in := $x1 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "int32" "value" (index $in "tolerationSeconds") "field" (printf "burstWorkloads[%v].tolerations[%v].tolerationSeconds" $x0.name $i1) "in" $in "key" "tolerationSeconds") }}{{- end }}{{- end }}
 {{- range $i0, $x0 := $v.burstWorkloads }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labels" "value" (index $in "labels") "field" (printf "burstWorkloads[%v].labels" $x0.name) "in" $in "key" "labels") }}{{- end }}
@@ -96,6 +96,48 @@
 {{- end -}}
 
 {{/* The rules across values (rules.RULES), each with its test. */}}
+{{- define "node-headroom.rule.tolerationNeedsKey" -}}
+{{- if not (or (not (or (kindIs "invalid" .key) (and (has (kindOf .key) (list "string" "slice" "map")) (empty .key)))) (eq (toString .operator) (toString "Exists"))) -}}
+{{- $message := (print "a key, unless the operator is Exists (which, with no key, matches every taint)") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.tolerationExistsWithoutValue" -}}
+{{- if not (or (not (eq (toString .operator) (toString "Exists"))) (not (not (or (kindIs "invalid" .value) (and (has (kindOf .value) (list "string" "slice" "map")) (empty .value)))))) -}}
+{{- $message := (print "an empty value with operator Exists") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.tolerationSecondsNoExecute" -}}
+{{- if not (or (not (not (or (kindIs "invalid" .value) (and (has (kindOf .value) (list "string" "slice" "map")) (empty .value))))) (eq (toString .effect) (toString "NoExecute"))) -}}
+{{- $message := (print "no value unless the effect is NoExecute") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.requirementNeedsValues" -}}
+{{- if not (or (not (has .operator (default (list) (list "In" "NotIn")))) (not (or (kindIs "invalid" .values) (and (has (kindOf .values) (list "string" "slice" "map")) (empty .values))))) -}}
+{{- $message := (print "at least one value for operator " (include "node-headroom.digits" .operator)) -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.requirementNoValues" -}}
+{{- if not (or (not (has .operator (default (list) (list "Exists" "DoesNotExist")))) (not (not (or (kindIs "invalid" .values) (and (has (kindOf .values) (list "string" "slice" "map")) (empty .values)))))) -}}
+{{- $message := (print "no values for operator " (include "node-headroom.digits" .operator)) -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.requirementOneInteger" -}}
+{{- if not (or (not (has .operator (default (list) (list "Gt" "Lt" "Gte" "Lte")))) (and (eq (toString (len (default (list) .values))) (toString 1)) (and (kindIs "string" (first (default (list) .values))) ((regexMatch "^(?:[+-]?[0-9]+)$" (first (default (list) .values))))))) -}}
+{{- $message := (print "exactly one integer for operator " (include "node-headroom.digits" .operator)) -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- define "node-headroom.rule.requirementNotNegative" -}}
+{{- if not (or (not (has .operator (default (list) (list "Gte" "Lte")))) (not (lt (int64 (first (default (list) .values))) (int64 0)))) -}}
+{{- $message := (print "one integer of zero or more for operator " (include "node-headroom.digits" .operator) " (Karpenter's rule)") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
 {{- define "node-headroom.rule.priorityOrder" -}}
 {{- if not (lt (int64 .low) (int64 .high)) -}}
 {{- $message := (print "a value below the " (include "node-headroom.digits" .above) " class's value " (include "node-headroom.digits" .high) ": priorities must be ordered headroom < default < burst") -}}
@@ -193,7 +235,7 @@
 {{- end -}}
 {{- end -}}
 {{- define "node-headroom.rule.prepullerName" -}}
-{{- if not (or (not (not (not .prepull))) (not (lt (int64 .limit) (int64 (len .name))))) -}}
+{{- if not (or (not (not (not .prepull))) (not (lt (int64 .limit) (int64 (len (default (list) .name)))))) -}}
 {{- $message := (print "a name of at most " (include "node-headroom.digits" .limit) " characters with the burst images pre-pulled: the pre-puller is <reserver>" (include "node-headroom.digits" .suffix)) -}}
 {{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
 {{- end -}}

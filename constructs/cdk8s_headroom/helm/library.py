@@ -210,7 +210,9 @@ def _go_term(term: rules.Term) -> str:
     if isinstance(term, rules.Const):
         return go_literal(term.value)
     if isinstance(term, rules.Length):
-        return f"(len .{term.of})"
+        return f"(len (default (list) .{term.of}))"
+    if isinstance(term, rules.First):
+        return f"(first (default (list) .{term.of}))"
     return f".{term}"
 
 

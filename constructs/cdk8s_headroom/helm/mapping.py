@@ -36,6 +36,8 @@ from ..scheduling import (
     TaintEffect,
     Toleration,
     TolerationOperator,
+    check_requirement_values,
+    check_toleration,
 )
 from ..targeting import NodePoolRef
 from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
@@ -210,6 +212,30 @@ def check_values(values: Mapping[str, Any]) -> None:
                 _check_path(values, value.path.split("."), "", rule)
 
 
+def check_placement(values: Mapping[str, Any]) -> None:
+    """Each toleration's and node affinity term's rules across its fields, as the
+    templates check them after the single values: the reserver's, then each burst
+    workload's tolerations, then the node affinity."""
+    lists = [("tolerations", values.get("tolerations"))] + [
+        (f"burstWorkloads[{w['name']}].tolerations", w.get("tolerations"))
+        for w in values.get("burstWorkloads") or ()
+    ]
+    for at, items in lists:
+        for index, item in enumerate(items or ()):
+            fields = tuple(f"{at}[{index}].{key}" for key in ("key", "value", "tolerationSeconds"))
+            check_toleration(
+                item.get("key") or "",
+                item.get("operator") or TolerationOperator.EQUAL.value,
+                item.get("value") or "",
+                item.get("effect"),
+                item.get("tolerationSeconds"),
+                fields=fields,  # type: ignore[arg-type]
+            )
+    for item in values.get("nodeAffinity") or ():
+        field = f"nodeAffinity[{item['key']}].values"
+        check_requirement_values(item["operator"], list(item.get("values") or ()), field=field)
+
+
 def _taint(item: Mapping[str, Any]) -> Taint:
     return Taint(
         item["key"], item.get("value") or "", TaintEffect(item.get("effect") or "NoSchedule")
@@ -276,6 +302,7 @@ def build(
     """
     values = copy.deepcopy(dict(values))
     check_values(values)
+    check_placement(values)
     prefix = name_prefix(values, release)
     model = PriorityModel(values["model"])
     namespace = _get(values, "namespace.name") or release.namespace

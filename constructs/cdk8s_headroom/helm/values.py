@@ -25,7 +25,12 @@ from ..burst import ImagePullPolicy
 from ..capacitybuffer import CapacityBufferForm
 from ..capacitybufferapi import CapacityBufferVersion
 from ..priority import PriorityModel
-from ..scheduling import NodeSelectorOperator, TaintEffect, TolerationOperator
+from ..scheduling import (
+    KARPENTER_ONLY_OPERATORS,
+    NodeSelectorOperator,
+    TaintEffect,
+    TolerationOperator,
+)
 from ..task import TaskKind
 
 CHART_NAME = "node-headroom"
@@ -71,7 +76,7 @@ def _taint(prefix: str) -> tuple[Value, ...]:
 def _tolerations(prefix: str) -> tuple[Value, ...]:
     return (
         Value(f"{prefix}[].key", "string", "The taint key to match; empty with `Exists`: every "
-              "taint.", rules.LABEL_KEY),
+              "taint.", rules.TOLERATION_KEY),
         Value(f"{prefix}[].operator", _enum(TolerationOperator), "How the value is matched."),
         Value(f"{prefix}[].value", "string", "The value to match with `Equal`; empty with "
               "`Exists`.", rules.LABEL_VALUE),
@@ -83,6 +88,10 @@ def _tolerations(prefix: str) -> tuple[Value, ...]:
 # fmt: on
 
 
+_POD_OPERATORS = tuple(
+    op.value for op in NodeSelectorOperator if op not in KARPENTER_ONLY_OPERATORS
+)
+"""A pod's node affinity operators (Gte and Lte are Karpenter's NodePools' only)."""
 _Q, _DNS, _IMG = rules.QUANTITY, rules.DNS_LABEL, rules.IMAGE
 _MEM = rules.CONTAINER_MEMORY  # a quantity, and at least 4Mi
 
@@ -160,8 +169,7 @@ VALUES: tuple[Value, ...] = (
     Value("nodeAffinity", "list", "Required node affinity for the reserver and the bursts "
           "(all terms must hold)."),
     Value("nodeAffinity[].key", "string", "A node label key.", rules.LABEL_KEY, required=True),
-    Value("nodeAffinity[].operator", _enum(NodeSelectorOperator), "How values are matched.",
-          required=True),
+    Value("nodeAffinity[].operator", _POD_OPERATORS, "How values are matched.", required=True),
     Value("nodeAffinity[].values", "strings", "One or more with `In`/`NotIn`, none with "
           "`Exists`/`DoesNotExist`, one integer with `Gt`/`Lt`.", rules.LABEL_VALUE),
     Value("dedicatedTaint.key", "string", "With `dedicated-pool`: the taint that keeps ordinary "
