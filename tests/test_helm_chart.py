@@ -126,7 +126,7 @@ def test_the_schema_holds_the_structure_and_the_templates_the_rules(files: dict[
     cpu = schema["properties"]["reservation"]["properties"]["cpu"]
     assert cpu["type"] == ["string", "number", "null"]  # null: no slices
     assert "pattern" not in files["values.schema.json"]
-    library = files["templates/_library.tpl"]
+    library = files["files/library.json"]
     assert "system-.*" in library and "a name that does not start with 'system-'" in library
 
 

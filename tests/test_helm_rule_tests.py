@@ -101,7 +101,7 @@ def _cases(seed: int, per_rule: int) -> list[dict[str, Any]]:
     return cases
 
 
-PROBE = """{{- $lib := dict }}{{- $_ := include "node-headroom.library" $lib }}
+PROBE = """{{- $lib := fromJson (.Files.Get "files/library.json") }}
 {{- range $i, $case := .Values.cases }}
 {{- $operands := merge (dict "lib" $lib "warn" true "field" "f" "value" nil) $case.operands }}
 {{ $i }}: {{ include (printf "node-headroom.%s" $case.helper) $operands | toJson }}
@@ -117,6 +117,7 @@ def probe_chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(CHART / "Chart.yaml", folder / "Chart.yaml")
     for helper in ("_library.tpl", "_helpers.tpl"):
         shutil.copy(CHART / "templates" / helper, folder / "templates" / helper)
+    shutil.copytree(CHART / "files", folder / "files")
     (folder / "templates" / "probe.yaml").write_text(PROBE)
     return folder
 

@@ -18,7 +18,7 @@ from .. import __doc__ as library_doc
 from .. import __version__
 from ..errors import HeadroomConfigError
 from ..output import swap_in
-from .library import library_tpl
+from .library import LIBRARY_JSON, library_json, library_tpl
 from .values import CHART_NAME, schema_json, values_table, values_yaml
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -50,6 +50,7 @@ def chart_files(chart_defaults: Mapping[str, Any]) -> dict[str, str]:
         "values.yaml": values_yaml(chart_defaults),
         "values.schema.json": schema_json(),
         "templates/_library.tpl": library_tpl(chart_defaults),
+        LIBRARY_JSON: library_json(),
         # The hand-written templates, copied as they are.
         **{f"templates/{p.name}": p.read_text() for p in sorted(TEMPLATES.iterdir())},
     }

@@ -1,6 +1,7 @@
 {{/* The chart's logic: the rules' generic checks, then the values placed into the
-library's objects in the order the library builds them. Templates call it with a dict
-to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" $ "out" $c) }} */}}
+library's objects in the order the library builds them. A template gets the result,
+built once per render and kept on the root context, with
+{{- $_ := include "node-headroom.config" $ }}{{- $c := $.nodeHeadroom }} */}}
 
 {{/* A value as Python's repr() shows it, so messages read like the library's. */}}
 {{- define "node-headroom.repr" -}}
@@ -67,7 +68,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" (index $clause 1)) -}}
 {{- end -}}
 {{- end -}}
-{{- if and (eq .rule "containerMemory") (eq (include "node-headroom.exceeds" (dict "lib" .lib "a" (toString .lib.minContainerMemory) "b" $text "resource" "memory")) "true") -}}
+{{- if and (eq .rule "containerMemory") (eq (include "node-headroom.exceeds" (dict "lib" .lib "a" (include "node-headroom.digits" .lib.minContainerMemory) "b" $text "resource" "memory")) "true") -}}
 {{- $hint := ternary (replace "{text}" $text .lib.bareBytesHint) "" (regexMatch "^[0-9]+$" $text) -}}
 {{- include "node-headroom.fail" (dict "lib" .lib "field" .field "value" $x "rule" "containerMemory" "parts" (dict "hint" $hint)) -}}
 {{- end -}}
@@ -172,7 +173,7 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- $base := index $m $role -}}
 {{- if $base -}}
 {{- $given := index $pc $role -}}
-{{- $value := $base.value -}}
+{{- $value := int64 $base.value -}}
 {{- if not (kindIs "invalid" $given.value) }}{{ $value = int64 $given.value }}{{ end -}}
 {{- $_ := set $classes $role (dict "role" $role "name" (default $base.name $given.name) "value" $value "preemptionPolicy" $base.preemptionPolicy "globalDefault" $base.globalDefault "description" $base.description) -}}
 {{- end -}}
@@ -203,11 +204,18 @@ to fill: {{- $c := dict }}{{- $_ := include "node-headroom.config" (dict "root" 
 {{- end -}}
 
 {{- define "node-headroom.config" -}}
+{{- if not (hasKey . "nodeHeadroom") -}}
+{{- $c := dict }}{{ $_ := set . "nodeHeadroom" $c }}{{ include "node-headroom.build" (dict "root" . "out" $c) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "node-headroom.build" -}}
 {{- $root := .root -}}
 {{- $v := $root.Values -}}
 {{- $c := .out -}}
-{{- $lib := dict -}}
-{{- $_ := include "node-headroom.library" $lib -}}
+{{- /* JSON numbers are float64: an integer of it is printed through int64 or digits */ -}}
+{{- $lib := fromJson ($root.Files.Get "files/library.json") -}}
+{{- $_ := set $c "lib" $lib -}}
 {{- $warnings := list -}}
 {{- if eq $v.model "seed" }}{{ $warnings = append $warnings $lib.seedWarning }}{{ end -}}
 {{- $_ := set $c "helmLabels" (dict "helm.sh/chart" (printf "%s-%s" $root.Chart.Name ($root.Chart.Version | replace "+" "_")) "app.kubernetes.io/managed-by" $root.Release.Service "app.kubernetes.io/instance" $root.Release.Name) -}}
