@@ -150,12 +150,6 @@ def test_the_library_and_the_chart_judge_every_rule_alike(probe_chart: Path) -> 
     assert 0.1 * len(cases) < broken < 0.9 * len(cases)
 
 
-def test_every_rule_across_values_has_a_test() -> None:
-    untested = {rule.name for rule in rules.RULES if rule.test is None}
-    # containerMemory is a single value's rule, with a hint of its own
-    assert untested == {"containerMemory"}
-
-
 @pytest.mark.parametrize(
     ("request_", "slice_", "resource"),
     [("1073741824.0000001", "1Gi", "memory"), ("0.10000000000000001", "0.1", "cpu")],

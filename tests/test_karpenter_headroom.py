@@ -163,7 +163,9 @@ def test_dedicated_pool_on_a_referenced_pool_without_the_taint_says_what_to_pass
             model=PriorityModel.DEDICATED_POOL,
             node_pool=KarpenterNodePool.from_name("burst"),
         )
-    assert raised.value.field == "node_pool"
+    # the pool's declared taints are what is wrong: none of them is the dedicated one
+    assert raised.value.field == "node_pool.taints"
+    assert raised.value.value == []
     assert (
         "KarpenterNodePool.from_name('burst', taints=[Taint('headroom.cdk8s.io/burst', "
         "'true', TaintEffect.NO_SCHEDULE)])" in str(raised.value)

@@ -278,14 +278,13 @@ class Rule:
 
     name: str
     allowed: str
-    test: Test | None = None
+    test: Test
 
     def fail(self, field: str, value: object, /, **parts: object) -> NoReturn:
         raise HeadroomConfigError(field, value, self.allowed.format(**parts))
 
     def broken(self, **operands: object) -> str | None:
         """The message when the test fails on ``operands``, else ``None``."""
-        assert self.test is not None, self.name
         return None if self.test.holds(operands) else self.allowed.format(**operands)
 
     def check(self, field: str, value: object, /, **operands: object) -> None:
@@ -462,7 +461,9 @@ MIN_CONTAINER_MEMORY = 4 * 2**20
 """4Mi, in bytes: less memory than any container starts with. A smaller slice or request
 is almost surely a missing unit (``"512"`` is 512 bytes)."""
 CONTAINER_MEMORY = Rule(
-    "containerMemory", "{hint}a memory of at least 4Mi, the least a container starts with"
+    "containerMemory",
+    "{hint}a memory of at least 4Mi, the least a container starts with",
+    AtMost(Const(str(MIN_CONTAINER_MEMORY)), "memory", Const("memory")),
 )
 BARE_BYTES_HINT = 'did you mean "{text}Mi"? a number without a unit is bytes; '
 """``CONTAINER_MEMORY``'s {hint} for a number without a unit."""
@@ -470,9 +471,8 @@ BARE_BYTES_HINT = 'did you mean "{text}Mi"? a number without a unit is bytes; '
 
 def check_container_memory(text: str, *, field: str, value: object) -> None:
     """``CONTAINER_MEMORY`` on a memory slice or request that ``QUANTITY`` accepted."""
-    if amount(text, Resource.MEMORY) < MIN_CONTAINER_MEMORY:
-        hint = BARE_BYTES_HINT.format(text=text) if text.isdigit() else ""
-        CONTAINER_MEMORY.fail(field, value, hint=hint)
+    hint = BARE_BYTES_HINT.format(text=text) if text.isdigit() else ""
+    CONTAINER_MEMORY.check(field, value, memory=text, hint=hint)
 
 
 # --- rules across values -------------------------------------------------------------

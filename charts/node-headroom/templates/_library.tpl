@@ -55,6 +55,12 @@
 {{- end -}}
 
 {{/* The rules across values (rules.RULES), each with its test. */}}
+{{- define "node-headroom.rule.containerMemory" -}}
+{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" "4194304" "b" .memory "resource" "memory")) "true") -}}
+{{- $message := (print (include "node-headroom.digits" .hint) "a memory of at least 4Mi, the least a container starts with") -}}
+{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
+{{- end -}}
+{{- end -}}
 {{- define "node-headroom.rule.tolerationNeedsKey" -}}
 {{- if not (or (not (or (kindIs "invalid" .key) (and (has (kindOf .key) (list "string" "slice" "map")) (empty .key)))) (eq (toString .operator) (toString "Exists"))) -}}
 {{- $message := (print "a key, unless the operator is Exists (which, with no key, matches every taint)") -}}

@@ -182,10 +182,8 @@ def library_data() -> dict[str, Any]:
             for g in rules.GRAMMARS
         },
         "ranges": {r.name: [r.minimum, r.maximum, r.allowed] for r in rules.INT_RANGES},
-        "rules": {rule.name: rule.allowed for rule in rules.RULES if rule.test is None},
         "decimalSuffixes": rules.DECIMAL_SUFFIXES,
         "binarySuffixes": rules.BINARY_SUFFIXES,
-        "minContainerMemory": rules.MIN_CONTAINER_MEMORY,
         "bareBytesHint": rules.BARE_BYTES_HINT,
     }
 
@@ -273,8 +271,6 @@ def rules_tpl() -> list[str]:
     ``node-headroom.test.<name>``, which returns true or nothing."""
     lines = []
     for rule in rules.RULES:
-        if rule.test is None:
-            continue
         lines += [
             f'{{{{- define "node-headroom.rule.{rule.name}" -}}}}',
             f"{{{{- if not {go_test(rule.test)} -}}}}",

@@ -14,13 +14,9 @@ built once per render and kept on the root context, with
 {{- end -}}
 {{- end -}}
 
-{{/* Fails as the library does: "<value path>: invalid value <value>; <allowed>";
-     .rule names a rule across values, whose {parts} are filled in. */}}
+{{/* Fails as the library does: "<value path>: invalid value <value>; <allowed>". */}}
 {{- define "node-headroom.fail" -}}
-{{- $allowed := .allowed -}}
-{{- if .rule }}{{ $allowed = index .lib.rules .rule }}{{ end -}}
-{{- range $key, $part := .parts }}{{ $allowed = replace (printf "{%s}" $key) (toString $part) $allowed }}{{ end -}}
-{{- fail (printf "%s: invalid value %s; %s" .field (include "node-headroom.repr" .value) $allowed) -}}
+{{- fail (printf "%s: invalid value %s; %s" .field (include "node-headroom.repr" .value) .allowed) -}}
 {{- end -}}
 
 {{/* A whole number: an integer, or a float without a fraction (YAML and JSON numbers). */}}
@@ -68,9 +64,9 @@ built once per render and kept on the root context, with
 {{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" (index $clause 1)) -}}
 {{- end -}}
 {{- end -}}
-{{- if and (eq .rule "containerMemory") (eq (include "node-headroom.exceeds" (dict "lib" .lib "a" (include "node-headroom.digits" .lib.minContainerMemory) "b" $text "resource" "memory")) "true") -}}
+{{- if eq .rule "containerMemory" -}}
 {{- $hint := ternary (replace "{text}" $text .lib.bareBytesHint) "" (regexMatch "^[0-9]+$" $text) -}}
-{{- include "node-headroom.fail" (dict "lib" .lib "field" .field "value" $x "rule" "containerMemory" "parts" (dict "hint" $hint)) -}}
+{{- include "node-headroom.rule.containerMemory" (dict "lib" .lib "field" .field "value" $x "memory" $text "hint" $hint) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
