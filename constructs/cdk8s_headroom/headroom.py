@@ -29,7 +29,7 @@ from .quantity import (
     positive_quantity,
     quantity_text,
 )
-from .reserver import DEFAULT_RESERVER_NAME, HeadroomReserver
+from .reserver import HeadroomReserver, default_reserver_name
 from .resource import HeadroomConstruct
 from .scheduling import DEFAULT_DEDICATED_TAINT, NodeSelectorRequirement, Taint, Toleration
 from .simulate.promises import check_promises, describe_broken
@@ -199,11 +199,8 @@ class NodeHeadroom(HeadroomConstruct):
         self._prepull_pause_image = check_image(prepull_pause_image, field="prepull_pause_image")
         self._labels = labels
         if reserver_name is None:
-            # The default carries the pool's name, so it can outgrow a DNS label.
-            reserver_name = (
-                f"{DEFAULT_RESERVER_NAME}-{node_pool.pool_name}"
-                if isinstance(node_pool, INodePool)
-                else DEFAULT_RESERVER_NAME
+            reserver_name = default_reserver_name(
+                node_pool.pool_name if isinstance(node_pool, INodePool) else None
             )
             if len(reserver_name) > names.DNS_LABEL_MAX:
                 raise HeadroomConfigError(

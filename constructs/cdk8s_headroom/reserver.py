@@ -29,6 +29,12 @@ from .task import ReserverTask, check_image
 DEFAULT_RESERVER_NAME = "headroom-reserver"
 
 
+def default_reserver_name(pool_name: str | None) -> str:
+    """A headroom's reserver name when none is given: the pool's name follows, so that
+    the headrooms of two pools do not collide (and it can outgrow a DNS label)."""
+    return f"{DEFAULT_RESERVER_NAME}-{pool_name}" if pool_name else DEFAULT_RESERVER_NAME
+
+
 class HeadroomReserver(HeadroomConstruct):
     """A DaemonSet of low-priority pods that reserve ``cpu`` and ``memory`` on each node.
 

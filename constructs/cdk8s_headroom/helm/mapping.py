@@ -28,7 +28,7 @@ from ..labels import workload_labels
 from ..namespace import HeadroomNamespace
 from ..priority import ModelClasses, PriorityModel
 from ..priorityclasses import HeadroomPriorityClasses
-from ..reserver import DEFAULT_RESERVER_NAME
+from ..reserver import default_reserver_name
 from ..scheduling import (
     NodeSelectorOperator,
     NodeSelectorRequirement,
@@ -331,8 +331,7 @@ def build(
     given = None if kind == TaskKind.PAUSE.value else kind
     rules.NO_TASK_WITHOUT_SLICES.check("task.kind", kind, slices=slices, given=given)
     task = _task(values) if slices else None
-    default_name = f"{DEFAULT_RESERVER_NAME}-{pool_name}" if pool_name else DEFAULT_RESERVER_NAME
-    reserver_name = f"{prefix}{values.get('reserverName') or default_name}"
+    reserver_name = f"{prefix}{values.get('reserverName') or default_reserver_name(pool_name)}"
     _prefixed(reserver_name, "reserverName", values, release)
     with _in_values():
         headroom = NodeHeadroom(
@@ -505,7 +504,7 @@ def values_from_app(app: Construct) -> Values:
         raise _unsupported("a node pool given as NodePoolRef", pool.pool_name)
     task = reserver.task if reserver else ReserverTask.pause()
     custom = task.kind is TaskKind.CUSTOM
-    default_name = f"{DEFAULT_RESERVER_NAME}-{pool.pool_name}" if pool else DEFAULT_RESERVER_NAME
+    default_name = default_reserver_name(pool.pool_name if pool else None)
     implied = [taint.toleration() for taint in pool.taints] if pool else []
     dedicated = headroom.dedicated_taint
     if dedicated is not None:
