@@ -369,6 +369,18 @@ CASES = [
         "exactly one integer for operator Gt",
     ),
     (
+        "a-number-too-large-for-yaml",
+        {"labels": {"team": 2**60}},
+        "labels['team']",
+        "a whole number below 2^53",
+    ),
+    (
+        "a-quantity-too-large-for-yaml",
+        {"reservation": {"memory": 2**53}},
+        "reservation.memory",
+        "YAML and JSON numbers beyond it lose digits",
+    ),
+    (
         "burst-memory-below-4Mi",
         {"burstWorkloads": [requests("100m", "2Ki")]},
         "burstWorkloads[api].resources.requests.memory",
@@ -475,3 +487,16 @@ def test_seed_lets_a_larger_burst_through_with_a_warning(chart: helm.Chart) -> N
     overrides = {"model": "seed", "burstWorkloads": [requests("2", "128Mi")]}
     notes = render(chart, overrides)["node-headroom/templates/NOTES.txt"]
     assert "burstWorkloads[api].cpu: '2' exceeds the slice" in notes
+
+
+def test_a_whole_number_just_below_2_to_the_53_keeps_every_digit(chart: helm.Chart) -> None:
+    # Helm reads a values file's numbers as 64-bit floats: below 2^53, each is exact
+    memory = 2**53 - 1
+    rendered = render(chart, {"reservation": {"memory": memory}})
+    reserver = next(
+        d
+        for d in yaml.safe_load_all(rendered["node-headroom/templates/headroom.yaml"])
+        if d and d["kind"] == "DaemonSet"
+    )
+    container = reserver["spec"]["template"]["spec"]["containers"][0]
+    assert container["resources"]["requests"]["memory"] == str(memory)

@@ -144,7 +144,9 @@ def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
         "reservation": {"cpu": cpu, "memory": memory} if slices else {"cpu": None, "memory": None},
         "prepullBurstImages": draw(st.booleans()),
         # text that --set reads as a number or a boolean, or that no label value can be
-        "labels": {"team": draw(st.sampled_from(["web"] * 6 + [42, True, 1.5, 2**70, "-x"]))},
+        "labels": {
+            "team": draw(st.sampled_from(["web"] * 6 + [42, True, 1.5, 2**70, 2**53 - 1, "-x"]))
+        },
         "priorityClasses": {
             # the defaults mostly: any other ordering is refused, and once is enough
             "headroom": {"value": draw(st.none() | st.none() | st.integers(-1000, 1000))},

@@ -389,6 +389,15 @@ INTEGER = Grammar("integer", (Clause(r"[+-]?[0-9]+", "an integer"),))
 
 # --- integers ------------------------------------------------------------------------
 
+EXACT_NUMBER_LIMIT = 2**53
+EXACT_NUMBER_ALLOWED = (
+    "a whole number below 2^53 (9007199254740992) in magnitude, or the number as a quoted "
+    "string: YAML and JSON numbers beyond it lose digits"
+)
+"""A whole number given where text is expected (a chart value that ``--set`` or YAML
+made a number): Helm reads a values file's numbers as 64-bit floats, exact only below
+2^53, so a larger one is refused rather than read with other digits."""
+
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 MAX_USER_PRIORITY = 1_000_000_000

@@ -185,6 +185,7 @@ def library_data() -> dict[str, Any]:
         "decimalSuffixes": rules.DECIMAL_SUFFIXES,
         "binarySuffixes": rules.BINARY_SUFFIXES,
         "bareBytesHint": rules.BARE_BYTES_HINT,
+        "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
     }
 
 

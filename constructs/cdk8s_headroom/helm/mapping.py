@@ -146,10 +146,11 @@ def _get(values: Mapping[str, Any], path: str) -> Any:
     return node
 
 
-def _as_given(value: Any, rule: Any) -> Any:
+def _as_given(value: Any, rule: Any, field: str) -> Any:
     """A value as the library is given it, as the templates' ``node-headroom.check``
     does: ``--set`` makes numbers and booleans of text, so a whole number (but an
-    integer's) is its digits, and a boolean (text's only) ``true`` or ``false``."""
+    integer's) is its digits (below ``rules.EXACT_NUMBER_LIMIT``), and a boolean (text's
+    only) ``true`` or ``false``."""
     quantity = rule in (rules.QUANTITY, rules.CONTAINER_MEMORY, "quantities")
     if isinstance(rule, rules.IntRange):
         # YAML's 2.0 is the chart's whole number 2 (node-headroom.whole), so the library's too
@@ -160,6 +161,9 @@ def _as_given(value: Any, rule: Any) -> Any:
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        if abs(value) >= rules.EXACT_NUMBER_LIMIT:
+            # shown as the whole number it is, as the chart shows a float's digits
+            raise ValuesError(field, int(value), rules.EXACT_NUMBER_ALLOWED)
         return str(int(value))
     return value
 
@@ -181,7 +185,7 @@ def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
 
 def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
     """``rule`` on ``holder[key]``, which becomes what the library is given."""
-    value = holder[key] = _as_given(holder[key], rule)
+    value = holder[key] = _as_given(holder[key], rule, field)
     if isinstance(value, list):
         for index in range(len(value)):
             _check(value, index, field, rule)

@@ -8,7 +8,7 @@ built once per render and kept on the root context, with
 {{- if kindIs "invalid" . -}}None
 {{- else if kindIs "string" . -}}{{ if and (contains "'" .) (not (contains "\"" .)) }}"{{ . }}"{{ else }}'{{ replace "'" "\\'" . }}'{{ end }}
 {{- else if kindIs "bool" . -}}{{ ternary "True" "False" . }}
-{{- else if and (kindIs "float64" .) (eq (floor .) .) (lt . 1e15) (gt . -1e15) -}}{{ printf "%.0f" . }}
+{{- else if and (kindIs "float64" .) (eq (floor .) .) -}}{{ printf "%.0f" . }}
 {{- else if kindIs "slice" . -}}[{{ range $i, $x := . }}{{ if $i }}, {{ end }}{{ include "node-headroom.repr" $x }}{{ end }}]
 {{- else -}}{{ . }}
 {{- end -}}
@@ -37,6 +37,10 @@ built once per render and kept on the root context, with
      becomes its digits, and a boolean (text's only) true or false. */ -}}
 {{- $quantity := has .rule (list "quantity" "containerMemory" "quantities") -}}
 {{- if and (not (hasKey .lib.ranges .rule)) (or (eq (include "node-headroom.whole" $x) "true") (and (kindIs "bool" $x) (not $quantity))) -}}
+{{- $limit := index .lib.exactNumber 0 -}}
+{{- if and (not (kindIs "bool" $x)) (or (ge (float64 $x) $limit) (le (float64 $x) (mulf $limit -1))) -}}
+{{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" (index .lib.exactNumber 1)) -}}
+{{- end -}}
 {{- $x = include "node-headroom.digits" $x -}}
 {{- if .in }}{{ $_ := set .in .key $x }}{{ end -}}
 {{- end -}}
