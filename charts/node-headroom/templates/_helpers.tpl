@@ -160,49 +160,6 @@ built once per render and kept on the root context, with
 {{- $_ := set .into "container" (merge (dict "runAsUser" $uid "runAsGroup" $uid) (deepCopy .lib.containerSecurityContext)) -}}
 {{- end -}}
 
-{{/* The names and the classes, without checks (NOTES.txt shows them). */}}
-{{- define "node-headroom.names" -}}
-{{- $v := .root.Values }}{{ $c := .out }}{{ $lib := .lib -}}
-{{- $_ := set $c "prefix" (include "node-headroom.prefix" .root) -}}
-{{- if and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix "") }}{{ $_ := set $c "release" .root.Release.Name }}{{ end -}}
-{{- $m := index $lib.models $v.model -}}
-{{- $_ := set $c "model" $m -}}
-{{- $_ := set $c "namespace" (dict "name" (default (default "default" .root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels) -}}
-{{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
-{{- range $role := list "headroom" "burst" "default" -}}
-{{- $base := index $m $role -}}
-{{- if $base -}}
-{{- $given := index $pc $role -}}
-{{- $value := int64 $base.value -}}
-{{- if not (kindIs "invalid" $given.value) }}{{ $value = int64 $given.value }}{{ end -}}
-{{- $_ := set $classes $role (dict "role" $role "name" (default $base.name $given.name) "value" $value "preemptionPolicy" $base.preemptionPolicy "globalDefault" $base.globalDefault "description" $base.description) -}}
-{{- end -}}
-{{- end -}}
-{{- $ladder := list $classes.headroom -}}
-{{- if $classes.default }}{{ $ladder = append $ladder $classes.default }}{{ end -}}
-{{- $ladder = append $ladder $classes.burst -}}
-{{- $emitted := list $classes.headroom -}}
-{{- if and $classes.default (or (kindIs "invalid" $dc.create) $dc.create) }}{{ $emitted = append $emitted $classes.default }}{{ end -}}
-{{- $_ := set $c "classes" (append $emitted $classes.burst) -}}
-{{- $_ := set $c "classDict" $classes }}{{ $_ := set $c "ladder" $ladder -}}
-{{- $poolName := $v.nodePool.name -}}
-{{- $reserverName := ternary (printf "%s-%s" $lib.reserverName $poolName) $lib.reserverName (not (empty $poolName)) -}}
-{{- $_ := set $c "reserverName" (printf "%s%s" $c.prefix (default $reserverName $v.reserverName)) -}}
-{{- $_ := set $c "cpu" (include "node-headroom.quantity" $v.reservation.cpu) -}}
-{{- $_ := set $c "memory" (include "node-headroom.quantity" $v.reservation.memory) -}}
-{{- $_ := set $c "slice" (printf "%s CPU, %s memory" $c.cpu $c.memory) -}}
-{{- $_ := set $c "slices" (not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory))) -}}
-{{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
-{{- $keepsOff := false -}}
-{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default "NoSchedule" .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
-{{- $where := ternary (printf "pool %s" (include "node-headroom.repr" $poolName)) "every node" (not (empty $poolName)) -}}
-{{- $warnings := list -}}
-{{- range $v.burstWorkloads }}{{ if and (not $keepsOff) (not (kindIs "invalid" .buffer)) -}}
-{{- $warnings = append $warnings (replace "{where}" $where (replace "{name}" (printf "%s%s-buffer" $c.prefix .name) $lib.sharedBufferWarning)) -}}
-{{- end }}{{ end -}}
-{{- $_ := set $c "bufferWarnings" $warnings -}}
-{{- end -}}
-
 {{- define "node-headroom.config" -}}
 {{- if not (hasKey . "nodeHeadroom") -}}
 {{- $c := dict }}{{ $_ := set . "nodeHeadroom" $c }}{{ include "node-headroom.build" (dict "root" . "out" $c) -}}
@@ -235,9 +192,46 @@ built once per render and kept on the root context, with
 {{- $r := dict "field" (printf "nodeAffinity[%s].values" .key) "value" (default (list) .values) "operator" .operator "values" (default (list) .values) -}}
 {{- range $rule := list "requirementNeedsValues" "requirementNoValues" "requirementOneInteger" }}{{ include (print "node-headroom.rule." $rule) $r }}{{ end -}}
 {{- end -}}
-{{- include "node-headroom.names" (dict "root" $root "lib" $lib "out" $c) -}}
-{{- $prefix := $c.prefix }}{{ $release := $c.release }}{{ $model := $v.model }}{{ $m := $c.model -}}
-{{- $classes := $c.classDict }}{{ $reserverName := $c.reserverName -}}
+{{- /* The names and the classes */ -}}
+{{- $_ := set $c "prefix" (include "node-headroom.prefix" $root) -}}
+{{- if and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix "") }}{{ $_ := set $c "release" $root.Release.Name }}{{ end -}}
+{{- $m := index $lib.models $v.model -}}
+{{- $_ := set $c "model" $m -}}
+{{- $_ := set $c "namespace" (dict "name" (default (default "default" $root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels) -}}
+{{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
+{{- range $role := list "headroom" "burst" "default" -}}
+{{- $base := index $m $role -}}
+{{- if $base -}}
+{{- $given := index $pc $role -}}
+{{- $value := int64 $base.value -}}
+{{- if not (kindIs "invalid" $given.value) }}{{ $value = int64 $given.value }}{{ end -}}
+{{- $_ := set $classes $role (dict "role" $role "name" (default $base.name $given.name) "value" $value "preemptionPolicy" $base.preemptionPolicy "globalDefault" $base.globalDefault "description" $base.description) -}}
+{{- end -}}
+{{- end -}}
+{{- $ladder := list $classes.headroom -}}
+{{- if $classes.default }}{{ $ladder = append $ladder $classes.default }}{{ end -}}
+{{- $ladder = append $ladder $classes.burst -}}
+{{- $emitted := list $classes.headroom -}}
+{{- if and $classes.default (or (kindIs "invalid" $dc.create) $dc.create) }}{{ $emitted = append $emitted $classes.default }}{{ end -}}
+{{- $_ := set $c "classes" (append $emitted $classes.burst) -}}
+{{- $poolName := $v.nodePool.name -}}
+{{- $defaultName := ternary (printf "%s-%s" $lib.reserverName $poolName) $lib.reserverName (not (empty $poolName)) -}}
+{{- $reserverName := printf "%s%s" $c.prefix (default $defaultName $v.reserverName) -}}
+{{- $_ := set $c "reserverName" $reserverName -}}
+{{- $_ := set $c "cpu" (include "node-headroom.quantity" $v.reservation.cpu) -}}
+{{- $_ := set $c "memory" (include "node-headroom.quantity" $v.reservation.memory) -}}
+{{- $_ := set $c "slice" (printf "%s CPU, %s memory" $c.cpu $c.memory) -}}
+{{- $_ := set $c "slices" (not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory))) -}}
+{{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
+{{- $keepsOff := false -}}
+{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default "NoSchedule" .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
+{{- $where := ternary (printf "pool %s" (include "node-headroom.repr" $poolName)) "every node" (not (empty $poolName)) -}}
+{{- $bufferWarnings := list -}}
+{{- range $v.burstWorkloads }}{{ if and (not $keepsOff) (not (kindIs "invalid" .buffer)) -}}
+{{- $bufferWarnings = append $bufferWarnings (replace "{where}" $where (replace "{name}" (printf "%s%s-buffer" $c.prefix .name) $lib.sharedBufferWarning)) -}}
+{{- end }}{{ end -}}
+{{- $_ := set $c "bufferWarnings" $bufferWarnings -}}
+{{- $prefix := $c.prefix }}{{ $release := $c.release }}{{ $model := $v.model -}}
 {{- $cpu := $c.cpu }}{{ $memory := $c.memory }}{{ $sliceText := $c.slice -}}
 
 {{- /* A dedicated pool's taint */ -}}
@@ -245,8 +239,6 @@ built once per render and kept on the root context, with
 {{- $wanted := printf "%s=%s:%s" $t.key (default "" $t.value) (default "NoSchedule" $t.effect) -}}
 
 {{- /* The PriorityClasses of the model */ -}}
-{{- $dc := $v.priorityClasses.default -}}
-{{- $ladder := $c.ladder -}}
 {{- range $key := list "create" "name" "value" -}}
 {{- $given := index $dc . -}}
 {{- include "node-headroom.rule.defaultClassGuardedOnly" (dict "field" (printf "priorityClasses.default.%s" $key) "value" $given "given" $given "model" $model) -}}

@@ -55,185 +55,35 @@
 {{- end -}}
 
 {{/* The rules across values (rules.RULES), each with its test. */}}
-{{- define "node-headroom.rule.containerMemory" -}}
-{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" "4194304" "b" .memory "resource" "memory")) "true") -}}
-{{- $message := (print (include "node-headroom.digits" .hint) "a memory of at least 4Mi, the least a container starts with") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.tolerationNeedsKey" -}}
-{{- if not (or (not (or (kindIs "invalid" .key) (and (has (kindOf .key) (list "string" "slice" "map")) (empty .key)))) (eq (toString .operator) (toString "Exists"))) -}}
-{{- $message := (print "a key, unless the operator is Exists (which, with no key, matches every taint)") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.tolerationExistsWithoutValue" -}}
-{{- if not (or (not (eq (toString .operator) (toString "Exists"))) (not (not (or (kindIs "invalid" .value) (and (has (kindOf .value) (list "string" "slice" "map")) (empty .value)))))) -}}
-{{- $message := (print "an empty value with operator Exists") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.tolerationSecondsNoExecute" -}}
-{{- if not (or (not (not (or (kindIs "invalid" .value) (and (has (kindOf .value) (list "string" "slice" "map")) (empty .value))))) (eq (toString .effect) (toString "NoExecute"))) -}}
-{{- $message := (print "no value unless the effect is NoExecute") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.requirementNeedsValues" -}}
-{{- if not (or (not (has .operator (default (list) (list "In" "NotIn")))) (not (or (kindIs "invalid" .values) (and (has (kindOf .values) (list "string" "slice" "map")) (empty .values))))) -}}
-{{- $message := (print "at least one value for operator " (include "node-headroom.digits" .operator)) -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.requirementNoValues" -}}
-{{- if not (or (not (has .operator (default (list) (list "Exists" "DoesNotExist")))) (not (not (or (kindIs "invalid" .values) (and (has (kindOf .values) (list "string" "slice" "map")) (empty .values)))))) -}}
-{{- $message := (print "no values for operator " (include "node-headroom.digits" .operator)) -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.requirementOneInteger" -}}
-{{- if not (or (not (has .operator (default (list) (list "Gt" "Lt" "Gte" "Lte")))) (and (eq (toString (len (default (list) .values))) (toString 1)) (and (kindIs "string" (first (default (list) .values))) ((regexMatch "^(?:[+-]?[0-9]+)$" (first (default (list) .values))))))) -}}
-{{- $message := (print "exactly one integer for operator " (include "node-headroom.digits" .operator)) -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.requirementNotNegative" -}}
-{{- if not (or (not (has .operator (default (list) (list "Gte" "Lte")))) (not (lt (int64 (first (default (list) .values))) (int64 0)))) -}}
-{{- $message := (print "one integer of zero or more for operator " (include "node-headroom.digits" .operator) " (Karpenter's rule)") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.priorityOrder" -}}
-{{- if not (lt (int64 .low) (int64 .high)) -}}
-{{- $message := (print "a value below the " (include "node-headroom.digits" .above) " class's value " (include "node-headroom.digits" .high) ": priorities must be ordered headroom < default < burst") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.classNamesDiffer" -}}
-{{- if not (not (not (or (kindIs "invalid" .other) (and (has (kindOf .other) (list "string" "slice" "map")) (empty .other))))) -}}
-{{- $message := (print "a name different from the " (include "node-headroom.digits" .other) " class's") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.defaultClassGuardedOnly" -}}
-{{- if not (or (eq (toString .model) (toString "guarded")) (not (not (or (kindIs "invalid" .given) (and (has (kindOf .given) (list "string" "slice" "map")) (empty .given))))) (eq (toString .given) (toString false))) -}}
-{{- $message := (print "no value with model " (include "node-headroom.digits" .model) ": only the guarded model has a default class") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.burstFitsSlice" -}}
-{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" .request "b" .room "resource" .resource)) "true") -}}
-{{- $message := (print "a request that fits in the headroom slice (" (include "node-headroom.digits" .slice) "); a larger burst pod also evicts ordinary pods or other slices") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.limitNotBelowRequest" -}}
-{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" .request "b" .limit "resource" .resource)) "true") -}}
-{{- $message := (print "a limit no smaller than the request " (include "node-headroom.repr" .request)) -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.maxReplicasNotBelowReplicas" -}}
-{{- if not (not (lt (int64 .maxReplicas) (int64 .replicas))) -}}
-{{- $message := (print "an integer from " (include "node-headroom.digits" .replicas) " to 2147483647") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.replicasWithAutoscaler" -}}
-{{- if not (not (lt (int64 .replicas) (int64 1))) -}}
-{{- $message := (print "at least 1 with an autoscaler (the autoscaler's minimum)") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.dedicatedPoolNeedsPool" -}}
-{{- if not (or (not (eq (toString .model) (toString "dedicated-pool"))) (not (or (kindIs "invalid" .pool) (and (has (kindOf .pool) (list "string" "slice" "map")) (empty .pool))))) -}}
-{{- $message := (print "a node pool with model dedicated-pool: the pool whose nodes carry the dedicated taint " (include "node-headroom.digits" .taint)) -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.dedicatedPoolNeedsTaint" -}}
-{{- if not (or (not (eq (toString .model) (toString "dedicated-pool"))) (has .taint (default (list) .declared))) -}}
-{{- $message := (print "a pool whose nodes carry the dedicated taint " (include "node-headroom.digits" .taint) ", declared in its taints (model dedicated-pool keeps ordinary pods off the pool with it)") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.selectorKeepsPool" -}}
-{{- if not (or (not (not (or (kindIs "invalid" .selected) (and (has (kindOf .selected) (list "string" "slice" "map")) (empty .selected))))) (eq (toString .selected) (toString .value))) -}}
-{{- $message := (print (include "node-headroom.repr" .selected) ", the value that selects node pool " (include "node-headroom.repr" .pool)) -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.customTaskNeedsImage" -}}
-{{- if not (not (or (kindIs "invalid" .image) (and (has (kindOf .image) (list "string" "slice" "map")) (empty .image)))) -}}
-{{- $message := (print "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.uniqueBurstNames" -}}
-{{- if not (not (has .name (default (list) .seen))) -}}
-{{- $message := (print "a name no other burst workload has") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.prefixedName" -}}
-{{- if not (or (and (kindIs "string" .name) ((regexMatch "^(?:[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$" .name))) (not (not (or (kindIs "invalid" .release) (and (has (kindOf .release) (list "string" "slice" "map")) (empty .release)))))) -}}
-{{- $message := (print (include "node-headroom.digits" .allowed) "; the release name " (include "node-headroom.repr" .release) " prefixes it: choose a shorter release name, or set namePrefix") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.slicesNeedBoth" -}}
-{{- if not (or (not (or (kindIs "invalid" .quantity) (and (has (kindOf .quantity) (list "string" "slice" "map")) (empty .quantity)))) (not (not (or (kindIs "invalid" .other) (and (has (kindOf .other) (list "string" "slice" "map")) (empty .other)))))) -}}
-{{- $message := (print "a quantity: slices need both cpu and memory (give neither for a headroom kept by capacity buffers alone)") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.noTaskWithoutSlices" -}}
-{{- if not (or (not (not .slices)) (not (not (not .given)))) -}}
-{{- $message := (print "no value without slices: the reserver runs it, and a headroom without cpu and memory has no reserver") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.needsRoom" -}}
-{{- if not (or (not (not .slices)) (not (not .buffers))) -}}
-{{- $message := (print "slices (cpu and memory) or a capacity buffer: this headroom keeps no room at all") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.prepullerName" -}}
-{{- if not (or (not (not (not .prepull))) (not (lt (int64 .limit) (int64 (len (default (list) .name)))))) -}}
-{{- $message := (print "a name of at most " (include "node-headroom.digits" .limit) " characters with the burst images pre-pulled: the pre-puller is <reserver>" (include "node-headroom.digits" .suffix)) -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.bufferPercentageNeedsScalable" -}}
-{{- if not (or (not (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage))))) (eq (toString .form) (toString "scalableRef"))) -}}
-{{- $message := (print "no percentage in the pod-template form: a percentage is of the replicas of the scalable object, so use the scalable form (scalableRef), or replicas") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.bufferOneCount" -}}
-{{- if not (or (not (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage))))) (not (not (or (kindIs "invalid" .replicas) (and (has (kindOf .replicas) (list "string" "slice" "map")) (empty .replicas)))))) -}}
-{{- $message := (print "either replicas or percentage, not both: Karpenter uses the smaller of the two and Cluster Autoscaler documents the larger, so name the one you mean") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.bufferNeedsCount" -}}
-{{- if not (or (not (or (kindIs "invalid" .replicas) (and (has (kindOf .replicas) (list "string" "slice" "map")) (empty .replicas)))) (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage)))) (has "cpu" (default (list) .limits)) (has "memory" (default (list) .limits))) -}}
-{{- $message := (print "a count of chunks: replicas, percentage (scalable form), or limits on cpu or memory (as many chunks as fit)") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.bufferNotOnAutoMode" -}}
-{{- if not (not (or (has .pool (default (list) (list "general-purpose" "system"))) (and (has .operator (default (list) (list "In" "Exists" "Gt" "Lt"))) (or (hasPrefix "eks.amazonaws.com/instance-" (toString .key)) (and (eq (toString .key) (toString "eks.amazonaws.com/compute-type")) (eq (toString .operator) (toString "In")) (has "auto" (default (list) .values))))))) -}}
-{{- $message := (print "nodes outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its Karpenter cannot enable CapacityBuffer; keep the headroom with slices there, or put the buffer on a Karpenter or Cluster Autoscaler pool") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-{{- define "node-headroom.rule.bufferAlphaNotOnKarpenter" -}}
-{{- if not (not (and (eq (toString .version) (toString "v1alpha1")) (not (not .onKarpenter)))) -}}
-{{- $message := (print "v1beta1 on Karpenter's nodes (selected by karpenter.sh/nodepool): Karpenter serves the CapacityBuffer API at v1beta1 only; v1alpha1 is for Cluster Autoscaler 1.34") -}}
-{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}
-{{- end -}}
-{{- end -}}
+{{- define "node-headroom.rule.containerMemory" -}}{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" "4194304" "b" .memory "resource" "memory")) "true") -}}{{- $message := (print (include "node-headroom.digits" .hint) "a memory of at least 4Mi, the least a container starts with") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.tolerationNeedsKey" -}}{{- if not (or (not (or (kindIs "invalid" .key) (and (has (kindOf .key) (list "string" "slice" "map")) (empty .key)))) (eq (toString .operator) (toString "Exists"))) -}}{{- $message := (print "a key, unless the operator is Exists (which, with no key, matches every taint)") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.tolerationExistsWithoutValue" -}}{{- if not (or (not (eq (toString .operator) (toString "Exists"))) (not (not (or (kindIs "invalid" .value) (and (has (kindOf .value) (list "string" "slice" "map")) (empty .value)))))) -}}{{- $message := (print "an empty value with operator Exists") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.tolerationSecondsNoExecute" -}}{{- if not (or (not (not (or (kindIs "invalid" .value) (and (has (kindOf .value) (list "string" "slice" "map")) (empty .value))))) (eq (toString .effect) (toString "NoExecute"))) -}}{{- $message := (print "no value unless the effect is NoExecute") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.requirementNeedsValues" -}}{{- if not (or (not (has .operator (default (list) (list "In" "NotIn")))) (not (or (kindIs "invalid" .values) (and (has (kindOf .values) (list "string" "slice" "map")) (empty .values))))) -}}{{- $message := (print "at least one value for operator " (include "node-headroom.digits" .operator)) -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.requirementNoValues" -}}{{- if not (or (not (has .operator (default (list) (list "Exists" "DoesNotExist")))) (not (not (or (kindIs "invalid" .values) (and (has (kindOf .values) (list "string" "slice" "map")) (empty .values)))))) -}}{{- $message := (print "no values for operator " (include "node-headroom.digits" .operator)) -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.requirementOneInteger" -}}{{- if not (or (not (has .operator (default (list) (list "Gt" "Lt" "Gte" "Lte")))) (and (eq (toString (len (default (list) .values))) (toString 1)) (and (kindIs "string" (first (default (list) .values))) ((regexMatch "^(?:[+-]?[0-9]+)$" (first (default (list) .values))))))) -}}{{- $message := (print "exactly one integer for operator " (include "node-headroom.digits" .operator)) -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.requirementNotNegative" -}}{{- if not (or (not (has .operator (default (list) (list "Gte" "Lte")))) (not (lt (int64 (first (default (list) .values))) (int64 0)))) -}}{{- $message := (print "one integer of zero or more for operator " (include "node-headroom.digits" .operator) " (Karpenter's rule)") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.priorityOrder" -}}{{- if not (lt (int64 .low) (int64 .high)) -}}{{- $message := (print "a value below the " (include "node-headroom.digits" .above) " class's value " (include "node-headroom.digits" .high) ": priorities must be ordered headroom < default < burst") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.classNamesDiffer" -}}{{- if not (not (not (or (kindIs "invalid" .other) (and (has (kindOf .other) (list "string" "slice" "map")) (empty .other))))) -}}{{- $message := (print "a name different from the " (include "node-headroom.digits" .other) " class's") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.defaultClassGuardedOnly" -}}{{- if not (or (eq (toString .model) (toString "guarded")) (not (not (or (kindIs "invalid" .given) (and (has (kindOf .given) (list "string" "slice" "map")) (empty .given))))) (eq (toString .given) (toString false))) -}}{{- $message := (print "no value with model " (include "node-headroom.digits" .model) ": only the guarded model has a default class") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.burstFitsSlice" -}}{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" .request "b" .room "resource" .resource)) "true") -}}{{- $message := (print "a request that fits in the headroom slice (" (include "node-headroom.digits" .slice) "); a larger burst pod also evicts ordinary pods or other slices") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.limitNotBelowRequest" -}}{{- if not (ne (include "node-headroom.exceeds" (dict "lib" .lib "a" .request "b" .limit "resource" .resource)) "true") -}}{{- $message := (print "a limit no smaller than the request " (include "node-headroom.repr" .request)) -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.maxReplicasNotBelowReplicas" -}}{{- if not (not (lt (int64 .maxReplicas) (int64 .replicas))) -}}{{- $message := (print "an integer from " (include "node-headroom.digits" .replicas) " to 2147483647") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.replicasWithAutoscaler" -}}{{- if not (not (lt (int64 .replicas) (int64 1))) -}}{{- $message := (print "at least 1 with an autoscaler (the autoscaler's minimum)") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.dedicatedPoolNeedsPool" -}}{{- if not (or (not (eq (toString .model) (toString "dedicated-pool"))) (not (or (kindIs "invalid" .pool) (and (has (kindOf .pool) (list "string" "slice" "map")) (empty .pool))))) -}}{{- $message := (print "a node pool with model dedicated-pool: the pool whose nodes carry the dedicated taint " (include "node-headroom.digits" .taint)) -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.dedicatedPoolNeedsTaint" -}}{{- if not (or (not (eq (toString .model) (toString "dedicated-pool"))) (has .taint (default (list) .declared))) -}}{{- $message := (print "a pool whose nodes carry the dedicated taint " (include "node-headroom.digits" .taint) ", declared in its taints (model dedicated-pool keeps ordinary pods off the pool with it)") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.selectorKeepsPool" -}}{{- if not (or (not (not (or (kindIs "invalid" .selected) (and (has (kindOf .selected) (list "string" "slice" "map")) (empty .selected))))) (eq (toString .selected) (toString .value))) -}}{{- $message := (print (include "node-headroom.repr" .selected) ", the value that selects node pool " (include "node-headroom.repr" .pool)) -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.customTaskNeedsImage" -}}{{- if not (not (or (kindIs "invalid" .image) (and (has (kindOf .image) (list "string" "slice" "map")) (empty .image)))) -}}{{- $message := (print "a container image reference [registry[:port]/]name[:tag][@digest] with a lowercase name, e.g. 'nginx:1.27' or 'ghcr.io/acme/app@sha256:<64 hex>'") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.uniqueBurstNames" -}}{{- if not (not (has .name (default (list) .seen))) -}}{{- $message := (print "a name no other burst workload has") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.prefixedName" -}}{{- if not (or (and (kindIs "string" .name) ((regexMatch "^(?:[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$" .name))) (not (not (or (kindIs "invalid" .release) (and (has (kindOf .release) (list "string" "slice" "map")) (empty .release)))))) -}}{{- $message := (print (include "node-headroom.digits" .allowed) "; the release name " (include "node-headroom.repr" .release) " prefixes it: choose a shorter release name, or set namePrefix") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.slicesNeedBoth" -}}{{- if not (or (not (or (kindIs "invalid" .quantity) (and (has (kindOf .quantity) (list "string" "slice" "map")) (empty .quantity)))) (not (not (or (kindIs "invalid" .other) (and (has (kindOf .other) (list "string" "slice" "map")) (empty .other)))))) -}}{{- $message := (print "a quantity: slices need both cpu and memory (give neither for a headroom kept by capacity buffers alone)") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.noTaskWithoutSlices" -}}{{- if not (or (not (not .slices)) (not (not (not .given)))) -}}{{- $message := (print "no value without slices: the reserver runs it, and a headroom without cpu and memory has no reserver") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.needsRoom" -}}{{- if not (or (not (not .slices)) (not (not .buffers))) -}}{{- $message := (print "slices (cpu and memory) or a capacity buffer: this headroom keeps no room at all") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.prepullerName" -}}{{- if not (or (not (not (not .prepull))) (not (lt (int64 .limit) (int64 (len (default (list) .name)))))) -}}{{- $message := (print "a name of at most " (include "node-headroom.digits" .limit) " characters with the burst images pre-pulled: the pre-puller is <reserver>" (include "node-headroom.digits" .suffix)) -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.bufferPercentageNeedsScalable" -}}{{- if not (or (not (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage))))) (eq (toString .form) (toString "scalableRef"))) -}}{{- $message := (print "no percentage in the pod-template form: a percentage is of the replicas of the scalable object, so use the scalable form (scalableRef), or replicas") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.bufferOneCount" -}}{{- if not (or (not (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage))))) (not (not (or (kindIs "invalid" .replicas) (and (has (kindOf .replicas) (list "string" "slice" "map")) (empty .replicas)))))) -}}{{- $message := (print "either replicas or percentage, not both: Karpenter uses the smaller of the two and Cluster Autoscaler documents the larger, so name the one you mean") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.bufferNeedsCount" -}}{{- if not (or (not (or (kindIs "invalid" .replicas) (and (has (kindOf .replicas) (list "string" "slice" "map")) (empty .replicas)))) (not (or (kindIs "invalid" .percentage) (and (has (kindOf .percentage) (list "string" "slice" "map")) (empty .percentage)))) (has "cpu" (default (list) .limits)) (has "memory" (default (list) .limits))) -}}{{- $message := (print "a count of chunks: replicas, percentage (scalable form), or limits on cpu or memory (as many chunks as fit)") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.bufferNotOnAutoMode" -}}{{- if not (not (or (has .pool (default (list) (list "general-purpose" "system"))) (and (has .operator (default (list) (list "In" "Exists" "Gt" "Lt"))) (or (hasPrefix "eks.amazonaws.com/instance-" (toString .key)) (and (eq (toString .key) (toString "eks.amazonaws.com/compute-type")) (eq (toString .operator) (toString "In")) (has "auto" (default (list) .values))))))) -}}{{- $message := (print "nodes outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its Karpenter cannot enable CapacityBuffer; keep the headroom with slices there, or put the buffer on a Karpenter or Cluster Autoscaler pool") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
+{{- define "node-headroom.rule.bufferAlphaNotOnKarpenter" -}}{{- if not (not (and (eq (toString .version) (toString "v1alpha1")) (not (not .onKarpenter)))) -}}{{- $message := (print "v1beta1 on Karpenter's nodes (selected by karpenter.sh/nodepool): Karpenter serves the CapacityBuffer API at v1beta1 only; v1alpha1 is for Cluster Autoscaler 1.34") -}}{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict "field" .field "value" .value "allowed" $message) }}{{ end -}}{{- end -}}{{- end -}}
 {{- define "node-headroom.test.requiresAutoMode" -}}{{ if (and (has .operator (default (list) (list "In" "Exists" "Gt" "Lt"))) (or (hasPrefix "eks.amazonaws.com/instance-" (toString .key)) (and (eq (toString .key) (toString "eks.amazonaws.com/compute-type")) (eq (toString .operator) (toString "In")) (has "auto" (default (list) .values))))) }}true{{ end }}{{- end -}}
 {{- define "node-headroom.test.onKarpenter" -}}{{ if (and (has .operator (default (list) (list "In" "Exists" "Gt" "Lt"))) (eq (toString .key) (toString "karpenter.sh/nodepool"))) }}true{{ end }}{{- end -}}

@@ -272,15 +272,15 @@ def rules_tpl() -> list[str]:
     ``node-headroom.test.<name>``, which returns true or nothing."""
     lines = []
     for rule in rules.RULES:
-        lines += [
-            f'{{{{- define "node-headroom.rule.{rule.name}" -}}}}',
-            f"{{{{- if not {go_test(rule.test)} -}}}}",
-            f"{{{{- $message := {go_message(rule.allowed)} -}}}}",
+        # One line per helper, as the checks above
+        lines.append(
+            f'{{{{- define "node-headroom.rule.{rule.name}" -}}}}'
+            f"{{{{- if not {go_test(rule.test)} -}}}}"
+            f"{{{{- $message := {go_message(rule.allowed)} -}}}}"
             '{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict '
-            '"field" .field "value" .value "allowed" $message) }}{{ end -}}',
-            "{{- end -}}",
-            "{{- end -}}",
-        ]
+            '"field" .field "value" .value "allowed" $message) }}{{ end -}}'
+            "{{- end -}}{{- end -}}"
+        )
     for predicate in rules.PREDICATES:
         lines.append(
             f'{{{{- define "node-headroom.test.{predicate.name}" -}}}}'
