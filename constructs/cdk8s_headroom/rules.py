@@ -239,23 +239,19 @@ class Not(Test):
 
 
 @dataclass(frozen=True, init=False)
-class AllOf(Test):
+class _Several(Test):
     tests: tuple[Test, ...]
 
     def __init__(self, *tests: Test) -> None:
         object.__setattr__(self, "tests", tests)
 
+
+class AllOf(_Several):
     def holds(self, operands: Mapping[str, object]) -> bool:
         return all(test.holds(operands) for test in self.tests)
 
 
-@dataclass(frozen=True, init=False)
-class AnyOf(Test):
-    tests: tuple[Test, ...]
-
-    def __init__(self, *tests: Test) -> None:
-        object.__setattr__(self, "tests", tests)
-
+class AnyOf(_Several):
     def holds(self, operands: Mapping[str, object]) -> bool:
         return any(test.holds(operands) for test in self.tests)
 
