@@ -101,7 +101,11 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
                 "prepullCommand": ["/bin/true"],
             },
             "prepullBurstImages": True,
-            "images": {"pause": "mirror.example.com/pause:3.10"},
+            # the pre-puller's images from the mirror too
+            "images": {
+                "pause": "mirror.example.com/pause:3.10",
+                "prepullTools": "mirror.example.com/busybox:1.37.0-musl",
+            },
             "burstWorkloads": [API, WORKER],
         },
     ),

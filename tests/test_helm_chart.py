@@ -25,7 +25,7 @@ from cdk8s_headroom.helm import (
 )
 from cdk8s_headroom.helm import chart as chart_module
 from cdk8s_headroom.helm.values import VALUES
-from scripts.helm_render import CHART, lint
+from scripts.helm_render import CHART, lint, load, objects, render
 from tests.conftest import ROOT
 from tests.helm_cases import BUFFER_CASES, PARITY_CASES
 
@@ -228,3 +228,14 @@ def test_the_benchmark_reports_the_ratio_to_a_static_chart_of_the_same_objects()
     assert section.startswith("## Helm chart render time")
     assert "| a static chart of the same objects: load + render + parse |" in section
     assert "Ratio of this chart's load + render to the static chart's" in section
+
+
+def test_a_mirror_serves_the_pre_pullers_images_too() -> None:
+    mirror = {"pause": "mirror.example.com/pause:3.10", "prepullTools": "mirror.example.com/bb:1"}
+    overrides = {"prepullBurstImages": True, "images": mirror}
+    with load() as chart:
+        rendered = objects(render(chart, overrides))
+    prepuller = next(d for d in rendered if d["metadata"]["name"].endswith("-prepull"))
+    pod = prepuller["spec"]["template"]["spec"]
+    assert [c["image"] for c in pod["containers"]] == [mirror["pause"]]
+    assert pod["initContainers"][0]["image"] == mirror["prepullTools"]

@@ -195,8 +195,8 @@ class NodeHeadroom(HeadroomConstruct):
         if not isinstance(prepull_burst_images, bool):
             raise HeadroomConfigError("prepull_burst_images", prepull_burst_images, "True or False")
         self.prepull_burst_images = prepull_burst_images
-        self._prepull_tools_image = check_image(prepull_tools_image, field="prepull_tools_image")
-        self._prepull_pause_image = check_image(prepull_pause_image, field="prepull_pause_image")
+        self.prepull_tools_image = check_image(prepull_tools_image, field="prepull_tools_image")
+        self.prepull_pause_image = check_image(prepull_pause_image, field="prepull_pause_image")
         self._labels = labels
         if reserver_name is None:
             reserver_name = default_reserver_name(
@@ -496,8 +496,8 @@ class NodeHeadroom(HeadroomConstruct):
                 node_selector=self._node_selector,
                 tolerations=self._tolerations,
                 node_affinity=self._node_affinity,
-                tools_image=self._prepull_tools_image,
-                pause_image=self._prepull_pause_image,
+                tools_image=self.prepull_tools_image,
+                pause_image=self.prepull_pause_image,
             )
             self.prepuller.node.add_dependency(self.priority_classes)
         return self.prepuller

@@ -450,9 +450,10 @@ built once per render and kept on the root context, with
 {{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
 {{- if $burstImages -}}
 {{- $name := printf "%s%s" $reserverName $lib.prepullerSuffix -}}
-{{- $pulls := list (deepCopy $lib.prepullerNoop) -}}
+{{- $pulls := list (merge (dict "image" $v.images.prepullTools) (deepCopy $lib.prepullerNoop)) -}}
 {{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (printf "pull-%d" $i) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
-{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
+{{- $pause := merge (dict "image" $v.images.pause) (deepCopy $lib.prepullerPause) -}}
+{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls "containers" (list $pause)) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
 {{- $po := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "uid" 1 "labels" $v.labels "name" $name "component" "image-prepuller" "into" $po) -}}

@@ -21,6 +21,7 @@
 {{- $in := $v.task }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "positive" "value" (index $in "runAsUser") "field" "task.runAsUser" "default" 65534 "in" $in "key" "runAsUser") }}
 {{- $in := $v.images }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "image" "value" (index $in "pause") "field" "images.pause" "default" "registry.k8s.io/pause:3.10" "in" $in "key" "pause") }}
 {{- $in := $v.images }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "image" "value" (index $in "maintenance") "field" "images.maintenance" "default" "public.ecr.aws/amazonlinux/amazonlinux:2" "in" $in "key" "maintenance") }}
+{{- $in := $v.images }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "image" "value" (index $in "prepullTools") "field" "images.prepullTools" "default" "busybox:1.37.0-musl" "in" $in "key" "prepullTools") }}
 {{- $in := $v.nodePool }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "dnsLabel" "value" (index $in "name") "field" "nodePool.name" "in" $in "key" "name") }}
 {{- $in := $v.nodePool }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelKey" "value" (index $in "labelKey") "field" "nodePool.labelKey" "default" "karpenter.sh/nodepool" "in" $in "key" "labelKey") }}
 {{- range $i0, $x0 := $v.nodePool.taints }}{{- $in := $x0 }}{{- include "node-headroom.check" (dict "lib" $lib "rule" "labelKey" "value" (index $in "key") "field" (printf "nodePool.taints[%v].key" $i0) "in" $in "key" "key") }}{{- end }}

@@ -147,8 +147,12 @@ def library_data() -> dict[str, Any]:
         # the init container that copies the no-op, and one pull without name and image.
         "prepullerSuffix": PREPULL_SUFFIX,
         "prepullerSpec": _without(prepuller, "selector", "template"),
-        "prepullerPod": _without(prepuller_pod, "initContainers", "priorityClassName", *where),
-        "prepullerNoop": prepuller_pod["initContainers"][0],
+        # Their images are values (images.prepullTools, images.pause)
+        "prepullerPod": _without(
+            prepuller_pod, "initContainers", "containers", "priorityClassName", *where
+        ),
+        "prepullerPause": _without(prepuller_pod["containers"][0], "image"),
+        "prepullerNoop": _without(prepuller_pod["initContainers"][0], "image"),
         "prepullerPull": _without(prepuller_pod["initContainers"][1], "name", "image"),
         # A buffer's PodTemplate: its pod but the placement, and its pause container
         # but the burst pod's resources.

@@ -349,6 +349,8 @@ def build(
             priority_classes=classes,
             task=task,
             prepull_burst_images=bool(values.get("prepullBurstImages")),
+            prepull_tools_image=_get(values, "images.prepullTools"),
+            prepull_pause_image=_get(values, "images.pause"),
             reserver_name=reserver_name,
             node_selector=values.get("nodeSelector") or {},
             tolerations=_tolerations(values.get("tolerations")),
@@ -515,6 +517,12 @@ def values_from_app(app: Construct) -> Values:
         implied.append(dedicated.toleration())
     placement = headroom.targeting
     labels = headroom.labels
+    pause_image = task.image if task.kind in (TaskKind.PAUSE, TaskKind.PREPULL) else PAUSE_IMAGE
+    if headroom.prepull_pause_image != pause_image:
+        # images.pause is both the reserver's and the pre-puller's
+        raise _unsupported(
+            "the pre-puller's pause image as the reserver's", headroom.prepull_pause_image
+        )
     values: Values = {
         "namePrefix": None,
         "model": headroom.model.value,
@@ -540,8 +548,9 @@ def values_from_app(app: Construct) -> Values:
         },
         "prepullBurstImages": headroom.prepull_burst_images,
         "images": {
-            "pause": task.image if task.kind in (TaskKind.PAUSE, TaskKind.PREPULL) else PAUSE_IMAGE,
+            "pause": pause_image,
             "maintenance": task.image if task.kind is TaskKind.MAINTENANCE else SEED_IMAGE,
+            "prepullTools": headroom.prepull_tools_image,
         },
         "nodePool": {
             "name": pool.pool_name if pool else None,

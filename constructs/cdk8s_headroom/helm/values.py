@@ -154,9 +154,12 @@ VALUES: tuple[Value, ...] = (
     Value("prepullBurstImages", "boolean", "Pull the burst workloads' images onto every node "
           "with a pre-puller DaemonSet beside the reservers (it requests nothing, and an "
           "image release leaves the reservers untouched), so a burst starts without a pull."),
-    Value("images.pause", "string", "The pause image (`pause` and `prepull`), e.g. from a "
-          "mirror.", _IMG),
+    Value("images.pause", "string", "The pause image (of the `pause` and `prepull` tasks, and "
+          "of the pre-puller), e.g. from a mirror.", _IMG),
     Value("images.maintenance", "string", "The image of the `maintenance` loop.", _IMG),
+    Value("images.prepullTools", "string", "With `prepullBurstImages`: the image whose static "
+          "busybox the pre-puller copies, as the no-op each burst image runs, e.g. from a "
+          "mirror.", _IMG),
     Value("nodePool.name", "string", "The node pool to reserve on; bursts run there too. Null: "
           "every node.", _DNS, nullable=True),
     Value("nodePool.labelKey", "string", "The node label whose value is the pool's name.",
