@@ -202,3 +202,14 @@ def test_plot_node_names_turn_upright_only_when_few_and_short() -> None:
     assert label_rotation(["node1", "node2"]) == 0
     assert label_rotation([f"n{i}" for i in range(9)]) == 90
     assert label_rotation(["ip-10-0-1-11.eu-west-1.compute.internal"]) == 90
+
+
+def test_plot_shows_the_host_part_of_dns_node_names_when_it_tells_nodes_apart() -> None:
+    from cdk8s_headroom.simulate.plot import tick_labels
+
+    ec2 = ["ip-10-0-1-11.eu-west-1.compute.internal", "ip-10-0-1-12.eu-west-1.compute.internal"]
+    assert tick_labels(ec2) == ["ip-10-0-1-11", "ip-10-0-1-12"]
+    # the same host part in two domains: the whole names
+    twins = ["node-a.zone-1.example", "node-a.zone-2.example"]
+    assert tick_labels(twins) == twins
+    assert tick_labels(["node1", "node2"]) == ["node1", "node2"]

@@ -57,8 +57,16 @@ def plot_usage(
         ) from None
 
     width = min(max(10.0, 2.0 + 0.8 * len(nodes) * len(columns) / 2), 40.0)
+    # Constrained layout makes room for long rotated node names, where tight_layout gave
+    # up (and warned) on a plot of many nodes
     figure, axes = pyplot.subplots(
-        2, len(columns), figsize=(width, 7.0), sharey=True, squeeze=False
+        2,
+        len(columns),
+        figsize=(width, 7.0),
+        sharex="col",  # the node names under the memory row only
+        sharey=True,
+        squeeze=False,
+        layout="constrained",
     )
     for column, (title, snapshot) in enumerate(columns):
         for row, resource in enumerate(("cpu", "memory")):
@@ -67,8 +75,7 @@ def plot_usage(
     axes[0][0].set_ylabel("% of allocatable")
     axes[1][0].set_ylabel("% of allocatable")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="upper center", ncol=len(_LABELS), frameon=False)
-    figure.tight_layout(rect=(0.0, 0.0, 1.0, 0.94))
+    figure.legend(handles, labels, loc="outside upper center", ncol=len(_LABELS), frameon=False)
     try:
         figure.savefig(path, format="png", dpi=100)
     except OSError as error:
@@ -97,11 +104,23 @@ def _stacked(
             capacity = _amount(allocatable[node], resource)
             used = _amount(snapshot[node][role], resource)
             shares.append(100.0 * used / capacity if capacity else 0.0)
-        axis.bar(nodes, shares, bottom=bottoms, color=_COLOURS[role], label=_LABELS[role])
+        axis.bar(
+            range(len(nodes)), shares, bottom=bottoms, color=_COLOURS[role], label=_LABELS[role]
+        )
         bottoms = [b + s for b, s in zip(bottoms, shares, strict=True)]
     axis.axhline(100.0, color="black", linewidth=0.8)
     axis.set_ylim(0, 110)
-    axis.tick_params(axis="x", labelrotation=label_rotation(nodes))
+    labels = tick_labels(nodes)
+    axis.set_xticks(range(len(nodes)), labels)
+    axis.tick_params(axis="x", labelrotation=label_rotation(labels))
+
+
+def tick_labels(nodes: Sequence[str]) -> list[str]:
+    """The node names as the plot shows them: the host part of DNS names
+    (``ip-10-0-1-11`` of ``ip-10-0-1-11.eu-west-1.compute.internal``) when it tells the
+    nodes apart, so that the bars keep the plot's height."""
+    hosts = [node.split(".", 1)[0] for node in nodes]
+    return hosts if len(set(hosts)) == len(hosts) else list(nodes)
 
 
 def label_rotation(nodes: Sequence[str]) -> int:
