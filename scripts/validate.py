@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from cdk8s_headroom.documents import InputFileError
+from cdk8s_headroom.errors import printable
 from scripts.validation import (
     ROOT,
     ObjectReport,
@@ -30,15 +31,15 @@ from scripts.validation import (
 def report_line(report: ObjectReport) -> str:
     item = report.item
     verdict = "OK" if report.ok else "FAILED"
-    line = f"{item.file}\t{item.kind}\t{item.name or '<unnamed>'}\t{verdict}"
+    line = f"{printable(item.file)}\t{item.kind}\t{item.name or '<unnamed>'}\t{verdict}"
     details = [*report.errors, *report.notes]
     return line + "".join(f"\n    {detail}" for detail in details)
 
 
 def unreadable_line(error: InputFileError) -> str:
     """A file that cannot be read: the file, no kind or name, and the reason."""
-    reason = str(error).removeprefix(f"{error.file}: ")
-    return f"{error.file}\t-\t-\tFAILED\n    cannot read the file: {reason}"
+    reason = str(error).removeprefix(f"{printable(error.file)}: ")
+    return f"{printable(error.file)}\t-\t-\tFAILED\n    cannot read the file: {reason}"
 
 
 def main(argv: list[str]) -> int:

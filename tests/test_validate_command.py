@@ -130,6 +130,9 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
         '{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"}, '
         '"spec": {"weight": 1e400}}'
     )
+    # control characters in file names: escaped, so each listing line stays one line
+    (tmp_path / "i-new\nline.yaml").write_text(yaml.safe_dump(good))
+    (tmp_path / "j-\tbroken.yaml").write_text("kind: [\n")
 
     result = validate(tmp_path)
 
@@ -153,7 +156,11 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
         "    cannot read the file: nested more than 100 levels deep",
         "h-pool.json\tNodePool\tp\tFAILED",
         "    karpenter schema: a number that JSON cannot hold (inf or nan)",
-        f"3 objects in {tmp_path}: 2 OK, 1 failed, 5 files unreadable (schemas: Kubernetes "
+        "i-new\\nline.yaml\tConfigMap\tok\tOK",
+        "j-\\tbroken.yaml\t-\t-\tFAILED",
+        "    cannot read the file: line 2, column 1: invalid YAML: while parsing a flow "
+        "node, did not find expected node content",
+        f"4 objects in {tmp_path}: 3 OK, 1 failed, 6 files unreadable (schemas: Kubernetes "
         + " and ".join(kubernetes_versions())
         + "; Pod Security restricted; checkov)",
     ]

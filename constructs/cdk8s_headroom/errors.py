@@ -32,6 +32,12 @@ class HeadroomConfigError(ValueError):
         super().__init__(f"{field}: invalid value {value!r}; {allowed}{tail}")
 
 
+def printable(text: str) -> str:
+    """``text`` with its control characters escaped (a newline as ``\\n``): a file name
+    may hold them, and a message or a listing line that shows it stays one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class InputFileError(HeadroomConfigError):
     """A file that cannot be read as input: the message is one line that names the file,
     the line and column when known, and what is wrong.
@@ -46,9 +52,7 @@ class InputFileError(HeadroomConfigError):
     def __init__(
         self, file: str, problem: str, *, line: int | None = None, column: int | None = None
     ) -> None:
-        # A file name may hold a newline or other control characters: escaped, so the
-        # message stays one line.
-        where = "".join(c if c.isprintable() else repr(c)[1:-1] for c in file)
+        where = printable(file)
         if line is not None:
             where += f": line {line}" + (f", column {column}" if column is not None else "")
         super().__init__(where, file, problem)
