@@ -44,7 +44,7 @@ built once per render and kept on the root context, with
 {{- $x = include "node-headroom.digits" $x -}}
 {{- if .in }}{{ $_ := set .in .key $x }}{{ end -}}
 {{- end -}}
-{{- if or (kindIs "invalid" $x) (and (hasKey . "default") (eq (toString $x) (toString .default))) -}}
+{{- if or (kindIs "invalid" $x) (and (not (kindIs "invalid" .default)) (eq (toString $x) (toString .default))) -}}
 {{- else if kindIs "slice" $x -}}
 {{- $items := list -}}
 {{- range $x }}{{ $one := dict "v" . }}{{ include "node-headroom.check" (dict "lib" $.lib "rule" $.rule "value" . "field" $.field "in" $one "key" "v") }}{{ $items = append $items $one.v }}{{ end -}}
@@ -71,6 +71,29 @@ built once per render and kept on the root context, with
 {{- if eq .rule "containerMemory" -}}
 {{- $hint := ternary (replace "{text}" $text .lib.bareBytesHint) "" (regexMatch "^[0-9]+$" $text) -}}
 {{- include "node-headroom.rule.containerMemory" (dict "lib" .lib "field" .field "value" $x "memory" $text "hint" $hint) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Each value's own rule, in the table's order (lib.checks: values.checks). */}}
+{{- define "node-headroom.checks" -}}
+{{- range $row := .lib.checks -}}
+{{- include "node-headroom.walk" (dict "lib" $.lib "node" $.root.Values "parts" (splitList "[]." (index $row 0)) "field" "" "rule" (index $row 1) "default" (index $row 2)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* A check on every value its path reaches: .parts are the pieces of the path between
+     list items ([]); an item is named by its name (a burst workload) or its index. */}}
+{{- define "node-headroom.walk" -}}
+{{- $keys := splitList "." (first .parts) }}{{ $holder := .node -}}
+{{- range initial $keys }}{{ $holder = default (dict) (index $holder .) }}{{ end -}}
+{{- $key := last $keys }}{{ $at := print .field (first .parts) -}}
+{{- if eq (len .parts) 1 -}}
+{{- include "node-headroom.check" (dict "lib" .lib "rule" .rule "value" (index $holder $key) "field" $at "default" .default "in" $holder "key" $key) -}}
+{{- else -}}
+{{- range $i, $item := index $holder $key -}}
+{{- $name := ternary $item.name $i (eq $at "burstWorkloads") -}}
+{{- include "node-headroom.walk" (dict "lib" $.lib "node" $item "parts" (rest $.parts) "field" (printf "%s[%v]." $at $name) "rule" $.rule "default" $.default) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

@@ -49,8 +49,8 @@ def chart_files(chart_defaults: Mapping[str, Any]) -> dict[str, str]:
         + values_table(chart_defaults),
         "values.yaml": values_yaml(chart_defaults),
         "values.schema.json": schema_json(),
-        "templates/_library.tpl": library_tpl(chart_defaults),
-        LIBRARY_JSON: library_json(),
+        "templates/_library.tpl": library_tpl(),
+        LIBRARY_JSON: library_json(chart_defaults),
         # The hand-written templates, copied as they are.
         **{f"templates/{p.name}": p.read_text() for p in sorted(TEMPLATES.iterdir())},
     }

@@ -316,50 +316,22 @@ def schema_json() -> str:
     return json.dumps(values_schema(), indent=2) + "\n"
 
 
-def checks_tpl(defaults: Mapping[str, Any]) -> list[str]:
-    """Go template lines that check each value with its rule, in the order of
-    ``VALUES`` (as ``mapping.check_values`` does); a default of values.yaml, valid by
-    construction, is not checked again. List items are named by their name (burst
-    workloads, as the library names them) or their index."""
-    lines = []
+def checks(defaults: Mapping[str, Any]) -> list[list[Any]]:
+    """The single-value checks, as the templates' ``node-headroom.checks`` walks them: one
+    ``[path, rule, default]`` per value with a rule, in the order of ``VALUES`` (as
+    ``mapping.check_values`` checks them). ``default`` is values.yaml's text or integer,
+    valid by construction and not checked again; null otherwise."""
+    rows = []
     for value in VALUES:
-        rule = (
-            value.kind if value.kind in ("labels", "quantities") else value.rule and value.rule.name
-        )
+        rule = value.kind if value.kind in ("labels", "quantities") else value.rule
         if rule is None:
             continue
-        *lists, leaf = value.path.split("[].")
-        node, field = "$v", ""
-        loops: list[str] = []
-        names: list[str] = []
-        for depth, part in enumerate(lists):
-            keys = " ".join(f'"{key}"' for key in part.split("."))
-            source = f"$v.{part}" if node == "$v" else f"(dig {keys} list {node})"
-            loops.append(f"{{{{- range $i{depth}, $x{depth} := {source} }}}}")
-            name = f"$x{depth}.name" if part == "burstWorkloads" else f"$i{depth}"
-            field += f"{part}[%v]."
-            node = f"$x{depth}"
-            names.append(name)
-        *parents, key = leaf.split(".")
-        # The map that holds the value, where the check writes back what it was given
-        if not parents:
-            holder = node
-        elif node == "$v":
-            holder = f"$v.{'.'.join(parents)}"
-        else:
-            holder = f"(dig {' '.join(json.dumps(p) for p in parents)} (dict) {node})"
-        label = f'(printf "{field}{leaf}" {" ".join(names)})' if loops else f'"{leaf}"'
         default: Any = defaults
         for part in value.path.split("."):
             default = default.get(part) if isinstance(default, Mapping) else None
-        known = f' "default" {json.dumps(default)}' if isinstance(default, (str, int)) else ""
-        check = (
-            f'{{{{- $in := {holder} }}}}{{{{- include "node-headroom.check" (dict "lib" $lib '
-            f'"rule" "{rule}" "value" (index $in "{key}") "field" {label}{known} "in" $in '
-            f'"key" "{key}") }}}}'
-        )
-        lines.append("".join(loops) + check + "{{- end }}" * len(loops))
-    return lines
+        known = default if isinstance(default, (str, int)) else None
+        rows.append([value.path, rule if isinstance(rule, str) else rule.name, known])
+    return rows
 
 
 def _comment(text: str, indent: int) -> list[str]:
