@@ -18,6 +18,7 @@ up; the scheduler counts ``MilliValue`` for CPU and ``Value`` for memory).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -446,6 +447,7 @@ def quantity_text(value: object, *, field: str, grammar: Grammar = QUANTITY) -> 
     return grammar.check(value, field=field, text=value.strip() if isinstance(value, str) else None)
 
 
+@functools.lru_cache(maxsize=4096)  # the same few quantities, judged by many rules
 def exact_amount(text: str) -> Fraction:
     """The exact value of a quantity that ``QUANTITY_SYNTAX`` accepts (cores, bytes)."""
     match = re.fullmatch(r"([+-]?[0-9.]+)(.*)", text)
