@@ -7,9 +7,12 @@ two refuse the same values with the same message. Plain Python: no cdk8s here.
 - A ``Grammar`` is a single-value rule: regular expressions in the syntax that both
   Python's ``re`` and Go's RE2 read alike, each with what is allowed when it fails.
 - An ``IntRange`` bounds an integer.
-- A ``Rule`` spans values: its message template names the parts it shows
-  (``{limit}``); the check that applies it is written once per engine, for each kind
-  of comparison, and fed the declaration.
+- A ``Rule`` spans values: its ``Test``, an expression over named operands (``Less``,
+  ``AtMost`` for quantities, ``In``, ``AnyOf``...), and its message template, which
+  names the parts it shows (``{high}``). The library evaluates the test here; the chart
+  runs the same test compiled to a Go template helper. Each engine only says which of
+  its values are the operands.
+- A ``Predicate`` is a named test that the library and the chart ask elsewhere too.
 
 Quantities compare as Kubernetes compares them: CPU in whole milli-units and memory in
 whole bytes, each rounded up (the API server keeps at most nano precision and rounds
