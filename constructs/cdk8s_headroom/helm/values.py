@@ -1,13 +1,15 @@
 """The chart's values, declared once as a table: path, type, rule, description.
 
-values.yaml, values.schema.json, the README's table and the templates' single-value
-checks are written from ``VALUES``. A value's rule is a declaration of
-``cdk8s_headroom.rules``, so the chart refuses what the library refuses, with its
-message. Descriptions speak Helm and Kubernetes, for the chart's users.
+values.yaml, values.schema.json, the README's table and the table of single-value
+checks (``checks``, which the templates walk) are written from ``VALUES``. A value's
+rule is a declaration of ``cdk8s_headroom.rules``, so the chart refuses what the library
+refuses, with its message. Descriptions speak Helm and Kubernetes, for the chart's users.
 
 To add values (e.g. for another construct): add rows here, read them in
 ``mapping.build`` (the library calls they mean) and in ``mapping.values_from_app``
-(their defaults), and render them in ``templates/_helpers.tpl``.
+(their defaults), and render them in ``templates/_helpers.tpl``. A rule across values
+is declared in ``cdk8s_headroom.rules`` with its test; the library's check and the
+templates' ``node-headroom.rule.<name>`` helper (generated) pass it their operands.
 """
 
 from __future__ import annotations
