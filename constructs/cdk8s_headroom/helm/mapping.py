@@ -30,6 +30,7 @@ from ..priority import ModelClasses, PriorityModel
 from ..priorityclasses import HeadroomPriorityClasses
 from ..reserver import default_reserver_name
 from ..scheduling import (
+    DEFAULT_DEDICATED_TAINT,
     NodeSelectorOperator,
     NodeSelectorRequirement,
     Taint,
@@ -509,7 +510,8 @@ def values_from_app(app: Construct) -> Values:
     if pool is not None and not isinstance(pool, NodePoolRef):
         raise _unsupported("a node pool given as NodePoolRef", pool.pool_name)
     task = reserver.task if reserver else ReserverTask.pause()
-    custom = task.kind is TaskKind.CUSTOM
+    # A task other than custom: the task values keep custom's defaults
+    shown = task if task.kind is TaskKind.CUSTOM else ReserverTask.custom(image=PAUSE_IMAGE)
     default_name = default_reserver_name(pool.pool_name if pool else None)
     implied = [taint.toleration() for taint in pool.taints] if pool else []
     dedicated = headroom.dedicated_taint
@@ -539,12 +541,12 @@ def values_from_app(app: Construct) -> Values:
             "kind": task.kind.value,
             "prepullImages": list(task.prepull_images),
             "prepullCommand": list(task.prepull_command),
-            "image": task.image if custom else None,
-            "command": list(task.command) if custom else [],
-            "args": list(task.args) if custom else [],
-            "containerName": task.container_name if custom else "background-job",
-            "runAsUser": task.run_as_user if custom else 65534,
-            "scratchPaths": list(task.scratch_paths) if custom else ["/tmp"],
+            "image": task.image if shown is task else None,
+            "command": list(shown.command),
+            "args": list(shown.args),
+            "containerName": shown.container_name,
+            "runAsUser": shown.run_as_user,
+            "scratchPaths": list(shown.scratch_paths),
         },
         "prepullBurstImages": headroom.prepull_burst_images,
         "images": {
@@ -567,7 +569,7 @@ def values_from_app(app: Construct) -> Values:
             {"key": r.key, "operator": r.operator.value, "values": list(r.values)}
             for r in placement.node_affinity
         ],
-        "dedicatedTaint": _taint_values(dedicated or Taint("headroom.cdk8s.io/burst", "true")),
+        "dedicatedTaint": _taint_values(dedicated or DEFAULT_DEDICATED_TAINT),
         "labels": labels,
         "burstWorkloads": [
             _burst_values(w, headroom, implied, labels) for w in headroom.burst_workloads
