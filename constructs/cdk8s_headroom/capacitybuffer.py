@@ -83,13 +83,15 @@ def is_auto_mode(pool: INodePool) -> bool:
     )
 
 
+def _selector_entry(key: str, value: str) -> NodeSelectorRequirement:
+    """A node selector entry, as the requirement it is: ``key In [value]``."""
+    return NodeSelectorRequirement(key, NodeSelectorOperator.IN, (value,))
+
+
 def _requirements(targeting: Targeting) -> list[NodeSelectorRequirement]:
-    """The placement's requirements: each node selector entry is ``key In [value]``."""
-    return [
-        *(NodeSelectorRequirement(key, NodeSelectorOperator.IN, (value,))
-          for key, value in targeting.node_selector.items()),
-        *targeting.node_affinity,
-    ]  # fmt: skip
+    """The placement's requirements: the node selector's entries, then the affinity."""
+    entries = [_selector_entry(key, value) for key, value in targeting.node_selector.items()]
+    return [*entries, *targeting.node_affinity]
 
 
 def _operands(requirement: NodeSelectorRequirement) -> dict[str, object]:
@@ -100,12 +102,6 @@ def _operands(requirement: NodeSelectorRequirement) -> dict[str, object]:
     }
 
 
-def requires_auto_mode(requirement: NodeSelectorRequirement) -> bool:
-    """Whether a required node affinity term matches only EKS Auto Mode nodes
-    (``rules.REQUIRES_AUTO_MODE``)."""
-    return rules.REQUIRES_AUTO_MODE.holds(**_operands(requirement))
-
-
 def check_not_on_auto_mode(targeting: Targeting) -> None:
     """Refuses a buffer whose pods target EKS Auto Mode nodes, by their pool, their node
     selector or their node affinity (``rules.BUFFER_NOT_ON_AUTO_MODE``)."""
@@ -114,15 +110,15 @@ def check_not_on_auto_mode(targeting: Targeting) -> None:
         rules.BUFFER_NOT_ON_AUTO_MODE.check("node_pool", pool.pool_name, pool=pool.pool_name)
         if is_auto_mode(pool):  # what the app knows of the pool beyond its name
             rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
-    selector = len(targeting.node_selector)
-    for index, requirement in enumerate(_requirements(targeting)):
-        key = requirement.key
-        field, value = (
-            (f"workload.node_selector[{key!r}]", requirement.values[0])
-            if index < selector
-            else (f"workload.node_affinity[{key}]", requirement.operator.value)
+    for key, value in targeting.node_selector.items():
+        rules.BUFFER_NOT_ON_AUTO_MODE.check(
+            f"workload.node_selector[{key!r}]", value, **_operands(_selector_entry(key, value))
         )
-        rules.BUFFER_NOT_ON_AUTO_MODE.check(field, value, **_operands(requirement))
+    for requirement in targeting.node_affinity:
+        field = f"workload.node_affinity[{requirement.key}]"
+        rules.BUFFER_NOT_ON_AUTO_MODE.check(
+            field, requirement.operator.value, **_operands(requirement)
+        )
 
 
 def targets_karpenter(targeting: Targeting) -> bool:

@@ -536,11 +536,9 @@ class NodeHeadroom(HeadroomConstruct):
 
     @staticmethod
     def _require_dedicated_pool(node_pool: INodePool | None, taint: Taint) -> None:
-        model = PriorityModel.DEDICATED_POOL.value
         rules.DEDICATED_POOL_NEEDS_POOL.check(
             "node_pool",
             None,
-            model=model,
             pool=node_pool,
             taint=taint,
             advice="pass node_pool=KarpenterNodePool(...) (the headroom taints it) or, for "
@@ -553,7 +551,6 @@ class NodeHeadroom(HeadroomConstruct):
         rules.DEDICATED_POOL_NEEDS_TAINT.check(
             "node_pool.taints",
             [str(t) for t in node_pool.taints],
-            model=model,
             taint=taint,
             declared=list(node_pool.taints),
             advice="taint the pool and declare it in the pool's taints: pass node_pool="

@@ -523,17 +523,17 @@ REPLICAS_WITH_AUTOSCALER = Rule(
     "at least 1 with an autoscaler (the autoscaler's minimum)",
     Not(Less("replicas", Const(1))),
 )
-_DEDICATED = Eq("model", Const("dedicated-pool"))
+# Judged under model dedicated-pool only
 DEDICATED_POOL_NEEDS_POOL = Rule(
     "dedicatedPoolNeedsPool",
     "a node pool with model dedicated-pool: the pool whose nodes carry the dedicated taint {taint}",
-    AnyOf(Not(_DEDICATED), Given("pool")),
+    Given("pool"),
 )
 DEDICATED_POOL_NEEDS_TAINT = Rule(
     "dedicatedPoolNeedsTaint",
     "a pool whose nodes carry the dedicated taint {taint}, declared in its taints "
     "(model dedicated-pool keeps ordinary pods off the pool with it)",
-    AnyOf(Not(_DEDICATED), In("taint", "declared")),
+    In("taint", "declared"),
 )
 SELECTOR_KEEPS_POOL = Rule(
     "selectorKeepsPool",
@@ -594,6 +594,10 @@ TOLERATION_SECONDS_NO_EXECUTE = Rule(
     "no value unless the effect is NoExecute",
     AnyOf(Not(Given("value")), Eq("effect", Const("NoExecute"))),
 )
+INTEGER_OPERATORS = ("Gt", "Lt", "Gte", "Lte")
+"""The node-selector operators that compare a label, read as an integer, with one value."""
+KARPENTER_ONLY_OPERATORS = ("Gte", "Lte")
+"""Operators Karpenter adds to its NodePool requirements; pods' node affinity lacks them."""
 REQUIREMENT_NEEDS_VALUES = Rule(
     "requirementNeedsValues",
     "at least one value for operator {operator}",
@@ -608,14 +612,16 @@ REQUIREMENT_ONE_INTEGER = Rule(
     "requirementOneInteger",
     "exactly one integer for operator {operator}",
     AnyOf(
-        Not(In("operator", Const(("Gt", "Lt", "Gte", "Lte")))),
+        Not(In("operator", Const(INTEGER_OPERATORS))),
         AllOf(Eq(Length("values"), Const(1)), Matches(First("values"), INTEGER)),
     ),
 )
 REQUIREMENT_NOT_NEGATIVE = Rule(
     "requirementNotNegative",
     "one integer of zero or more for operator {operator} (Karpenter's rule)",
-    AnyOf(Not(In("operator", Const(("Gte", "Lte")))), Not(Less(First("values"), Const(0)))),
+    AnyOf(
+        Not(In("operator", Const(KARPENTER_ONLY_OPERATORS))), Not(Less(First("values"), Const(0)))
+    ),
 )
 """Of Karpenter's NodePool requirements only (Gte and Lte are not a pod's)."""
 
@@ -640,17 +646,14 @@ REQUIRING_OPERATORS = ("In", "Exists", "Gt", "Lt")
 ``DoesNotExist`` also match nodes without it)."""
 
 _REQUIRING = In("operator", Const(REQUIRING_OPERATORS))
-REQUIRES_AUTO_MODE = Predicate(
-    "requiresAutoMode",
-    AllOf(
-        _REQUIRING,
-        AnyOf(
-            Prefix("key", AUTO_MODE_INSTANCE_LABEL_PREFIX),
-            AllOf(
-                Eq("key", Const(AUTO_MODE_COMPUTE_TYPE_LABEL)),
-                Eq("operator", Const("In")),
-                In(Const(AUTO_MODE_COMPUTE_TYPE), "values"),
-            ),
+_REQUIRES_AUTO_MODE = AllOf(
+    _REQUIRING,
+    AnyOf(
+        Prefix("key", AUTO_MODE_INSTANCE_LABEL_PREFIX),
+        AllOf(
+            Eq("key", Const(AUTO_MODE_COMPUTE_TYPE_LABEL)),
+            Eq("operator", Const("In")),
+            In(Const(AUTO_MODE_COMPUTE_TYPE), "values"),
         ),
     ),
 )
@@ -690,7 +693,7 @@ BUFFER_NOT_ON_AUTO_MODE = Rule(
     "nodes outside EKS Auto Mode: Auto Mode exposes no Karpenter feature gates, so its "
     "Karpenter cannot enable CapacityBuffer; keep the headroom with slices there, or put "
     "the buffer on a Karpenter or Cluster Autoscaler pool",
-    Not(AnyOf(In("pool", Const(AUTO_MODE_BUILTIN_POOLS)), REQUIRES_AUTO_MODE.test)),
+    Not(AnyOf(In("pool", Const(AUTO_MODE_BUILTIN_POOLS)), _REQUIRES_AUTO_MODE)),
 )
 """Judged for the pool (``pool``), and for each requirement of the placement."""
 BUFFER_ALPHA_NOT_ON_KARPENTER = Rule(
@@ -751,7 +754,7 @@ RULES = (
     BUFFER_ALPHA_NOT_ON_KARPENTER,
 )
 """Every rule across values, for the chart generator."""
-PREDICATES = (REQUIRES_AUTO_MODE, ON_KARPENTER)
+PREDICATES = (ON_KARPENTER,)
 
 
 def check_ordered(rule: Rule, ladder: list[tuple[str, str, int]]) -> None:

@@ -56,18 +56,13 @@ class NodeSelectorOperator(Enum):
     """Karpenter NodePool requirements only, like ``GTE``."""
 
 
-INTEGER_OPERATORS = frozenset(
-    {
-        NodeSelectorOperator.GT,
-        NodeSelectorOperator.LT,
-        NodeSelectorOperator.GTE,
-        NodeSelectorOperator.LTE,
-    }
-)
-"""The operators that compare a label, read as an integer, with one integer value."""
+INTEGER_OPERATORS = frozenset(NodeSelectorOperator(op) for op in rules.INTEGER_OPERATORS)
+"""``rules.INTEGER_OPERATORS``: compare a label, read as an integer, with one value."""
 
-KARPENTER_ONLY_OPERATORS = frozenset({NodeSelectorOperator.GTE, NodeSelectorOperator.LTE})
-"""Operators Karpenter adds to its NodePool requirements; pods' node affinity lacks them."""
+KARPENTER_ONLY_OPERATORS = frozenset(
+    NodeSelectorOperator(op) for op in rules.KARPENTER_ONLY_OPERATORS
+)
+"""``rules.KARPENTER_ONLY_OPERATORS``: Karpenter's NodePools have them, pods do not."""
 
 
 _T = TypeVar("_T")

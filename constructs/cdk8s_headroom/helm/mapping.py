@@ -227,14 +227,15 @@ def check_placement(values: Mapping[str, Any]) -> None:
     ]
     for at, items in lists:
         for index, item in enumerate(items or ()):
-            fields = tuple(f"{at}[{index}].{key}" for key in ("key", "value", "tolerationSeconds"))
+            item_at = f"{at}[{index}]"
+            fields = (f"{item_at}.key", f"{item_at}.value", f"{item_at}.tolerationSeconds")
             check_toleration(
                 item.get("key") or "",
                 item.get("operator") or TolerationOperator.EQUAL.value,
                 item.get("value") or "",
                 item.get("effect"),
                 item.get("tolerationSeconds"),
-                fields=fields,  # type: ignore[arg-type]
+                fields=fields,
             )
     for item in values.get("nodeAffinity") or ():
         field = f"nodeAffinity[{item['key']}].values"

@@ -306,10 +306,10 @@ built once per render and kept on the root context, with
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
 {{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) -}}
 {{- if eq $model "dedicated-pool" -}}
-{{- include "node-headroom.rule.dedicatedPoolNeedsPool" (dict "field" "nodePool.name" "value" nil "model" $model "pool" $poolName "taint" $wanted) -}}
+{{- include "node-headroom.rule.dedicatedPoolNeedsPool" (dict "field" "nodePool.name" "value" nil "pool" $poolName "taint" $wanted) -}}
 {{- $declared := list -}}
 {{- range $v.nodePool.taints }}{{ $declared = append $declared (printf "%s=%s:%s" .key (default "" .value) (default "NoSchedule" .effect)) }}{{ end -}}
-{{- include "node-headroom.rule.dedicatedPoolNeedsTaint" (dict "field" "nodePool.taints" "value" $declared "model" $model "taint" $wanted "declared" $declared) -}}
+{{- include "node-headroom.rule.dedicatedPoolNeedsTaint" (dict "field" "nodePool.taints" "value" $declared "taint" $wanted "declared" $declared) -}}
 {{- end -}}
 {{- include "node-headroom.rule.prepullerName" (dict "field" "reserverName" "value" $reserverName "prepull" $v.prepullBurstImages "name" $reserverName "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
 {{- $selector := dict -}}
