@@ -197,17 +197,9 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
 
 def go_literal(item: Any) -> str:
     """A constant as a Go template expression that builds it (ints stay ints)."""
-    if isinstance(item, bool):
-        return "true" if item else "false"
-    if isinstance(item, int):
-        return str(item)
-    if isinstance(item, str):
-        return json.dumps(item)
-    if isinstance(item, Mapping):
-        pairs = " ".join(f"{json.dumps(str(k))} {go_literal(v)}" for k, v in item.items())
-        return f"(dict {pairs})"
-    elements = " ".join(go_literal(element) for element in item)
-    return f"(list {elements})"
+    if isinstance(item, (tuple, list)):
+        return f"(list {' '.join(go_literal(element) for element in item)})"
+    return json.dumps(item)
 
 
 def _go_term(term: rules.Term) -> str:

@@ -42,7 +42,7 @@ from ..scheduling import (
 )
 from ..targeting import NodePoolRef
 from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
-from .values import CHART_NAME, VALUES
+from .values import CHART_NAME, VALUES, value_at
 
 Values = dict[str, Any]
 
@@ -80,14 +80,35 @@ _FIELDS = {
     "node_pool.taints": "nodePool.taints",
     "prepull_burst_images": "prepullBurstImages",
 }
-_BURST_FIELDS = {
-    "cpu": "resources.requests.cpu",
-    "memory": "resources.requests.memory",
-    "cpu_limit": "resources.limits.cpu",
-    "memory_limit": "resources.limits.memory",
-    "max_replicas": "autoscaling.maxReplicas",
+_BURST = {
+    "image": "image",
+    "replicas": "replicas",
+    "resources.requests.cpu": "cpu",
+    "resources.requests.memory": "memory",
+    "resources.limits.cpu": "cpu_limit",
+    "resources.limits.memory": "memory_limit",
+    "command": "command",
+    "args": "args",
+    "containerName": "container_name",
+    "imagePullPolicy": "image_pull_policy",
+    "runAsUser": "run_as_user",
+    "tolerations": "tolerations",
+    "labels": "labels",
+    "autoscaling.maxReplicas": "max_replicas",
+    "autoscaling.targetCPUUtilization": "target_cpu_utilization",
 }
-_BUFFER_FIELDS = {"api_version": "apiVersion"}
+"""A ``burstWorkloads`` item's values (but ``name``) and the ``add_burst_workload`` props
+they give, which ``BurstWorkload`` keeps as its attributes (but its tolerations, in
+``targeting``): read one way by ``build``, the other by ``values_from_app``."""
+_BUFFER = {
+    "form": "form",
+    "replicas": "replicas",
+    "percentage": "percentage",
+    "limits": "limits",
+    "apiVersion": "api_version",
+}
+"""A burst workload's ``buffer`` values and the ``add_capacity_buffer`` props they give."""
+_BUFFER_INVERSE = {prop: key for key, prop in _BUFFER.items()}
 _BUFFER_OUTSIDE = {
     "node_pool": "nodePool.name",
     "workload.node_selector": "nodeSelector",
@@ -140,13 +161,6 @@ def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Value
     return merged
 
 
-def _get(values: Mapping[str, Any], path: str) -> Any:
-    node: Any = values
-    for key in path.split("."):
-        node = node.get(key) if isinstance(node, Mapping) else None
-    return node
-
-
 def _as_given(value: Any, rule: Any, field: str) -> Any:
     """A value as the library is given it, as the templates' ``node-headroom.check``
     does: ``--set`` makes numbers and booleans of text, so a whole number (but an
@@ -195,10 +209,6 @@ def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
             rules.LABEL_KEY.check(name, field=f"{field}[{name!r}]")
             item = rules.LABEL_VALUE if rule == "labels" else rules.QUANTITY
             _check(value, name, f"{field}[{name!r}]", item)
-    elif isinstance(rule, rules.IntRange):
-        rule.check(
-            int(value) if isinstance(value, float) and value.is_integer() else value, field=field
-        )
     elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
         text = rules.quantity_text(value, field=field)
         if rule is rules.CONTAINER_MEMORY:
@@ -262,19 +272,19 @@ def _tolerations(items: Sequence[Mapping[str, Any]] | None) -> list[Toleration]:
 
 
 def _task(values: Mapping[str, Any]) -> ReserverTask:
-    kind = TaskKind(_get(values, "task.kind"))
-    pause_image = _get(values, "images.pause") or PAUSE_IMAGE
+    kind = TaskKind(value_at(values, "task.kind"))
+    pause_image = value_at(values, "images.pause") or PAUSE_IMAGE
     if kind is TaskKind.PAUSE:
         return ReserverTask.pause(image=pause_image)
     if kind is TaskKind.MAINTENANCE:
-        return ReserverTask.maintenance(image=_get(values, "images.maintenance") or SEED_IMAGE)
+        return ReserverTask.maintenance(image=value_at(values, "images.maintenance") or SEED_IMAGE)
     if kind is TaskKind.PREPULL:
         return ReserverTask.prepull(
-            _get(values, "task.prepullImages") or [],
-            command=_get(values, "task.prepullCommand") or [],
+            value_at(values, "task.prepullImages") or [],
+            command=value_at(values, "task.prepullCommand") or [],
             pause_image=pause_image,
         )
-    image = _get(values, "task.image")
+    image = value_at(values, "task.image")
     rules.CUSTOM_TASK_NEEDS_IMAGE.check("task.image", image, image=image)
     task = values.get("task") or {}
     keys = {"command": "command", "args": "args", "containerName": "container_name",
@@ -311,14 +321,14 @@ def build(
     check_placement(values)
     prefix = name_prefix(values, release)
     model = PriorityModel(values["model"])
-    namespace = _get(values, "namespace.name") or release.namespace
+    namespace = value_at(values, "namespace.name") or release.namespace
     cluster = cdk8s.Chart(app, "cluster")
-    if _get(values, "namespace.create"):
+    if value_at(values, "namespace.create"):
         HeadroomNamespace(cluster, "namespace", name=namespace)
     # Classes the release does not render exist in the cluster: the library checks
     # the pods against them, but their chart stays out of the rendered output.
-    classes_scope = cluster if _get(values, "priorityClasses.create") else cdk8s.Chart(app, "x")
-    classes_props = {prop: _get(values, path) for prop, path in _FIELDS.items() if "_" in prop
+    classes_scope = cluster if value_at(values, "priorityClasses.create") else cdk8s.Chart(app, "x")
+    classes_props = {prop: value_at(values, path) for prop, path in _FIELDS.items() if "_" in prop
                      and path.startswith("priorityClasses")}  # fmt: skip
     with _in_values():
         classes = HeadroomPriorityClasses(
@@ -326,13 +336,15 @@ def build(
         )
     workloads = cdk8s.Chart(app, "headroom")
     workloads.add_dependency(cluster)
-    pool_name = _get(values, "nodePool.name")
+    pool_name = value_at(values, "nodePool.name")
     pool = None
     if pool_name:
-        taints = tuple(_taint(item) for item in _get(values, "nodePool.taints") or ())
-        pool = NodePoolRef(pool_name, label_key=_get(values, "nodePool.labelKey"), taints=taints)
-    slices = any(_get(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
-    kind = _get(values, "task.kind")
+        taints = tuple(_taint(item) for item in value_at(values, "nodePool.taints") or ())
+        pool = NodePoolRef(
+            pool_name, label_key=value_at(values, "nodePool.labelKey"), taints=taints
+        )
+    slices = any(value_at(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
+    kind = value_at(values, "task.kind")
     # task.kind pause is the library's default task: no task given
     given = None if kind == TaskKind.PAUSE.value else kind
     rules.NO_TASK_WITHOUT_SLICES.check("task.kind", kind, slices=slices, given=given)
@@ -343,16 +355,16 @@ def build(
         headroom = NodeHeadroom(
             workloads,
             "headroom",
-            cpu=_get(values, "reservation.cpu"),
-            memory=_get(values, "reservation.memory"),
+            cpu=value_at(values, "reservation.cpu"),
+            memory=value_at(values, "reservation.memory"),
             model=model,
             node_pool=pool,
             namespace=namespace,
             priority_classes=classes,
             task=task,
             prepull_burst_images=bool(values.get("prepullBurstImages")),
-            prepull_tools_image=_get(values, "images.prepullTools"),
-            prepull_pause_image=_get(values, "images.pause"),
+            prepull_tools_image=value_at(values, "images.prepullTools"),
+            prepull_pause_image=value_at(values, "images.pause"),
             reserver_name=reserver_name,
             node_selector=values.get("nodeSelector") or {},
             tolerations=_tolerations(values.get("tolerations")),
@@ -364,7 +376,7 @@ def build(
                 )
                 for item in values.get("nodeAffinity") or ()
             ],
-            dedicated_taint=_taint(_get(values, "dedicatedTaint")),
+            dedicated_taint=_taint(value_at(values, "dedicatedTaint")),
             labels=values.get("labels") or None,
         )
     seen: set[str] = set()
@@ -372,24 +384,21 @@ def build(
         name = workload["name"]
         rules.UNIQUE_BURST_NAMES.check(f"burstWorkloads[{index}].name", name, name=name, seen=seen)
         seen.add(name)
-        with _in_values(_BURST_FIELDS, prefix=f"burstWorkloads[{name}]."):
-            burst = headroom.add_burst_workload(
-                name, **burst_props(workload, prefix, values, release)
-            )
+        with _in_values(_BURST_INVERSE, prefix=f"burstWorkloads[{name}]."):
+            burst = headroom.add_burst_workload(name, **burst_props(workload, prefix))
         buffer = workload.get("buffer")
         if buffer is not None:
             at = f"burstWorkloads[{name}].buffer"
             _prefixed(f"{burst.name}-buffer", at, values, release)
-            given = {prop: buffer[key] for key, prop in _BUFFER_PROPS.items()
-                     if buffer.get(key) is not None}  # fmt: skip
-            with _in_values(_BUFFER_FIELDS, f"{at}.", _BUFFER_OUTSIDE):
-                headroom.add_capacity_buffer(
-                    burst,
-                    form=CapacityBufferForm(buffer.get("form") or "podTemplateRef"),
-                    api_version=CapacityBufferVersion(buffer.get("apiVersion") or "v1beta1"),
-                    limits=buffer.get("limits") or None,
-                    **given,
-                )
+            # Empty limits are none, as the templates read them
+            given = {prop: buffer.get(key) for key, prop in _BUFFER.items()}
+            props = {prop: item for prop, item in given.items() if item not in (None, {})}
+            if "form" in props:
+                props["form"] = CapacityBufferForm(props["form"])
+            if "api_version" in props:
+                props["api_version"] = CapacityBufferVersion(props["api_version"])
+            with _in_values(_BUFFER_INVERSE, f"{at}.", _BUFFER_OUTSIDE):
+                headroom.add_capacity_buffer(burst, **props)
     missing = headroom.missing_room()
     if missing is not None:
         raise ValuesError("reservation.cpu", None, missing.allowed)
@@ -398,41 +407,20 @@ def build(
     return [cluster, workloads]
 
 
-_BUFFER_PROPS = {"replicas": "replicas", "percentage": "percentage"}
+_BURST_INVERSE = {prop: path for path, prop in _BURST.items()}
 
 
-def burst_props(
-    workload: Mapping[str, Any], prefix: str, values: Mapping[str, Any], release: Release
-) -> dict[str, Any]:
+def burst_props(workload: Mapping[str, Any], prefix: str) -> dict[str, Any]:
     """The ``add_burst_workload`` props of one ``burstWorkloads`` item."""
-    resources = workload["resources"]
-    requests, limits = resources["requests"], resources.get("limits") or {}
-    autoscaling = workload.get("autoscaling") or {}
-    name = workload["name"]
-    props: dict[str, Any] = {
-        "image": workload["image"],
-        "cpu": requests["cpu"],
-        "memory": requests["memory"],
-        # The container keeps the workload's own name: a release prefix says which
-        # Deployment it is, not what the container is.
-        "container_name": workload.get("containerName") or name,
-        "max_replicas": autoscaling.get("maxReplicas"),
-        "tolerations": _tolerations(workload.get("tolerations")),
-        "name": f"{prefix}{name}",
-    }
-    for resource in ("cpu", "memory"):
-        if limits.get(resource) is not None:
-            props[f"{resource}_limit"] = limits[resource]
-    keys = {"replicas": "replicas", "command": "command", "args": "args",
-            "runAsUser": "run_as_user", "labels": "labels"}  # fmt: skip
-    props.update(
-        {prop: workload[key] for key, prop in keys.items() if workload.get(key) is not None}
-    )
-    if autoscaling.get("targetCPUUtilization") is not None:
-        props["target_cpu_utilization"] = autoscaling["targetCPUUtilization"]
-    if workload.get("imagePullPolicy") is not None:
-        props["image_pull_policy"] = ImagePullPolicy(workload["imagePullPolicy"])
-    return props
+    given = {prop: value_at(workload, path) for path, prop in _BURST.items()}
+    props = {prop: item for prop, item in given.items() if item is not None}
+    # The container keeps the workload's own name: a release prefix says which
+    # Deployment it is, not what the container is.
+    props.setdefault("container_name", workload["name"])
+    props["tolerations"] = _tolerations(props.get("tolerations"))
+    if "image_pull_policy" in props:
+        props["image_pull_policy"] = ImagePullPolicy(props["image_pull_policy"])
+    return {**props, "name": f"{prefix}{workload['name']}"}
 
 
 def synthesize(
@@ -455,13 +443,8 @@ def _unsupported(what: str, value: object) -> HeadroomConfigError:
 
 
 def _toleration(toleration: Toleration) -> dict[str, Any]:
-    return {
-        "key": toleration.key,
-        "operator": toleration.operator.value,
-        "value": toleration.value,
-        "effect": toleration.effect.value if toleration.effect else None,
-        "tolerationSeconds": toleration.toleration_seconds,
-    }
+    """Its Kubernetes form, which is its values' form, without the fields it leaves out."""
+    return {key: item for key, item in toleration.to_manifest().items() if item is not None}
 
 
 def _taint_values(taint: Taint) -> dict[str, Any]:
@@ -588,34 +571,26 @@ def _burst_values(
     if workload.namespace != headroom.namespace:
         raise _unsupported("burst workloads in the headroom's namespace", workload.name)
     labels = _own_labels(workload.labels, workload.name, "burst-workload")
-    return {
-        "name": workload.name,
-        "image": workload.image,
-        "replicas": workload.replicas,
-        "resources": {
-            "requests": {"cpu": workload.cpu, "memory": workload.memory},
-            "limits": {
-                "cpu": None if workload.cpu_limit == workload.cpu else workload.cpu_limit,
-                "memory": None
-                if workload.memory_limit == workload.memory
-                else workload.memory_limit,
-            },
-        },
-        "command": list(workload.command),
-        "args": list(workload.args),
-        "containerName": None
+    given = {prop: getattr(workload, prop, None) for prop in _BURST.values()}
+    # What the item leaves null or empty: the library's own defaults
+    given.update(
+        cpu_limit=None if workload.cpu_limit == workload.cpu else workload.cpu_limit,
+        memory_limit=None if workload.memory_limit == workload.memory else workload.memory_limit,
+        container_name=None
         if workload.container_name == workload.name
         else workload.container_name,
-        "imagePullPolicy": workload.image_pull_policy.value,
-        "runAsUser": workload.run_as_user,
-        "tolerations": [_toleration(t) for t in workload.targeting.tolerations if t not in implied],
-        "labels": None if labels == dict(headroom_labels) else labels,
-        "autoscaling": {
-            "maxReplicas": workload.max_replicas,
-            "targetCPUUtilization": workload.target_cpu_utilization,
-        },
-        **_buffer_values(workload, headroom),
-    }
+        image_pull_policy=workload.image_pull_policy.value,
+        tolerations=[_toleration(t) for t in workload.targeting.tolerations if t not in implied],
+        labels=None if labels == dict(headroom_labels) else labels,
+    )
+    item: dict[str, Any] = {"name": workload.name}
+    for path, prop in _BURST.items():
+        *parents, key = path.split(".")
+        holder = item
+        for parent in parents:
+            holder = holder.setdefault(parent, {})
+        holder[key] = list(given[prop]) if isinstance(given[prop], tuple) else given[prop]
+    return {**item, **_buffer_values(workload, headroom)}
 
 
 def _buffer_values(workload: BurstWorkload, headroom: NodeHeadroom) -> dict[str, Any]:

@@ -57,10 +57,6 @@ class Value:
     nullable: bool = False
     required: bool = False
 
-    @property
-    def key(self) -> str:
-        return self.path.rsplit(".", 1)[-1].removesuffix("[]")
-
 
 def _enum(enum: Any) -> tuple[str, ...]:
     return tuple(member.value for member in enum)
@@ -234,6 +230,15 @@ VALUES: tuple[Value, ...] = (
 
 BY_PATH = {value.path: value for value in VALUES}
 
+
+def value_at(values: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted ``path`` (no ``[]``), or None where a map along it is missing."""
+    node: Any = values
+    for key in path.split("."):
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node
+
+
 _TYPES: dict[str, Schema] = {
     "string": {"type": "string"},
     "integer": {"type": "integer"},
@@ -328,9 +333,7 @@ def checks(defaults: Mapping[str, Any]) -> list[list[Any]]:
         rule = value.kind if value.kind in ("labels", "quantities") else value.rule
         if rule is None:
             continue
-        default: Any = defaults
-        for part in value.path.split("."):
-            default = default.get(part) if isinstance(default, Mapping) else None
+        default = None if "[]" in value.path else value_at(defaults, value.path)
         known = default if isinstance(default, (str, int)) else None
         rows.append([value.path, rule if isinstance(rule, str) else rule.name, known])
     return rows
@@ -388,9 +391,6 @@ def values_table(defaults: Mapping[str, Any]) -> str:
     """The README's table of every value."""
     rows = ["| value | type | default | description |", "| --- | --- | --- | --- |"]
     for value in VALUES:
-        node: Any = defaults
-        for part in value.path.split("."):
-            node = node.get(part) if isinstance(node, Mapping) and "[]" not in part else None
-        default = "" if "[]" in value.path else f"`{json.dumps(node)}`"
+        default = "" if "[]" in value.path else f"`{json.dumps(value_at(defaults, value.path))}`"
         rows.append(f"| `{value.path}` | {_kind(value)} | {default} | {value.description} |")
     return "\n".join(rows) + "\n"
