@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,11 @@ import yaml
 from celpy import celtypes
 
 Manifest = dict[str, Any]
+
+# celpy.Environment() sets the recursion limit to 2500 each time one is made; set once
+# here, on import, it does not change while a caller runs (Hypothesis warns when it does).
+CEL_RECURSION_LIMIT = 2500
+sys.setrecursionlimit(max(sys.getrecursionlimit(), CEL_RECURSION_LIMIT))
 
 
 def _find(value: celtypes.StringType, pattern: celtypes.StringType) -> celtypes.StringType:
