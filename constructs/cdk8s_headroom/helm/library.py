@@ -35,7 +35,7 @@ from ..reserver import DEFAULT_RESERVER_NAME
 from ..securitycontext import NOBODY_UID
 from ..simulate.promises import check_promises, describe_broken
 from ..task import ReserverTask, TaskKind
-from .values import CHART_NAME, checks
+from .values import CHART_NAME, checks, task_values
 
 
 def _chart() -> cdk8s.Chart:
@@ -113,13 +113,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     where = ("nodeSelector", "affinity", "tolerations")
     uids = ("runAsUser", "runAsGroup", "fsGroup")
     tasks = {
-        kind.value: {
-            "containerName": task.container_name,
-            "command": list(task.command),
-            "args": list(task.args),
-            "runAsUser": task.run_as_user,
-            "scratchPaths": list(task.scratch_paths),
-        }
+        kind.value: task_values(task)
         for kind, task in (
             (TaskKind.PAUSE, ReserverTask.pause()),
             (TaskKind.MAINTENANCE, ReserverTask.maintenance()),

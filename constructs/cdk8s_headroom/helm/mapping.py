@@ -42,7 +42,7 @@ from ..scheduling import (
 )
 from ..targeting import NodePoolRef
 from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
-from .values import CHART_NAME, VALUES, value_at
+from .values import CHART_NAME, CUSTOM_TASK, VALUES, task_values, value_at
 
 Values = dict[str, Any]
 
@@ -287,10 +287,8 @@ def _task(values: Mapping[str, Any]) -> ReserverTask:
     image = value_at(values, "task.image")
     rules.CUSTOM_TASK_NEEDS_IMAGE.check("task.image", image, image=image)
     task = values.get("task") or {}
-    keys = {"command": "command", "args": "args", "containerName": "container_name",
-            "runAsUser": "run_as_user", "scratchPaths": "scratch_paths"}  # fmt: skip
-    given = {prop: task[key] for key, prop in keys.items() if task.get(key) is not None}
-    with _in_values({"task.container_name": "task.containerName"}):
+    given = {prop: task[key] for key, prop in CUSTOM_TASK.items() if task.get(key) is not None}
+    with _in_values({f"task.{prop}": f"task.{key}" for key, prop in CUSTOM_TASK.items()}):
         return ReserverTask.custom(image=image, **given)
 
 
@@ -526,11 +524,7 @@ def values_from_app(app: Construct) -> Values:
             "prepullImages": list(task.prepull_images),
             "prepullCommand": list(task.prepull_command),
             "image": task.image if shown is task else None,
-            "command": list(shown.command),
-            "args": list(shown.args),
-            "containerName": shown.container_name,
-            "runAsUser": shown.run_as_user,
-            "scratchPaths": list(shown.scratch_paths),
+            **task_values(shown),
         },
         "prepullBurstImages": headroom.prepull_burst_images,
         "images": {
@@ -550,8 +544,7 @@ def values_from_app(app: Construct) -> Values:
         },
         "tolerations": [_toleration(t) for t in placement.tolerations if t not in implied],
         "nodeAffinity": [
-            {"key": r.key, "operator": r.operator.value, "values": list(r.values)}
-            for r in placement.node_affinity
+            {**r.to_manifest(), "values": list(r.values)} for r in placement.node_affinity
         ],
         "dedicatedTaint": _taint_values(dedicated or DEFAULT_DEDICATED_TAINT),
         "labels": labels,
@@ -589,7 +582,8 @@ def _burst_values(
         holder = item
         for parent in parents:
             holder = holder.setdefault(parent, {})
-        holder[key] = list(given[prop]) if isinstance(given[prop], tuple) else given[prop]
+        value = given[prop]
+        holder[key] = list(value) if isinstance(value, tuple) else value
     return {**item, **_buffer_values(workload, headroom)}
 
 

@@ -33,7 +33,7 @@ from ..scheduling import (
     TaintEffect,
     TolerationOperator,
 )
-from ..task import TaskKind
+from ..task import ReserverTask, TaskKind
 
 CHART_NAME = "node-headroom"
 """The chart's name, and the release name whose objects keep the library's names."""
@@ -229,6 +229,22 @@ VALUES: tuple[Value, ...] = (
 # fmt: on
 
 BY_PATH = {value.path: value for value in VALUES}
+
+CUSTOM_TASK = {
+    "command": "command",
+    "args": "args",
+    "containerName": "container_name",
+    "runAsUser": "run_as_user",
+    "scratchPaths": "scratch_paths",
+}
+"""The ``task`` values of a custom task and the ``ReserverTask`` fields they set (props
+of ``ReserverTask.custom``); each task's own are the templates' defaults."""
+
+
+def task_values(task: ReserverTask) -> dict[str, Any]:
+    """A task's ``CUSTOM_TASK`` fields, as values."""
+    given = {key: getattr(task, prop) for key, prop in CUSTOM_TASK.items()}
+    return {key: list(item) if isinstance(item, tuple) else item for key, item in given.items()}
 
 
 def value_at(values: Mapping[str, Any], path: str) -> Any:
