@@ -500,3 +500,33 @@ def test_a_whole_number_just_below_2_to_the_53_keeps_every_digit(chart: helm.Cha
     )
     container = reserver["spec"]["template"]["spec"]["containers"][0]
     assert container["resources"]["requests"]["memory"] == str(memory)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "shown"),
+    [
+        ({"reservation": {"memory": None}}, "reservation.memory: invalid value null;"),
+        (NO_SLICES | {"prepullBurstImages": True}, "prepullBurstImages: invalid value true;"),
+        (
+            {"priorityClasses": {"default": {"create": True}}, "model": "seed"},
+            "priorityClasses.default.create: invalid value true;",
+        ),
+    ],
+    ids=["null", "true", "true-of-a-class"],
+)
+def test_messages_show_null_and_booleans_as_yaml_writes_them(
+    chart: helm.Chart, chart_defaults: dict[str, Any], overrides: dict[str, Any], shown: str
+) -> None:
+    # The chart's users give values in YAML: a message says null, not Python's None
+    assert str(library_error(overrides, chart_defaults)).startswith(shown)
+    assert shown in helm_error(chart, overrides)
+    assert "None" not in helm_error(chart, overrides)
+
+
+def test_a_message_shows_lists_and_maps_with_their_items_so() -> None:
+    from cdk8s_headroom.errors import shown
+
+    assert shown([None, True, False, "a", 1]) == "[null, true, false, 'a', 1]"
+    assert shown({"cpu": None}) == "{'cpu': null}"
+    assert shown(("x",)) == "['x']"
+    assert shown("None") == "'None'"

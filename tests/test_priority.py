@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from cdk8s_headroom import HeadroomConfigError, HeadroomPriorityClasses, PriorityModel
+from cdk8s_headroom.errors import shown
 from tests.conftest import find, find_all
 
 
@@ -106,7 +107,7 @@ def test_bad_class_settings_raise_naming_the_field(
     assert raised.value.field == field
     assert allowed in str(raised.value)
     assert raised.value.value == props[field]
-    assert f"{field}: invalid value {props[field]!r}" in str(raised.value)
+    assert f"{field}: invalid value {shown(props[field])}" in str(raised.value)
 
 
 def test_headroom_not_below_burst_is_rejected_in_seed(chart: Any) -> None:

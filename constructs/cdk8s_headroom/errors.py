@@ -29,7 +29,22 @@ class HeadroomConfigError(ValueError):
         self.allowed = allowed
         self.advice = advice
         tail = f"; {advice}" if advice else ""
-        super().__init__(f"{field}: invalid value {value!r}; {allowed}{tail}")
+        super().__init__(f"{field}: invalid value {shown(value)}; {allowed}{tail}")
+
+
+def shown(value: object) -> str:
+    """A value as a message shows it: ``null``, ``true`` and ``false`` as YAML and JSON
+    write them (the chart's users give values in YAML), in lists and maps too; anything
+    else as ``repr`` (``'500m'``, ``[1, 'a']``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return f"[{', '.join(shown(item) for item in value)}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def printable(text: str) -> str:

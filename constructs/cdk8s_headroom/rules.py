@@ -25,13 +25,14 @@ import functools
 import itertools
 import math
 import re
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 from typing import Any, NoReturn
 
-from .errors import HeadroomConfigError
+from .errors import HeadroomConfigError, shown
 
 
 @dataclass(frozen=True)
@@ -271,21 +272,31 @@ class Predicate:
         return self.test.holds(operands)
 
 
+class _Messages(string.Formatter):
+    """``str.format`` but ``{part!r}``, which shows the operand as ``errors.shown`` does."""
+
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        return shown(value) if conversion == "r" else super().convert_field(value, conversion)
+
+
+_MESSAGES = _Messages()
+
+
 @dataclass(frozen=True)
 class Rule:
     """A rule across values: its test, and a template of its message (``{part}``, or
-    ``{part!r}`` for the operand as Python's ``repr`` shows it)."""
+    ``{part!r}`` for the operand as a message shows a value, ``errors.shown``)."""
 
     name: str
     allowed: str
     test: Test
 
     def fail(self, field: str, value: object, /, **parts: object) -> NoReturn:
-        raise HeadroomConfigError(field, value, self.allowed.format(**parts))
+        raise HeadroomConfigError(field, value, _MESSAGES.format(self.allowed, **parts))
 
     def broken(self, **operands: object) -> str | None:
         """The message when the test fails on ``operands``, else ``None``."""
-        return None if self.test.holds(operands) else self.allowed.format(**operands)
+        return None if self.test.holds(operands) else _MESSAGES.format(self.allowed, **operands)
 
     def check(self, field: str, value: object, /, **operands: object) -> None:
         """Raises the error of ``field``, showing ``value``, when the test fails; the

@@ -246,7 +246,8 @@ def go_test(test: rules.Test) -> str:
 
 def go_message(template: str) -> str:
     """A rule's message template as a Go expression: ``{x}`` is the operand's text (a
-    whole number's digits, as Python prints an int), ``{x!r}`` its ``node-headroom.repr``."""
+    whole number's digits, as Python prints an int), ``{x!r}`` its ``node-headroom.repr``
+    (``errors.shown``)."""
     parts = []
     for literal, name, _, conversion in string.Formatter().parse(template):
         if literal:

@@ -3,11 +3,11 @@ library's objects in the order the library builds them. A template gets the resu
 built once per render and kept on the root context, with
 {{- $_ := include "node-headroom.config" $ }}{{- $c := $.nodeHeadroom }} */}}
 
-{{/* A value as Python's repr() shows it, so messages read like the library's. */}}
+{{/* A value as the library's messages show it (errors.shown): null, true and false as
+     YAML writes them, text as Python's repr() quotes it. */}}
 {{- define "node-headroom.repr" -}}
-{{- if kindIs "invalid" . -}}None
+{{- if kindIs "invalid" . -}}null
 {{- else if kindIs "string" . -}}{{ if and (contains "'" .) (not (contains "\"" .)) }}"{{ . }}"{{ else }}'{{ replace "'" "\\'" . }}'{{ end }}
-{{- else if kindIs "bool" . -}}{{ ternary "True" "False" . }}
 {{- else if and (kindIs "float64" .) (eq (floor .) .) -}}{{ printf "%.0f" . }}
 {{- else if kindIs "slice" . -}}[{{ range $i, $x := . }}{{ if $i }}, {{ end }}{{ include "node-headroom.repr" $x }}{{ end }}]
 {{- else -}}{{ . }}
