@@ -381,6 +381,12 @@ CASES = [
         "YAML and JSON numbers beyond it lose digits",
     ),
     (
+        "quantity-longer-than-1000-characters",
+        {"reservation": {"cpu": "1" * 1001}},
+        "reservation.cpu",
+        "a quantity of at most 1000 characters",
+    ),
+    (
         "burst-memory-below-4Mi",
         {"burstWorkloads": [requests("100m", "2Ki")]},
         "burstWorkloads[api].resources.requests.memory",

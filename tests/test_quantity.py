@@ -37,6 +37,16 @@ def test_rejects_text_outside_the_grammar_naming_field_and_value(text: str) -> N
     assert "Kubernetes quantity" in str(raised.value)
 
 
+def test_a_quantity_of_up_to_1000_characters_parses_exactly_and_a_longer_one_is_refused() -> None:
+    # Found by the readers' fuzz test: 4303 digits raised Python's ValueError (the int
+    # conversion limit) instead of the field's error
+    assert parse_quantity("9" * 999 + "m", field="cpu") == Fraction(10**999 - 1, 1000)
+    for text in ("1" * 1001, "9" * 4303, "1" * 2000 + "Mi"):
+        with pytest.raises(HeadroomConfigError, match="at most 1000 characters") as raised:
+            parse_quantity(text, field="cpu")
+        assert raised.value.field == "cpu"
+
+
 @pytest.mark.parametrize("text", ["0", "-1", "0m", "-500m"])
 def test_a_reservation_must_be_greater_than_zero(text: str) -> None:
     with pytest.raises(HeadroomConfigError, match="greater than zero"):

@@ -432,12 +432,22 @@ _QUANTITY_SYNTAX = Clause(
     r"(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?0*([0-9]|[1-5][0-9]|6[0-4]))?",
     _QUANTITY_ALLOWED,
 )
-QUANTITY_SYNTAX = Grammar("quantitySyntax", (_QUANTITY_SYNTAX,))
+QUANTITY_MAX_LENGTH = 1000
+_QUANTITY_LENGTH = Clause(
+    rf".{{{QUANTITY_MAX_LENGTH}}}.+",
+    f"a quantity of at most {QUANTITY_MAX_LENGTH} characters: Kubernetes caps a quantity "
+    "at 2^63-1 (in cores or bytes), so a longer one is surely a mistake",
+    True,
+)
+"""Exact arithmetic holds at any length, but Python turns at most 4300 digits into an
+int, and RE2 counts at most 1000 repetitions; both engines refuse beyond."""
+QUANTITY_SYNTAX = Grammar("quantitySyntax", (_QUANTITY_SYNTAX, _QUANTITY_LENGTH))
 """Any quantity, zero and negative ones too (what a manifest may hold)."""
 QUANTITY = Grammar(
     "quantity",
     (
         _QUANTITY_SYNTAX,
+        _QUANTITY_LENGTH,
         Clause(r"-.*|\+?[0.]*([KMGTPE]i|[mkMGTPE]|[eE].*)?", "a quantity greater than zero", True),
     ),
 )
