@@ -278,7 +278,7 @@ built once per render and kept on the root context, with
 
 {{- /* The reserver's task */ -}}
 {{- $kind := $v.task.kind -}}
-{{- $slices := not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory)) -}}
+{{- $slices := $c.slices -}}
 {{- /* task.kind pause is the library's default task: no task given */ -}}
 {{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "task.kind" "value" $kind "slices" $slices "given" (ternary nil $kind (eq $kind "pause"))) -}}
 {{- $task := deepCopy (index $lib.tasks $kind) -}}
@@ -299,7 +299,6 @@ built once per render and kept on the root context, with
 {{- end -}}
 
 {{- /* The reserver's name and placement: the pool's selector and taints, then the user's */ -}}
-{{- $poolName := $v.nodePool.name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
 {{- $r := $v.reservation -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
