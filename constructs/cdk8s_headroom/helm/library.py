@@ -35,7 +35,7 @@ from ..reserver import DEFAULT_RESERVER_NAME
 from ..securitycontext import NOBODY_UID
 from ..simulate.promises import check_promises, describe_broken
 from ..task import ReserverTask, TaskKind
-from .values import CHART_NAME, checks, task_values
+from .values import CHART_NAME, CUSTOM_TASK, checks, read_back
 
 
 def _chart() -> cdk8s.Chart:
@@ -113,7 +113,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     where = ("nodeSelector", "affinity", "tolerations")
     uids = ("runAsUser", "runAsGroup", "fsGroup")
     tasks = {
-        kind.value: task_values(task)
+        kind.value: read_back(task, CUSTOM_TASK)
         for kind, task in (
             (TaskKind.PAUSE, ReserverTask.pause()),
             (TaskKind.MAINTENANCE, ReserverTask.maintenance()),

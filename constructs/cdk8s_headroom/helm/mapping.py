@@ -42,7 +42,7 @@ from ..scheduling import (
 )
 from ..targeting import NodePoolRef
 from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
-from .values import CHART_NAME, CUSTOM_TASK, VALUES, task_values, value_at
+from .values import CHART_NAME, CUSTOM_TASK, VALUES, props, read_back, value_at
 
 Values = dict[str, Any]
 
@@ -64,49 +64,13 @@ class ValuesError(HeadroomConfigError):
     """An invalid chart value; ``field`` is its value path, e.g. ``reservation.cpu``."""
 
 
-# The library's field names, in the words of values; [name] fields are a burst's.
-_FIELDS = {
-    "headroom_class_name": "priorityClasses.headroom.name",
-    "headroom_value": "priorityClasses.headroom.value",
-    "burst_class_name": "priorityClasses.burst.name",
-    "burst_value": "priorityClasses.burst.value",
-    "create_default_class": "priorityClasses.default.create",
-    "default_class_name": "priorityClasses.default.name",
-    "default_value": "priorityClasses.default.value",
-    "cpu": "reservation.cpu",
-    "memory": "reservation.memory",
-    "reserver_name": "reserverName",
-    "node_pool": "nodePool.name",
-    "node_pool.taints": "nodePool.taints",
-    "prepull_burst_images": "prepullBurstImages",
-}
-_BURST = {
-    "image": "image",
-    "replicas": "replicas",
-    "resources.requests.cpu": "cpu",
-    "resources.requests.memory": "memory",
-    "resources.limits.cpu": "cpu_limit",
-    "resources.limits.memory": "memory_limit",
-    "command": "command",
-    "args": "args",
-    "containerName": "container_name",
-    "imagePullPolicy": "image_pull_policy",
-    "runAsUser": "run_as_user",
-    "tolerations": "tolerations",
-    "labels": "labels",
-    "autoscaling.maxReplicas": "max_replicas",
-    "autoscaling.targetCPUUtilization": "target_cpu_utilization",
-}
+_FIELDS = {prop: path for path, prop in props("", but="task.").items()}
+"""The library's field names (of ``NodeHeadroom`` and its classes) in the words of values."""
+_BURST = props("burstWorkloads[].", but="buffer.")
 """A ``burstWorkloads`` item's values (but ``name``) and the ``add_burst_workload`` props
 they give, which ``BurstWorkload`` keeps as its attributes (but its tolerations, in
 ``targeting``): read one way by ``build``, the other by ``values_from_app``."""
-_BUFFER = {
-    "form": "form",
-    "replicas": "replicas",
-    "percentage": "percentage",
-    "limits": "limits",
-    "apiVersion": "api_version",
-}
+_BUFFER = props("burstWorkloads[].buffer.")
 """A burst workload's ``buffer`` values and the ``add_capacity_buffer`` props they give."""
 _BUFFER_INVERSE = {prop: key for key, prop in _BUFFER.items()}
 _BUFFER_OUTSIDE = {
@@ -524,7 +488,7 @@ def values_from_app(app: Construct) -> Values:
             "prepullImages": list(task.prepull_images),
             "prepullCommand": list(task.prepull_command),
             "image": task.image if shown is task else None,
-            **task_values(shown),
+            **read_back(shown, CUSTOM_TASK),
         },
         "prepullBurstImages": headroom.prepull_burst_images,
         "images": {
@@ -564,27 +528,19 @@ def _burst_values(
     if workload.namespace != headroom.namespace:
         raise _unsupported("burst workloads in the headroom's namespace", workload.name)
     labels = _own_labels(workload.labels, workload.name, "burst-workload")
-    given = {prop: getattr(workload, prop, None) for prop in _BURST.values()}
     # What the item leaves null or empty: the library's own defaults
-    given.update(
+    item = read_back(
+        workload,
+        _BURST,
         cpu_limit=None if workload.cpu_limit == workload.cpu else workload.cpu_limit,
         memory_limit=None if workload.memory_limit == workload.memory else workload.memory_limit,
         container_name=None
         if workload.container_name == workload.name
         else workload.container_name,
-        image_pull_policy=workload.image_pull_policy.value,
         tolerations=[_toleration(t) for t in workload.targeting.tolerations if t not in implied],
         labels=None if labels == dict(headroom_labels) else labels,
     )
-    item: dict[str, Any] = {"name": workload.name}
-    for path, prop in _BURST.items():
-        *parents, key = path.split(".")
-        holder = item
-        for parent in parents:
-            holder = holder.setdefault(parent, {})
-        value = given[prop]
-        holder[key] = list(value) if isinstance(value, tuple) else value
-    return {**item, **_buffer_values(workload, headroom)}
+    return {"name": workload.name, **item, **_buffer_values(workload, headroom)}
 
 
 def _buffer_values(workload: BurstWorkload, headroom: NodeHeadroom) -> dict[str, Any]:
@@ -594,13 +550,5 @@ def _buffer_values(workload: BurstWorkload, headroom: NodeHeadroom) -> dict[str,
             if buffer.name != f"{workload.name}-buffer":
                 raise _unsupported("capacity buffers named <workload>-buffer", buffer.name)
             limits = {resource: text for resource, (text, _) in buffer.limits.items()}
-            return {
-                "buffer": {
-                    "form": buffer.form.value,
-                    "replicas": buffer.replicas,
-                    "percentage": buffer.percentage,
-                    "limits": limits or None,
-                    "apiVersion": buffer.api_version.value,
-                }
-            }
+            return {"buffer": read_back(buffer, _BUFFER, limits=limits or None)}
     return {}

@@ -1,15 +1,17 @@
-"""The chart's values, declared once as a table: path, type, rule, description.
+"""The chart's values, declared once as a table: path, type, rule, description, prop.
 
 values.yaml, values.schema.json, the README's table and the table of single-value
 checks (``checks``, which the templates walk) are written from ``VALUES``. A value's
 rule is a declaration of ``cdk8s_headroom.rules``, so the chart refuses what the library
 refuses, with its message. Descriptions speak Helm and Kubernetes, for the chart's users.
 
-To add values (e.g. for another construct): add rows here, read them in
-``mapping.build`` (the library calls they mean) and in ``mapping.values_from_app``
-(their defaults), and render them in ``templates/_helpers.tpl``. A rule across values
-is declared in ``cdk8s_headroom.rules`` with its test; the library's check and the
-templates' ``node-headroom.rule.<name>`` helper (generated) pass it their operands.
+To add values (e.g. for another construct): add rows here, with the library prop each
+gives (``prop``: a burst workload's, a buffer's and a custom task's are passed and read
+back from it); read the others in ``mapping.build`` (the library calls they mean) and
+``mapping.values_from_app`` (their defaults); render them in ``templates/_helpers.tpl``.
+A rule across values is declared in ``cdk8s_headroom.rules`` with its test; the
+library's check and the templates' ``node-headroom.rule.<name>`` helper (generated)
+pass it their operands.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import yaml
@@ -33,7 +36,7 @@ from ..scheduling import (
     TaintEffect,
     TolerationOperator,
 )
-from ..task import ReserverTask, TaskKind
+from ..task import TaskKind
 
 CHART_NAME = "node-headroom"
 """The chart's name, and the release name whose objects keep the library's names."""
@@ -47,7 +50,8 @@ class Value:
 
     ``kind`` is its JSON type (``quantity``: a string or a whole number; ``strings``:
     a list of strings; ``labels``: a map of label values; ``list``: a list of maps),
-    or the enum of its choices; ``rule``: what checks it beyond its type.
+    or the enum of its choices; ``rule``: what checks it beyond its type; ``prop``: the
+    library prop it gives (``props``), which names the library's errors on it.
     """
 
     path: str
@@ -56,6 +60,7 @@ class Value:
     rule: rules.Grammar | rules.IntRange | rules.Rule | None = None
     nullable: bool = False
     required: bool = False
+    prop: str | None = None
 
 
 def _enum(enum: Any) -> tuple[str, ...]:
@@ -104,20 +109,23 @@ VALUES: tuple[Value, ...] = (
     Value("priorityClasses.create", "boolean", "Render the PriorityClasses. They are "
           "cluster-scoped: let one release per cluster render them, and set false in the others."),
     Value("priorityClasses.headroom.name", "string", "The reservers' PriorityClass. Null: "
-          "`headroom-reserve` (`headroom-high` with `seed`).", rules.CLASS_NAME, nullable=True),
+          "`headroom-reserve` (`headroom-high` with `seed`).", rules.CLASS_NAME, nullable=True,
+          prop="headroom_class_name"),
     Value("priorityClasses.headroom.value", "integer", "Its value. Null: -100, below Cluster "
-          "Autoscaler's expendable cutoff (900000000 with `seed`).", rules.PRIORITY, nullable=True),
+          "Autoscaler's expendable cutoff (900000000 with `seed`).", rules.PRIORITY, nullable=True,
+          prop="headroom_value"),
     Value("priorityClasses.burst.name", "string", "The burst workloads' PriorityClass. Null: "
-          "`burst-critical`.", rules.CLASS_NAME, nullable=True),
+          "`burst-critical`.", rules.CLASS_NAME, nullable=True, prop="burst_class_name"),
     Value("priorityClasses.burst.value", "integer", "Its value. Null: 1000000000, the highest "
-          "a user class may have.", rules.PRIORITY, nullable=True),
+          "a user class may have.", rules.PRIORITY, nullable=True, prop="burst_value"),
     Value("priorityClasses.default.create", "boolean", "Render the global default class "
           "(`guarded` only). Null: true with `guarded`. A cluster has one global default: if "
-          "yours has one, set false and name it below.", nullable=True),
+          "yours has one, set false and name it below.", nullable=True,
+          prop="create_default_class"),
     Value("priorityClasses.default.name", "string", "The default class (`guarded` only). Null: "
-          "`default-no-preempt`.", rules.CLASS_NAME, nullable=True),
+          "`default-no-preempt`.", rules.CLASS_NAME, nullable=True, prop="default_class_name"),
     Value("priorityClasses.default.value", "integer", "Its value. Null: 0.", rules.PRIORITY,
-          nullable=True),
+          nullable=True, prop="default_value"),
     Value("namespace.create", "boolean", "Render a Namespace with Pod Security `restricted` "
           "enforced. Leave false with `--create-namespace` (Helm creates the namespace "
           "itself, and refuses one the chart renders)."),
@@ -125,11 +133,12 @@ VALUES: tuple[Value, ...] = (
           "release namespace (`-n`).", _DNS, nullable=True),
     Value("reservation.cpu", "quantity", "The CPU each node holds for bursts (the slice), e.g. "
           "`500m`. Null, with `reservation.memory` null: no slices, no reserver DaemonSet; "
-          "the burst workloads' `buffer`s keep the room.", _Q, nullable=True),
+          "the burst workloads' `buffer`s keep the room.", _Q, nullable=True, prop="cpu"),
     Value("reservation.memory", "quantity", "The memory each node holds, e.g. `512Mi`; at "
-          "least 4Mi. Null with `reservation.cpu`.", _MEM, nullable=True),
+          "least 4Mi. Null with `reservation.cpu`.", _MEM, nullable=True, prop="memory"),
     Value("reserverName", "string", "The DaemonSet's name, after the prefix. Null: "
-          "`headroom-reserver`, or `headroom-reserver-<nodePool.name>`.", _DNS, nullable=True),
+          "`headroom-reserver`, or `headroom-reserver-<nodePool.name>`.", _DNS, nullable=True,
+          prop="reserver_name"),
     Value("task.kind", _enum(TaskKind), "What the reserver pods run: `pause` (the pause "
           "image), `maintenance` (the blueprint's shell loop), `prepull` (pull images, then "
           "pause) or `custom` (your container)."),
@@ -143,15 +152,19 @@ VALUES: tuple[Value, ...] = (
           "scratch) fails it, and the reserver crash-loops."),
     Value("task.image", "string", "With `custom` (required there): the container image.", _IMG,
           nullable=True),
-    Value("task.command", "strings", "With `custom`: the entrypoint. Empty: the image's."),
-    Value("task.args", "strings", "With `custom`: the arguments. Empty: the image's."),
-    Value("task.containerName", "string", "With `custom`: the container's name.", _DNS),
-    Value("task.runAsUser", "integer", "With `custom`: the non-zero user id.", rules.POSITIVE),
+    Value("task.command", "strings", "With `custom`: the entrypoint. Empty: the image's.",
+          prop="command"),
+    Value("task.args", "strings", "With `custom`: the arguments. Empty: the image's.", prop="args"),
+    Value("task.containerName", "string", "With `custom`: the container's name.", _DNS,
+          prop="container_name"),
+    Value("task.runAsUser", "integer", "With `custom`: the non-zero user id.", rules.POSITIVE,
+          prop="run_as_user"),
     Value("task.scratchPaths", "strings", "With `custom`: writable emptyDir mounts (the root "
-          "filesystem is read-only)."),
+          "filesystem is read-only).", prop="scratch_paths"),
     Value("prepullBurstImages", "boolean", "Pull the burst workloads' images onto every node "
           "with a pre-puller DaemonSet beside the reservers (it requests nothing, and an "
-          "image release leaves the reservers untouched), so a burst starts without a pull."),
+          "image release leaves the reservers untouched), so a burst starts without a pull.",
+          prop="prepull_burst_images"),
     Value("images.pause", "string", "The pause image (of the `pause` and `prepull` tasks, and "
           "of the pre-puller), e.g. from a mirror.", _IMG),
     Value("images.maintenance", "string", "The image of the `maintenance` loop.", _IMG),
@@ -159,10 +172,11 @@ VALUES: tuple[Value, ...] = (
           "busybox the pre-puller copies, as the no-op each burst image runs, e.g. from a "
           "mirror.", _IMG),
     Value("nodePool.name", "string", "The node pool to reserve on; bursts run there too. Null: "
-          "every node.", _DNS, nullable=True),
+          "every node.", _DNS, nullable=True, prop="node_pool"),
     Value("nodePool.labelKey", "string", "The node label whose value is the pool's name.",
           rules.LABEL_KEY),
-    Value("nodePool.taints", "list", "The taints of the pool's nodes; the pods tolerate them."),
+    Value("nodePool.taints", "list", "The taints of the pool's nodes; the pods tolerate them.",
+          prop="node_pool.taints"),
     *_taint("nodePool.taints"),
     Value("nodeSelector", "labels", "Extra node labels for the reserver and the bursts."),
     Value("tolerations", "list", "Extra tolerations for the reserver."),
@@ -182,69 +196,92 @@ VALUES: tuple[Value, ...] = (
           "on the node; each gets the burst class and the headroom's placement."),
     Value("burstWorkloads[].name", "string", "The Deployment's name, after the prefix.", _DNS,
           required=True),
-    Value("burstWorkloads[].image", "string", "The container image.", _IMG, required=True),
+    Value("burstWorkloads[].image", "string", "The container image.", _IMG, required=True,
+          prop="image"),
     Value("burstWorkloads[].replicas", "integer", "Replicas; with an autoscaler, its minimum. "
-          "Default: 1.", rules.REPLICAS),
+          "Default: 1.", rules.REPLICAS, prop="replicas"),
     Value("burstWorkloads[].resources.requests.cpu", "quantity", "CPU per pod; at most the "
-          "slice.", _Q, required=True),
+          "slice.", _Q, required=True, prop="cpu"),
     Value("burstWorkloads[].resources.requests.memory", "quantity", "Memory per pod; at least "
-          "4Mi and at most the slice.", _MEM, required=True),
+          "4Mi and at most the slice.", _MEM, required=True, prop="memory"),
     Value("burstWorkloads[].resources.limits.cpu", "quantity", "Null: the request.", _Q,
-          nullable=True),
+          nullable=True, prop="cpu_limit"),
     Value("burstWorkloads[].resources.limits.memory", "quantity", "Null: the request.", _Q,
-          nullable=True),
-    Value("burstWorkloads[].command", "strings", "The entrypoint. Default: the image's."),
-    Value("burstWorkloads[].args", "strings", "The arguments. Default: the image's."),
+          nullable=True, prop="memory_limit"),
+    Value("burstWorkloads[].command", "strings", "The entrypoint. Default: the image's.",
+          prop="command"),
+    Value("burstWorkloads[].args", "strings", "The arguments. Default: the image's.", prop="args"),
     Value("burstWorkloads[].containerName", "string", "The container's name (not prefixed). "
-          "Default: `name`.", _DNS, nullable=True),
+          "Default: `name`.", _DNS, nullable=True, prop="container_name"),
     Value("burstWorkloads[].imagePullPolicy", _enum(ImagePullPolicy), "Default: `IfNotPresent`, "
-          "so a pre-pulled image starts at once."),
+          "so a pre-pulled image starts at once.", prop="image_pull_policy"),
     Value("burstWorkloads[].runAsUser", "integer", "The non-zero user id. Default: 65534.",
-          rules.POSITIVE),
-    Value("burstWorkloads[].tolerations", "list", "Extra tolerations."),
+          rules.POSITIVE, prop="run_as_user"),
+    Value("burstWorkloads[].tolerations", "list", "Extra tolerations.", prop="tolerations"),
     *_tolerations("burstWorkloads[].tolerations"),
-    Value("burstWorkloads[].labels", "labels", "Extra labels. Null: `labels`.", nullable=True),
+    Value("burstWorkloads[].labels", "labels", "Extra labels. Null: `labels`.", nullable=True,
+          prop="labels"),
     Value("burstWorkloads[].autoscaling.maxReplicas", "integer", "Adds a HorizontalPodAutoscaler "
-          "up to this many replicas. Null: none.", rules.POSITIVE, nullable=True),
+          "up to this many replicas. Null: none.", rules.POSITIVE, nullable=True,
+          prop="max_replicas"),
     Value("burstWorkloads[].autoscaling.targetCPUUtilization", "integer", "The autoscaler's "
-          "target, in percent of the CPU request. Default: 80.", rules.PERCENT),
+          "target, in percent of the CPU request. Default: 80.", rules.PERCENT,
+          prop="target_cpu_utilization"),
     Value("burstWorkloads[].buffer.form", _enum(CapacityBufferForm), "With `buffer`, a "
           "CapacityBuffer (`autoscaling.x-k8s.io`) makes the autoscaler keep room for copies of "
           "the burst pod, with no preemption. The shape of one copy: `podTemplateRef` (a "
           "PodTemplate with the burst pod's requests and placement) or `scalableRef` (the "
           "Deployment itself). Default: `podTemplateRef`. Without a taint on the pool, any pod "
-          "can take the room.", nullable=True),
+          "can take the room.", nullable=True, prop="form"),
     Value("burstWorkloads[].buffer.replicas", "integer", "How many copies. Null: "
-          "`percentage` or `limits` decide.", rules.REPLICAS, nullable=True),
+          "`percentage` or `limits` decide.", rules.REPLICAS, nullable=True, prop="replicas"),
     Value("burstWorkloads[].buffer.percentage", "integer", "With `scalableRef`, instead of "
           "`replicas`: copies as a percentage of the Deployment's replicas, at least 1.",
-          rules.REPLICAS, nullable=True),
+          rules.REPLICAS, nullable=True, prop="percentage"),
     Value("burstWorkloads[].buffer.limits", "quantities", "The most all copies may request, per "
-          "resource, e.g. `cpu: \"8\"`; alone: as many copies as fit.", nullable=True),
+          "resource, e.g. `cpu: \"8\"`; alone: as many copies as fit.", nullable=True,
+          prop="limits"),
     Value("burstWorkloads[].buffer.apiVersion", _enum(CapacityBufferVersion), "`v1beta1` "
           "(Cluster Autoscaler 1.35+, Karpenter 1.14+ with its `CapacityBuffer` feature gate) "
           "or `v1alpha1` (Cluster Autoscaler 1.34; refused on Karpenter's nodes, which serve "
-          "only `v1beta1`). Default: `v1beta1`.", nullable=True),
+          "only `v1beta1`). Default: `v1beta1`.", nullable=True, prop="api_version"),
 )
 # fmt: on
 
 BY_PATH = {value.path: value for value in VALUES}
 
-CUSTOM_TASK = {
-    "command": "command",
-    "args": "args",
-    "containerName": "container_name",
-    "runAsUser": "run_as_user",
-    "scratchPaths": "scratch_paths",
-}
+
+def props(prefix: str, *, but: str = "") -> dict[str, str]:
+    """``{path: prop}`` of the values in ``prefix``'s map (paths after ``prefix``; not in
+    its lists, nor in its maps under ``but``) that give a library prop: what ``build``
+    passes, the library's errors rename and ``values_from_app`` reads back."""
+    found = {v.path.removeprefix(prefix): v.prop for v in VALUES if v.path.startswith(prefix)}
+    return {
+        path: prop
+        for path, prop in found.items()
+        if prop is not None and "[]" not in path and not (but and path.startswith(but))
+    }
+
+
+CUSTOM_TASK = props("task.")
 """The ``task`` values of a custom task and the ``ReserverTask`` fields they set (props
 of ``ReserverTask.custom``); each task's own are the templates' defaults."""
 
 
-def task_values(task: ReserverTask) -> dict[str, Any]:
-    """A task's ``CUSTOM_TASK`` fields, as values."""
-    given = {key: getattr(task, prop) for key, prop in CUSTOM_TASK.items()}
-    return {key: list(item) if isinstance(item, tuple) else item for key, item in given.items()}
+def read_back(source: object, table: Mapping[str, str], **given: Any) -> dict[str, Any]:
+    """The values of ``table`` (``props``) read from the attributes of ``source`` named
+    as the props (or from ``given``), as values write them: an enum by its value, a
+    tuple as a list."""
+    values: dict[str, Any] = {}
+    for path, prop in table.items():
+        item = given[prop] if prop in given else getattr(source, prop)
+        *parents, key = path.split(".")
+        holder = values
+        for parent in parents:
+            holder = holder.setdefault(parent, {})
+        item = item.value if isinstance(item, Enum) else item
+        holder[key] = list(item) if isinstance(item, tuple) else item
+    return values
 
 
 def value_at(values: Mapping[str, Any], path: str) -> Any:
