@@ -25,7 +25,6 @@ import functools
 import itertools
 import math
 import re
-import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -272,14 +271,22 @@ class Predicate:
         return self.test.holds(operands)
 
 
-class _Messages(string.Formatter):
-    """``str.format`` but ``{part!r}``, which shows the operand as ``errors.shown`` does."""
+class _Operand:
+    """An operand in a rule's message: ``{part!r}`` shows it as ``errors.shown`` does
+    (a plain ``str.format``, which the simulator's start-up can afford)."""
 
-    def convert_field(self, value: Any, conversion: str | None) -> Any:
-        return shown(value) if conversion == "r" else super().convert_field(value, conversion)
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return shown(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
 
 
-_MESSAGES = _Messages()
+def _message(template: str, operands: Mapping[str, object]) -> str:
+    return template.format(**{name: _Operand(value) for name, value in operands.items()})
 
 
 @dataclass(frozen=True)
@@ -292,11 +299,11 @@ class Rule:
     test: Test
 
     def fail(self, field: str, value: object, /, **parts: object) -> NoReturn:
-        raise HeadroomConfigError(field, value, _MESSAGES.format(self.allowed, **parts))
+        raise HeadroomConfigError(field, value, _message(self.allowed, parts))
 
     def broken(self, **operands: object) -> str | None:
         """The message when the test fails on ``operands``, else ``None``."""
-        return None if self.test.holds(operands) else _MESSAGES.format(self.allowed, **operands)
+        return None if self.test.holds(operands) else _message(self.allowed, operands)
 
     def check(self, field: str, value: object, /, **operands: object) -> None:
         """Raises the error of ``field``, showing ``value``, when the test fails; the
