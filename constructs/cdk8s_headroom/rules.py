@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from .errors import HeadroomConfigError, shown
 
@@ -96,25 +96,24 @@ class IntRange:
 # each engine evaluates with the operands it has at hand. Here ``Test.holds`` evaluates
 # it (the library's checks); the chart's generated helper ``node-headroom.rule.<name>``
 # is the same expression compiled to Go (``cdk8s_headroom.helm.library``). An operand is
-# named by a string; ``Const`` holds a constant.
+# named by a string; ``Const`` holds a constant. The nodes are named tuples, not
+# dataclasses: a dozen dataclasses cost the simulator's start-up some 10 ms of
+# generated methods. They compare as tuples, so nothing compares tests.
 
 
-@dataclass(frozen=True)
-class Const:
+class Const(NamedTuple):
     """A constant in a test."""
 
     value: object
 
 
-@dataclass(frozen=True)
-class Length:
+class Length(NamedTuple):
     """The length of an operand (a string or a list)."""
 
     of: str
 
 
-@dataclass(frozen=True)
-class First:
+class First(NamedTuple):
     """The first item of a list operand (null for an empty list)."""
 
     of: str
@@ -134,15 +133,7 @@ def _term(term: Term, operands: Mapping[str, object]) -> Any:
     return operands.get(term)
 
 
-class Test:
-    """An expression over operands that is true when the rule holds."""
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class Given(Test):
+class Given(NamedTuple):
     """The operand is given: not null, and not an empty text, list or map."""
 
     term: Term
@@ -152,8 +143,7 @@ class Given(Test):
         return value is not None and not (isinstance(value, (str, list, tuple, dict)) and not value)
 
 
-@dataclass(frozen=True)
-class Truthy(Test):
+class Truthy(NamedTuple):
     """The operand is true (a flag, or anything given that is not false)."""
 
     term: Term
@@ -162,8 +152,7 @@ class Truthy(Test):
         return bool(_term(self.term, operands))
 
 
-@dataclass(frozen=True)
-class Eq(Test):
+class Eq(NamedTuple):
     """Two texts (or flags) are the same."""
 
     a: Term
@@ -174,8 +163,7 @@ class Eq(Test):
         return type(a) is type(b) and a == b
 
 
-@dataclass(frozen=True)
-class Less(Test):
+class Less(NamedTuple):
     """An integer below another (an integer's text is the integer)."""
 
     a: Term
@@ -185,8 +173,7 @@ class Less(Test):
         return int(_term(self.a, operands)) < int(_term(self.b, operands))
 
 
-@dataclass(frozen=True)
-class AtMost(Test):
+class AtMost(NamedTuple):
     """Quantity ``a`` is at most quantity ``b`` of the resource named by ``resource``
     (``cpu`` or ``memory``), as the scheduler counts them (``amount``)."""
 
@@ -200,8 +187,7 @@ class AtMost(Test):
         return amount(a, resource) <= amount(b, resource)
 
 
-@dataclass(frozen=True)
-class In(Test):
+class In(NamedTuple):
     """An item is in a list."""
 
     item: Term
@@ -211,8 +197,7 @@ class In(Test):
         return _term(self.item, operands) in (_term(self.items, operands) or ())
 
 
-@dataclass(frozen=True)
-class Prefix(Test):
+class Prefix(NamedTuple):
     """A text starts with a constant prefix."""
 
     term: Term
@@ -223,8 +208,7 @@ class Prefix(Test):
         return isinstance(value, str) and value.startswith(self.prefix)
 
 
-@dataclass(frozen=True)
-class Matches(Test):
+class Matches(NamedTuple):
     """A text matches a grammar."""
 
     term: Term
@@ -234,30 +218,35 @@ class Matches(Test):
         return self.grammar.matches(_term(self.term, operands))
 
 
-@dataclass(frozen=True)
-class Not(Test):
+class Not(NamedTuple):
     test: Test
 
     def holds(self, operands: Mapping[str, object]) -> bool:
         return not self.test.holds(operands)
 
 
-@dataclass(frozen=True, init=False)
-class _Several(Test):
+class _Several(NamedTuple):
     tests: tuple[Test, ...]
-
-    def __init__(self, *tests: Test) -> None:
-        object.__setattr__(self, "tests", tests)
 
 
 class AllOf(_Several):
+    def __new__(cls, *tests: Test) -> AllOf:
+        return super().__new__(cls, tests)
+
     def holds(self, operands: Mapping[str, object]) -> bool:
         return all(test.holds(operands) for test in self.tests)
 
 
 class AnyOf(_Several):
+    def __new__(cls, *tests: Test) -> AnyOf:
+        return super().__new__(cls, tests)
+
     def holds(self, operands: Mapping[str, object]) -> bool:
         return any(test.holds(operands) for test in self.tests)
+
+
+Test = Given | Truthy | Eq | Less | AtMost | In | Prefix | Matches | Not | AllOf | AnyOf
+"""An expression over operands that is true when the rule holds (``holds``)."""
 
 
 @dataclass(frozen=True)
