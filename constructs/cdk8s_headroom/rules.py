@@ -93,12 +93,13 @@ class IntRange:
 # --- the tests of rules across values ------------------------------------------------
 #
 # A rule across values carries its test: a small expression over named operands, which
-# each engine evaluates with the operands it has at hand. Here ``Test.holds`` evaluates
-# it (the library's checks); the chart's generated helper ``node-headroom.rule.<name>``
-# is the same expression compiled to Go (``cdk8s_headroom.helm.library``). An operand is
-# named by a string; ``Const`` holds a constant. The nodes are named tuples, not
-# dataclasses: a dozen dataclasses cost the simulator's start-up some 10 ms of
-# generated methods. They compare as tuples, so nothing compares tests.
+# each engine evaluates with the operands it has at hand. Here each node's ``holds``
+# evaluates it (the library's checks); the chart's generated helper
+# ``node-headroom.rule.<name>`` is the same expression compiled to Go
+# (``cdk8s_headroom.helm.library``). An operand is named by a string; ``Const`` holds a
+# constant. The nodes are named tuples, not dataclasses: a dozen dataclasses cost the
+# simulator's start-up some 10 ms of generated methods. They compare as tuples, so
+# nothing compares tests.
 
 
 class Const(NamedTuple):

@@ -185,7 +185,7 @@ def check_values(values: Mapping[str, Any]) -> None:
     """Every value's own rule, in the order of ``VALUES``, as the templates check them;
     each value becomes what the library is given (``_as_given``), in place."""
     for value in VALUES:
-        rule = value.kind if value.kind in ("labels", "quantities") else value.rule
+        rule = value.checked_by
         if rule is not None:
             with _in_values({}):
                 _check_path(values, value.path.split("."), "", rule)

@@ -62,6 +62,12 @@ class Value:
     required: bool = False
     prop: str | None = None
 
+    @property
+    def checked_by(self) -> rules.Grammar | rules.IntRange | rules.Rule | str | None:
+        """What checks the value: its rule, or its map kind (``labels``, ``quantities``),
+        whose keys and items are checked one by one."""
+        return self.kind if self.kind in ("labels", "quantities") else self.rule
+
 
 def _enum(enum: Any) -> tuple[str, ...]:
     return tuple(member.value for member in enum)
@@ -383,7 +389,7 @@ def checks(defaults: Mapping[str, Any]) -> list[list[Any]]:
     valid by construction and not checked again; null otherwise."""
     rows = []
     for value in VALUES:
-        rule = value.kind if value.kind in ("labels", "quantities") else value.rule
+        rule = value.checked_by
         if rule is None:
             continue
         default = None if "[]" in value.path else value_at(defaults, value.path)
