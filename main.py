@@ -21,7 +21,7 @@ from cdk8s_headroom import (
     PriorityModel,
     synth,
 )
-from cdk8s_headroom.summary import render, summarize
+from cdk8s_headroom.objects.synth_summary import render, summarize
 
 MODEL = PriorityModel.GUARDED
 """The priority model; GUARDED keeps P1-P3 on shared nodes (see the README)."""

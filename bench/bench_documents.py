@@ -1,4 +1,4 @@
-"""What reading users' files through ``cdk8s_headroom.documents`` costs over the bare
+"""What reading users' files through ``cdk8s_headroom.files.documents`` costs over the bare
 parsers, and what refusing a YAML alias bomb costs.
 
 The input is a kubectl-style snapshot (a ``List`` of 2000 pods, as ``kubectl get pods
@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import yaml
 
-from cdk8s_headroom.documents import InputFileError, parse_objects
+from cdk8s_headroom.files.documents import InputFileError, parse_objects
 
 PODS = 2000
 RUNS = 3
@@ -97,7 +97,7 @@ def run() -> str:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return (
-        "## Reading users' files (`cdk8s_headroom.documents`)\n\n"
+        "## Reading users' files (`cdk8s_headroom.files.documents`)\n\n"
         f"A `List` of {PODS} pods, median of {RUNS}; the reader's checks (depth, aliases), "
         "List flattening and sources over the bare parser.\n\n"
         "| input | bare parser | reader | ratio |\n| --- | --- | --- | --- |\n"

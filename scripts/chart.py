@@ -32,8 +32,8 @@ def chart_defaults() -> dict[str, Any]:
 
 
 def main_(argv: list[str]) -> int:
-    from cdk8s_headroom.errors import HeadroomConfigError
     from cdk8s_headroom.helm import package_chart, write_chart
+    from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=CHART)

@@ -38,8 +38,6 @@ from cdk8s_headroom import (
     NodePoolRef,
     PriorityModel,
 )
-from cdk8s_headroom.priority import CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF, PriorityClassSpec
-from cdk8s_headroom.quantity import format_cpu, format_memory, parse_quantity
 from cdk8s_headroom.simulate import (
     ClassRegistry,
     ClusterState,
@@ -57,6 +55,11 @@ from cdk8s_headroom.simulate import (
     manifests_from_objects,
 )
 from cdk8s_headroom.simulate.model import LabelSelector
+from cdk8s_headroom.vocabulary.priority_models import (
+    CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF,
+    PriorityClassSpec,
+)
+from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory, parse_quantity
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "model-comparison.md"

@@ -11,12 +11,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cdk8s_headroom import podsecurity
-from cdk8s_headroom.errors import HeadroomConfigError
-from cdk8s_headroom.output import Check, load_manifests, promote
+from cdk8s_headroom.files.publish import Check, check_pod_security, load_manifests, promote
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from scripts.validation import check_schemas
 
-CHECKS: tuple[Check, ...] = (check_schemas, podsecurity.check_folder)
+CHECKS: tuple[Check, ...] = (check_schemas, check_pod_security)
 """What a synthesis must pass before it replaces dist/."""
 
 

@@ -17,8 +17,8 @@ import itertools
 import sys
 from pathlib import Path
 
-from cdk8s_headroom.documents import InputFileError
-from cdk8s_headroom.errors import printable
+from cdk8s_headroom.files.documents import InputFileError
+from cdk8s_headroom.vocabulary.errors import printable
 from scripts.validation import (
     ROOT,
     ObjectReport,

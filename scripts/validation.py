@@ -6,9 +6,9 @@ Three checks, each usable on its own:
    for Kubernetes 1.27 and the newest version the package ships; Karpenter kinds go to
    the npm @kubernetes-models/karpenter validators (scripts/karpenter_validate.mjs);
    CapacityBuffers to the project's own schema and rules
-   (``cdk8s_headroom.capacitybufferapi``). A kind without a schema is a failure, never
+   (``cdk8s_headroom.vocabulary.capacity_buffer_api``). A kind without a schema is a failure, never
    a pass.
-2. Pod Security "restricted" (``cdk8s_headroom.podsecurity``).
+2. Pod Security "restricted" (``cdk8s_headroom.vocabulary.pod_security``).
 3. checkov's Kubernetes policies, with the skips listed in .checkov.yaml, within bounds
    of memory and time.
 """
@@ -34,10 +34,10 @@ import kubernetes_validate.utils as kv
 import yaml
 from referencing import Registry, Resource
 
-from cdk8s_headroom import capacitybufferapi, podsecurity
-from cdk8s_headroom.documents import FileObjects, InputFileError, SourcedObject, read_each
-from cdk8s_headroom.errors import HeadroomConfigError
-from cdk8s_headroom.output import load_manifests
+from cdk8s_headroom.files.documents import FileObjects, InputFileError, SourcedObject, read_each
+from cdk8s_headroom.files.publish import load_manifests
+from cdk8s_headroom.vocabulary import capacity_buffer_api, pod_security
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = ROOT / "node_modules" / ".bin" / "node"
@@ -194,7 +194,7 @@ def _as_older_karpenter(document: Manifest) -> Manifest:
 def has_own_schema(document: Manifest) -> bool:
     """Whether the object is of a kind the Kubernetes schemas do not hold, validated
     with a schema of its own (Karpenter's, the project's CapacityBuffer)."""
-    return is_karpenter(document) or capacitybufferapi.is_capacity_buffer(document)
+    return is_karpenter(document) or capacity_buffer_api.is_capacity_buffer(document)
 
 
 def validate_karpenter(documents: list[Manifest]) -> list[ObjectResult]:
@@ -226,20 +226,20 @@ def validate_karpenter(documents: list[Manifest]) -> list[ObjectResult]:
 
 @functools.cache
 def _capacity_buffer_validator(
-    version: capacitybufferapi.CapacityBufferVersion,
+    version: capacity_buffer_api.CapacityBufferVersion,
 ) -> jsonschema.protocols.Validator:
     validator: jsonschema.protocols.Validator = jsonschema.Draft202012Validator(
-        capacitybufferapi.schema(version)
+        capacity_buffer_api.schema(version)
     )
     return validator
 
 
 def capacity_buffer_errors(document: Manifest) -> list[str]:
     """A CapacityBuffer's errors against the project's schema and rules of its version
-    (``cdk8s_headroom.capacitybufferapi``); a version the project does not know is one."""
-    version = capacitybufferapi.version_of(document)
+    (``cdk8s_headroom.vocabulary.capacity_buffer_api``); an unknown version is one."""
+    version = capacity_buffer_api.version_of(document)
     if version is None:
-        known = [v.api_version for v in capacitybufferapi.CapacityBufferVersion]
+        known = [v.api_version for v in capacity_buffer_api.CapacityBufferVersion]
         return [f"no schema for {document.get('apiVersion')} CapacityBuffer; known: {known}"]
     errors = sorted(
         _capacity_buffer_validator(version).iter_errors(document),
@@ -248,7 +248,7 @@ def capacity_buffer_errors(document: Manifest) -> list[str]:
     found = [f"{'.'.join(map(str, e.path)) or '<root>'}: {e.message}" for e in errors]
     spec = document.get("spec")
     if not found and isinstance(spec, dict):
-        found += capacitybufferapi.rule_errors(spec)
+        found += capacity_buffer_api.rule_errors(spec)
     return found
 
 
@@ -277,7 +277,7 @@ def validate_schemas(documents: Sequence[Manifest]) -> list[list[str]]:
     for index, document in enumerate(documents):
         if index in karpenter:
             continue
-        if capacitybufferapi.is_capacity_buffer(document):
+        if capacity_buffer_api.is_capacity_buffer(document):
             results[index].extend(
                 f"CapacityBuffer schema: {e}" for e in capacity_buffer_errors(document)
             )
@@ -548,7 +548,7 @@ def validate_objects(
         report.errors.extend(errors)
     for report in reports:
         try:
-            verdict = podsecurity.check_object(report.item.obj)
+            verdict = pod_security.check_object(report.item.obj)
         except HeadroomConfigError as error:
             report.errors.append(f"pod security: {error}")
             continue

@@ -13,7 +13,7 @@ import yaml
 
 import main
 from cdk8s_headroom import HeadroomConfigError
-from cdk8s_headroom.output import load_manifests, promote
+from cdk8s_headroom.files.publish import load_manifests, promote
 from tests.conftest import ROOT, find, find_all, pod_spec
 
 NODE_BIN = ROOT / "node_modules" / ".bin"

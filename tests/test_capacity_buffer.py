@@ -31,10 +31,10 @@ from cdk8s_headroom import (
     PriorityModel,
     ReserverTask,
     Taint,
-    podsecurity,
     synth,
 )
-from cdk8s_headroom.summary import render, summarize
+from cdk8s_headroom.objects.synth_summary import render, summarize
+from cdk8s_headroom.vocabulary import pod_security
 from scripts.validation import load_folder, run_checkov, validate_objects, validate_schemas
 from tests.conftest import Manifest, chart_with_classes, find, find_all
 
@@ -489,9 +489,9 @@ def test_the_pod_template_meets_pod_security_and_a_loosened_one_does_not(
     workload = headroom.add_burst_workload("api", image=IMAGE, cpu="1", memory="1Gi")
     headroom.add_capacity_buffer(workload, replicas=1)
     template: Manifest = find(synth(chart), "PodTemplate")
-    assert podsecurity.check_object(template).violations == ()
+    assert pod_security.check_object(template).violations == ()
     template["template"]["spec"]["containers"][0]["securityContext"]["privileged"] = True
-    assert podsecurity.check_object(template).violations
+    assert pod_security.check_object(template).violations
 
 
 def test_the_synth_summary_shows_what_a_buffer_holds_back_beside_the_slices(

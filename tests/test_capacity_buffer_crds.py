@@ -29,7 +29,7 @@ from cdk8s_headroom import (
     NodePoolRef,
     PriorityModel,
 )
-from cdk8s_headroom import capacitybufferapi as api
+from cdk8s_headroom.vocabulary import capacity_buffer_api as api
 from scripts.validation import capacity_buffer_errors
 from tests.conftest import Manifest
 from tests.test_output_validity import example_sources

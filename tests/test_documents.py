@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from cdk8s_headroom.documents import (
+from cdk8s_headroom.files.documents import (
     MAX_DEPTH,
     InputFileError,
     parse_objects,
@@ -22,7 +22,7 @@ from cdk8s_headroom.documents import (
     read_each,
     read_objects,
 )
-from cdk8s_headroom.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from tests.conftest import ROOT, refuse_listing
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "apps"}}
@@ -328,7 +328,7 @@ def _alias_bomb(levels: int = 9) -> bytes:
 
 READ_STDIN = """\
 import sys
-from cdk8s_headroom.documents import InputFileError, parse_objects
+from cdk8s_headroom.files.documents import InputFileError, parse_objects
 try:
     parse_objects(sys.stdin.buffer.read(), "bomb.yaml")
 except InputFileError as error:
@@ -402,7 +402,7 @@ def test_a_float_overflow_is_read_as_infinity_for_the_consumer_to_refuse() -> No
 def test_a_file_over_the_size_limit_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("cdk8s_headroom.documents.MAX_FILE_BYTES", 1024)
+    monkeypatch.setattr("cdk8s_headroom.files.documents.MAX_FILE_BYTES", 1024)
     path = tmp_path / "huge.yaml"
     path.write_text(yaml.safe_dump({**POD, "data": "x" * 2048}))
 

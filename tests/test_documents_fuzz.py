@@ -26,10 +26,10 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from cdk8s_headroom.documents import FileObjects, parse_objects, read_document, read_objects
-from cdk8s_headroom.errors import HeadroomConfigError
+from cdk8s_headroom.cluster.snapshot import read_snapshot
+from cdk8s_headroom.files.documents import FileObjects, parse_objects, read_document, read_objects
 from cdk8s_headroom.simulate import read_cluster, read_manifests, read_scenario
-from cdk8s_headroom.simulate.snapshot import read_snapshot
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from scripts.validation import is_karpenter, read_folder, validate_objects
 from tests.conftest import ROOT
 

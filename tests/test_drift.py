@@ -15,7 +15,7 @@ from cdk8s_headroom import (
     NodeSelectorOperator,
     PriorityModel,
 )
-from cdk8s_headroom.karpenter import NODE_ROOM_ANNOTATION
+from cdk8s_headroom.karpenter.node_pool import NODE_ROOM_ANNOTATION
 from tests.conftest import Manifest, find
 
 CPU = "karpenter.k8s.aws/instance-cpu"

@@ -9,8 +9,8 @@ import cdk8s
 import pytest
 from cdk8s import JsonPatch
 
-from cdk8s_headroom import HeadroomConfigError, NodeHeadroom, podsecurity, synth
-from cdk8s_headroom.output import load_manifests
+from cdk8s_headroom import HeadroomConfigError, NodeHeadroom, synth
+from cdk8s_headroom.files.publish import check_pod_security, load_manifests
 from tests.conftest import find, pod_spec
 
 
@@ -46,7 +46,7 @@ def test_a_patched_pod_template_fails_the_pod_security_check_of_make_synth(
     target.reserver.resource.add_json_patch(JsonPatch.add("/spec/template/spec/hostNetwork", True))
     synth(app)
     with pytest.raises(HeadroomConfigError) as raised:
-        podsecurity.check_folder(tmp_path)
+        check_pod_security(tmp_path)
     assert "DaemonSet/headroom-reserver" in str(raised.value)
     assert "hostNetwork" in str(raised.value)
 

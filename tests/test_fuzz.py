@@ -63,9 +63,9 @@ from cdk8s_headroom import (
     TolerationOperator,
     synth,
 )
-from cdk8s_headroom.capacitybufferapi import is_capacity_buffer
-from cdk8s_headroom.podsecurity import check_object
-from cdk8s_headroom.scheduling import KARPENTER_ONLY_OPERATORS
+from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
+from cdk8s_headroom.vocabulary.placement import KARPENTER_ONLY_OPERATORS
+from cdk8s_headroom.vocabulary.pod_security import check_object
 from scripts.validation import kubernetes_versions, load_folder, validate_schemas
 from tests.upstream_crds import HAVE_CRDS, buffer_crd_errors
 

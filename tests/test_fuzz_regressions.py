@@ -21,7 +21,7 @@ from cdk8s_headroom import (
     Toleration,
     TolerationOperator,
 )
-from cdk8s_headroom.quantity import parse_quantity
+from cdk8s_headroom.vocabulary.quantity import parse_quantity
 from tests.conftest import chart_with_classes
 
 Build = Callable[[Any], object]

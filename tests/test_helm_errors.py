@@ -1,7 +1,7 @@
 """Bad values fail at render time, through the Helm library, with the library's message.
 
 Each value's own rule and every rule across values is a declaration of
-``cdk8s_headroom.rules``; the templates check them and fail with the library's message
+``cdk8s_headroom.vocabulary.rules``; the templates check them and fail with the library's message
 for the same props (`<value path>: invalid value <value>; <what is allowed>`), as
 ``cdk8s_headroom.helm.synthesize`` raises it. values.schema.json checks the structure.
 """
@@ -15,9 +15,9 @@ import helm_python as helm
 import pytest
 import yaml
 
-from cdk8s_headroom import rules
-from cdk8s_headroom.errors import HeadroomConfigError
 from cdk8s_headroom.helm import Release, synthesize
+from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from scripts.helm_render import CHART, load, render
 from tests.helm_cases import API, DEDICATED_TAINT
 
@@ -530,7 +530,7 @@ def test_messages_show_null_and_booleans_as_yaml_writes_them(
 
 
 def test_a_message_shows_lists_and_maps_with_their_items_so() -> None:
-    from cdk8s_headroom.errors import shown
+    from cdk8s_headroom.vocabulary.errors import shown
 
     assert shown([None, True, False, "a", 1]) == "[null, true, false, 'a', 1]"
     assert shown({"cpu": None}) == "{'cpu': null}"

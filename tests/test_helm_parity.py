@@ -15,9 +15,9 @@ import helm_python as helm
 import pytest
 import yaml
 
-from cdk8s_headroom.capacitybufferapi import is_capacity_buffer
+from cdk8s_headroom.files.publish import load_manifests
 from cdk8s_headroom.helm import Release, merge_values, package_chart, synthesize
-from cdk8s_headroom.output import load_manifests
+from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from scripts.helm_render import CHART, load, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
 from tests.helm_cases import API, BUFFER_CASES, DEDICATED_TAINT, PARITY_CASES

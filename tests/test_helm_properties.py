@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cdk8s_headroom import HeadroomConfigError
-from cdk8s_headroom.capacitybufferapi import is_capacity_buffer
 from cdk8s_headroom.helm import Release, synthesize
+from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from scripts.helm_render import CHART, load, render, without_helm_labels
 from tests.upstream_crds import HAVE_CRDS, buffer_crd_errors
 

@@ -1,4 +1,4 @@
-"""Each rule across values is declared once, with its test (``cdk8s_headroom.rules``);
+"""Each rule across values is declared once, with its test (``cdk8s_headroom.vocabulary.rules``);
 the library evaluates the test in Python and the chart's helper
 ``node-headroom.rule.<name>`` is the same test compiled to Go. Here both engines judge
 the same operands, drawn for each rule from what its test compares, and must agree on
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from cdk8s_headroom import rules
+from cdk8s_headroom.vocabulary import rules
 from scripts.helm_render import CHART, load, render
 
 QUANTITIES = ["1", "2", "500m", "0.5", "0.1", "100m", "1Gi", "1024Mi", "1073741824",

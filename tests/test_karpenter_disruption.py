@@ -19,7 +19,7 @@ from cdk8s_headroom import (
     NodeSelectorOperator,
     NodeSelectorRequirement,
 )
-from cdk8s_headroom.sizing import smallest_node
+from cdk8s_headroom.vocabulary.node_sizes import smallest_node
 from scripts.validation import validate_karpenter
 from tests.conftest import Manifest, find
 

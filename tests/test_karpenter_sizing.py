@@ -5,7 +5,13 @@ from fractions import Fraction
 import pytest
 
 from cdk8s_headroom import HeadroomConfigError, NodeSelectorOperator, NodeSelectorRequirement
-from cdk8s_headroom.sizing import GIB, MIB, NodeSize, kube_reserved_cpu, smallest_node
+from cdk8s_headroom.vocabulary.node_sizes import (
+    GIB,
+    MIB,
+    NodeSize,
+    kube_reserved_cpu,
+    smallest_node,
+)
 
 IN = NodeSelectorOperator.IN
 GT = NodeSelectorOperator.GT

@@ -22,6 +22,9 @@ SNAPSHOT = ROOT / "docs" / "examples" / "snapshot.json"
 SNAPSHOT_AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "cdk8s-headroom"
 NODE_MODULES = ("jsii", "cdk8s", "cdk8s_plus_27", "constructs")
+NODE_FREE_LAYERS = ("vocabulary", "files", "simulate", "cluster", "cli")
+"""The layers that start no Node: everything but the constructs (``objects``,
+``karpenter``) and the chart generator (``helm``), which reads them."""
 
 # Prints, after running the code given on its command line, the Node-bound modules that
 # the run loaded, as a JSON list on the last line of stderr.
@@ -64,14 +67,18 @@ def _probe(code: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[
     return result, loaded
 
 
-def test_importing_the_vocabulary_and_the_simulator_loads_no_jsii(
+def test_importing_every_module_of_the_layers_that_read_and_compute_loads_no_jsii(
     no_node_env: dict[str, str],
 ) -> None:
+    # Every module of the layers that read and compute, found by walking the folders:
+    # a module added to one of them is checked without editing this test.
     code = (
-        "import cdk8s_headroom, cdk8s_headroom.simulate as simulate\n"
-        "import cdk8s_headroom.cli, cdk8s_headroom.kube, cdk8s_headroom.names\n"
-        "import cdk8s_headroom.quantity, cdk8s_headroom.scheduling, cdk8s_headroom.sizing\n"
-        "import cdk8s_headroom.targeting\n"
+        "import importlib, pkgutil, cdk8s_headroom\n"
+        f"for layer in {NODE_FREE_LAYERS!r}:\n"
+        "    package = importlib.import_module('cdk8s_headroom.' + layer)\n"
+        "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+        "        importlib.import_module(info.name)\n"
+        "import cdk8s_headroom.simulate as simulate\n"
         "from cdk8s_headroom import (DEFAULT_DEDICATED_TAINT, ModelClasses, NodeSize,\n"
         "    PreemptionPolicy, PriorityClassSpec, PriorityModel, Taint, Toleration)\n"
         "for name in simulate.__all__:\n"
@@ -90,13 +97,13 @@ def test_the_package_root_loads_a_name_only_when_it_is_used(no_node_env: dict[st
         "bare = sorted(m for m in sys.modules if m.startswith('cdk8s_headroom.'))\n"
         "cdk8s_headroom.PriorityModel\n"
         "print(json.dumps([bare, 'NodeHeadroom' in dir(cdk8s_headroom),\n"
-        "    'cdk8s_headroom.headroom' in sys.modules]))\n"
+        "    'cdk8s_headroom.objects.headroom' in sys.modules]))\n"
     )
 
     result, loaded = _probe(code, no_node_env)
 
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == [[], True, False]
+    assert json.loads(result.stdout) == [["cdk8s_headroom._exports"], True, False]
     assert loaded == []
 
 

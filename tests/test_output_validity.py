@@ -18,8 +18,8 @@ import kubernetes_validate.utils as kv
 import pytest
 from packaging.version import Version
 
-from cdk8s_headroom import podsecurity
-from cdk8s_headroom.documents import MANIFEST_SUFFIXES
+from cdk8s_headroom.files.documents import MANIFEST_SUFFIXES
+from cdk8s_headroom.vocabulary import pod_security
 from scripts.validation import (
     has_own_schema,
     kubernetes_validate_cli,
@@ -109,9 +109,9 @@ def test_every_object_passes_all_checks_together(output: Path) -> None:
 
 def test_every_pod_template_meets_restricted(output: Path) -> None:
     objects = load_folder(output)
-    templates = [o for o in objects if list(podsecurity.pod_templates(o.obj))]
+    templates = [o for o in objects if list(pod_security.pod_templates(o.obj))]
     assert templates, f"{output} has no pod template"
-    podsecurity.check_documents((o.file, o.obj) for o in objects)
+    pod_security.check_documents((o.file, o.obj) for o in objects)
 
 
 def test_the_releases_are_1_27_and_the_newest_the_validator_ships() -> None:

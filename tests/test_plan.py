@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
-from cdk8s_headroom.plan import Conflict, PlanReport, plan
-from cdk8s_headroom.priority import PreemptionPolicy
+from cdk8s_headroom.cluster.plan import Conflict, PlanReport, plan
+from cdk8s_headroom.cluster.snapshot import Snapshot, read_snapshot
 from cdk8s_headroom.simulate.manifests import Manifests, manifests_from_objects, read_manifests
 from cdk8s_headroom.simulate.model import Resources
-from cdk8s_headroom.simulate.snapshot import Snapshot, read_snapshot
 from cdk8s_headroom.simulate.versions import KubernetesVersion
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"

@@ -17,13 +17,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cdk8s_headroom.documents import parse_objects
-from cdk8s_headroom.errors import HeadroomConfigError
-from cdk8s_headroom.plan import plan
+from cdk8s_headroom.cluster.plan import plan
+from cdk8s_headroom.cluster.snapshot import load_snapshot
+from cdk8s_headroom.cluster.status import status
+from cdk8s_headroom.files.documents import parse_objects
 from cdk8s_headroom.simulate.manifests import read_manifests
-from cdk8s_headroom.simulate.snapshot import load_snapshot
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from cdk8s_headroom.status import status
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = max(300, int(os.environ.get("HEADROOM_FUZZ_EXAMPLES", "300")))

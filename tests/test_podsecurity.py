@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cdk8s_headroom import HeadroomConfigError, PodSecurityControl
-from cdk8s_headroom.podsecurity import (
+from cdk8s_headroom.vocabulary.pod_security import (
     EXCEPTIONS_ANNOTATION,
     check_documents,
     check_object,

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from cdk8s_headroom import PodSecurityControl
-from cdk8s_headroom.documents import SourcedObject, parse_objects
-from cdk8s_headroom.podsecurity import check_object
+from cdk8s_headroom.files.documents import SourcedObject, parse_objects
+from cdk8s_headroom.vocabulary.pod_security import check_object
 from scripts import validation
 from scripts.validation import (
     CHECKOV_CONFIG,

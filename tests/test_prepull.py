@@ -18,8 +18,8 @@ from cdk8s_headroom import (
     Toleration,
     TolerationOperator,
 )
-from cdk8s_headroom.podsecurity import check_object
-from cdk8s_headroom.prepull import NOOP, PREPULL_TOOLS_IMAGE, ImagePrepuller
+from cdk8s_headroom.objects.prepuller import NOOP, PREPULL_TOOLS_IMAGE, ImagePrepuller
+from cdk8s_headroom.vocabulary.pod_security import check_object
 from tests.conftest import Manifest, find, iter_containers, pod_spec
 
 PAUSE = "registry.k8s.io/pause:3.10"

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from cdk8s_headroom import HeadroomConfigError, HeadroomPriorityClasses, PriorityModel
-from cdk8s_headroom.errors import shown
+from cdk8s_headroom.vocabulary.errors import shown
 from tests.conftest import find, find_all
 
 

@@ -5,7 +5,12 @@ import cdk8s_plus_27
 import pytest
 
 from cdk8s_headroom import HeadroomConfigError
-from cdk8s_headroom.quantity import format_cpu, format_memory, parse_quantity, positive_quantity
+from cdk8s_headroom.vocabulary.quantity import (
+    format_cpu,
+    format_memory,
+    parse_quantity,
+    positive_quantity,
+)
 
 
 @pytest.mark.parametrize(

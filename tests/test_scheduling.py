@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cdk8s_headroom import HeadroomConfigError
-from cdk8s_headroom.scheduling import (
+from cdk8s_headroom.vocabulary.placement import (
     NodeSelectorOperator,
     NodeSelectorRequirement,
     NodeSelectorTerm,

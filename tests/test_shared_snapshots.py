@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from cdk8s_headroom.cli import main
-from cdk8s_headroom.plan import PlanReport, plan
+from cdk8s_headroom.cluster.plan import PlanReport, plan
+from cdk8s_headroom.cluster.snapshot import read_snapshot
+from cdk8s_headroom.cluster.status import status
 from cdk8s_headroom.simulate.manifests import read_manifests
-from cdk8s_headroom.simulate.snapshot import read_snapshot
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from cdk8s_headroom.status import status
 from tests.conftest import ROOT, SHARED
 
 SNAPSHOTS = SHARED / "snapshots"

@@ -8,16 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from cdk8s_headroom.priority import PreemptionPolicy, PriorityClassSpec
-from cdk8s_headroom.scheduling import (
-    NodeSelectorOperator,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
-    Taint,
-    TaintEffect,
-    Toleration,
-    TolerationOperator,
-)
 from cdk8s_headroom.simulate import (
     ClusterState,
     DisruptionBudget,
@@ -40,6 +30,16 @@ from cdk8s_headroom.simulate.scheduler import (
 )
 from cdk8s_headroom.simulate.whatif import judge_p1, judge_p2, judge_p3
 from cdk8s_headroom.simulate.workloads import ClassRegistry, PodTemplate, Workload
+from cdk8s_headroom.vocabulary.placement import (
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Taint,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
+)
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy, PriorityClassSpec
 
 NEVER = PreemptionPolicy.NEVER
 LOWER = PreemptionPolicy.PREEMPT_LOWER_PRIORITY

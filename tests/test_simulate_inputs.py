@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from cdk8s_headroom import HeadroomConfigError
-from cdk8s_headroom.priority import PreemptionPolicy
 from cdk8s_headroom.simulate import (
     ClassRegistry,
     Resources,
@@ -19,7 +18,8 @@ from cdk8s_headroom.simulate import (
     parse_bursts,
     read_cluster,
 )
-from cdk8s_headroom.simulate.reading import Reader
+from cdk8s_headroom.simulate.fields import Reader
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
 NODE = {"name": "n", "allocatable": {"cpu": "4", "memory": "16Gi"}}
 

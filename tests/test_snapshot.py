@@ -9,18 +9,18 @@ from typing import Any
 
 import pytest
 
-from cdk8s_headroom.errors import HeadroomConfigError
-from cdk8s_headroom.priority import PreemptionPolicy
-from cdk8s_headroom.scheduling import TaintEffect
-from cdk8s_headroom.simulate.model import Resources, Role
-from cdk8s_headroom.simulate.snapshot import (
+from cdk8s_headroom.cluster.snapshot import (
     UNSCHEDULABLE_TAINT,
     NotModelled,
     Snapshot,
     load_snapshot,
     read_snapshot,
 )
+from cdk8s_headroom.simulate.model import Resources, Role
 from cdk8s_headroom.simulate.versions import KubernetesVersion
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.placement import TaintEffect
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = ROOT / "tests" / "fixtures" / "kubectl" / "everything.json"

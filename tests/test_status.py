@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from cdk8s_headroom.cluster.snapshot import read_snapshot
+from cdk8s_headroom.cluster.status import StatusReport, status
 from cdk8s_headroom.simulate.manifests import read_manifests
 from cdk8s_headroom.simulate.model import Resources
-from cdk8s_headroom.simulate.snapshot import read_snapshot
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from cdk8s_headroom.status import StatusReport, status
 
 ROOT = Path(__file__).resolve().parent.parent
 AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"

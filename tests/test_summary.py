@@ -7,7 +7,7 @@ import warnings
 import cdk8s
 
 from cdk8s_headroom import KarpenterNodePool, NodeHeadroom, NodePoolRef, PriorityModel
-from cdk8s_headroom.summary import render, summarize
+from cdk8s_headroom.objects.synth_summary import render, summarize
 from tests.conftest import ROOT
 from tests.test_app import run_env
 

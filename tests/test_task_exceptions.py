@@ -17,7 +17,7 @@ from cdk8s_headroom import (
     ReserverTask,
     validate_app,
 )
-from cdk8s_headroom.podsecurity import EXCEPTIONS_ANNOTATION, check_object
+from cdk8s_headroom.vocabulary.pod_security import EXCEPTIONS_ANNOTATION, check_object
 from scripts.validation import validate_schemas
 from tests.conftest import chart_with_classes, find, pod_spec
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import get_origin, get_type_hints
 
 from cdk8s_headroom import BurstWorkload, BurstWorkloadProps
-from cdk8s_headroom.burst import Required
+from cdk8s_headroom.objects.burst import Required
 from tests.conftest import ROOT
 
 HEADROOM_SETS = {"priority_class_name"}

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from cdk8s_headroom.cli import main
-from cdk8s_headroom.errors import HeadroomConfigError
 from cdk8s_headroom.simulate.versions import (
     EMPTY_PDB_SELECTOR_MATCHES_ALL,
     NEWEST_VALIDATED,
     KubernetesVersion,
 )
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 # Two nodes, each full with one low-priority pod. On node-a the victim is unlabeled and
 # in namespace batch, where a PDB with `selector: {}` allows no disruption; it started

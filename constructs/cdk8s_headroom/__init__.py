@@ -6,159 +6,77 @@ pool; burst-critical pods preempt them and take the slice at once.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+# The package is layered, bottom up; each layer imports only the layers below it:
+#
+# - ``vocabulary``: the plain-Python terms (quantities, names, rules, placement, priority
+#   models, the reserver's task, node sizes). No cdk8s, no Node.
+# - ``files``: reading users' files and publishing synthesized folders.
+# - ``simulate``: kube-scheduler's fit and preemption decisions, and the what-if.
+# - ``objects`` and ``karpenter``: the cdk8s constructs (they start Node through jsii).
+# - ``cluster``: ``plan`` and ``status`` on a kubectl snapshot (no construct).
+# - ``helm``: the chart generated from the constructs and rules.
+# - ``cli``: the ``cdk8s-headroom`` command.
+from typing import TYPE_CHECKING
 
+from cdk8s_headroom._exports import lazy_module
+
+# The public names, each declared once: type checkers read these imports, and
+# `_exports` serves them lazily at run time (see its docstring for why).
 if TYPE_CHECKING:
-    from .app import synth, validate_app
-    from .burst import BurstWorkload, BurstWorkloadProps, ImagePullPolicy
-    from .capacitybuffer import BufferHold, CapacityBuffer, CapacityBufferForm
-    from .capacitybufferapi import CapacityBufferVersion
-    from .errors import HeadroomConfigError, HeadroomWarning
-    from .headroom import HeadroomSummary, NodeHeadroom
-    from .karpenter import (
-        BudgetNodes,
-        BudgetSchedule,
-        ConsolidationPolicy,
-        DisruptionBudget,
-        DisruptionReason,
-        Ec2NodeClass,
-        KarpenterNodePool,
-        KarpenterNodePoolRef,
-        NodeClassRef,
-        NodePoolFlavour,
+    from cdk8s_headroom.karpenter.node_pool import BudgetNodes as BudgetNodes
+    from cdk8s_headroom.karpenter.node_pool import BudgetSchedule as BudgetSchedule
+    from cdk8s_headroom.karpenter.node_pool import ConsolidationPolicy as ConsolidationPolicy
+    from cdk8s_headroom.karpenter.node_pool import DisruptionBudget as DisruptionBudget
+    from cdk8s_headroom.karpenter.node_pool import DisruptionReason as DisruptionReason
+    from cdk8s_headroom.karpenter.node_pool import Ec2NodeClass as Ec2NodeClass
+    from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool as KarpenterNodePool
+    from cdk8s_headroom.karpenter.node_pool import KarpenterNodePoolRef as KarpenterNodePoolRef
+    from cdk8s_headroom.karpenter.node_pool import NodeClassRef as NodeClassRef
+    from cdk8s_headroom.karpenter.node_pool import NodePoolFlavour as NodePoolFlavour
+    from cdk8s_headroom.objects.app_checks import validate_app as validate_app
+    from cdk8s_headroom.objects.burst import BurstWorkload as BurstWorkload
+    from cdk8s_headroom.objects.burst import BurstWorkloadProps as BurstWorkloadProps
+    from cdk8s_headroom.objects.burst import ImagePullPolicy as ImagePullPolicy
+    from cdk8s_headroom.objects.capacity_buffer import BufferHold as BufferHold
+    from cdk8s_headroom.objects.capacity_buffer import CapacityBuffer as CapacityBuffer
+    from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm as CapacityBufferForm
+    from cdk8s_headroom.objects.headroom import HeadroomSummary as HeadroomSummary
+    from cdk8s_headroom.objects.headroom import NodeHeadroom as NodeHeadroom
+    from cdk8s_headroom.objects.namespace import HeadroomNamespace as HeadroomNamespace
+    from cdk8s_headroom.objects.prepuller import ImagePrepuller as ImagePrepuller
+    from cdk8s_headroom.objects.priority_classes import (
+        HeadroomPriorityClasses as HeadroomPriorityClasses,
     )
-    from .namespace import HeadroomNamespace
-    from .podsecurity import PodSecurityControl
-    from .prepull import ImagePrepuller
-    from .priority import ModelClasses, PreemptionPolicy, PriorityClassSpec, PriorityModel
-    from .priorityclasses import HeadroomPriorityClasses
-    from .reserver import HeadroomReserver
-    from .scheduling import (
-        DEFAULT_DEDICATED_TAINT,
-        NodeSelectorOperator,
-        NodeSelectorRequirement,
-        Taint,
-        TaintEffect,
-        Toleration,
-        TolerationOperator,
+    from cdk8s_headroom.objects.reserver import HeadroomReserver as HeadroomReserver
+    from cdk8s_headroom.objects.synthesis import synth as synth
+    from cdk8s_headroom.vocabulary.capacity_buffer_api import (
+        CapacityBufferVersion as CapacityBufferVersion,
     )
-    from .sizing import NodeSize
-    from .targeting import INodePool, NodePoolRef
-    from .task import HostPathMount, ReserverTask, TaskKind
+    from cdk8s_headroom.vocabulary.errors import HeadroomConfigError as HeadroomConfigError
+    from cdk8s_headroom.vocabulary.errors import HeadroomWarning as HeadroomWarning
+    from cdk8s_headroom.vocabulary.node_pools import INodePool as INodePool
+    from cdk8s_headroom.vocabulary.node_pools import NodePoolRef as NodePoolRef
+    from cdk8s_headroom.vocabulary.node_sizes import NodeSize as NodeSize
+    from cdk8s_headroom.vocabulary.placement import (
+        DEFAULT_DEDICATED_TAINT as DEFAULT_DEDICATED_TAINT,
+    )
+    from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator as NodeSelectorOperator
+    from cdk8s_headroom.vocabulary.placement import (
+        NodeSelectorRequirement as NodeSelectorRequirement,
+    )
+    from cdk8s_headroom.vocabulary.placement import Taint as Taint
+    from cdk8s_headroom.vocabulary.placement import TaintEffect as TaintEffect
+    from cdk8s_headroom.vocabulary.placement import Toleration as Toleration
+    from cdk8s_headroom.vocabulary.placement import TolerationOperator as TolerationOperator
+    from cdk8s_headroom.vocabulary.pod_security import PodSecurityControl as PodSecurityControl
+    from cdk8s_headroom.vocabulary.priority_models import ModelClasses as ModelClasses
+    from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy as PreemptionPolicy
+    from cdk8s_headroom.vocabulary.priority_models import PriorityClassSpec as PriorityClassSpec
+    from cdk8s_headroom.vocabulary.priority_models import PriorityModel as PriorityModel
+    from cdk8s_headroom.vocabulary.reserver_task import HostPathMount as HostPathMount
+    from cdk8s_headroom.vocabulary.reserver_task import ReserverTask as ReserverTask
+    from cdk8s_headroom.vocabulary.reserver_task import TaskKind as TaskKind
 
-# Every name is re-exported lazily (PEP 562): `import cdk8s_headroom` loads nothing, and
-# a name loads only its own module. So the plain-Python parts (the vocabulary, the
-# simulator) never start Node through jsii, and `python main.py` pays only for the
-# constructs it uses. The imports above are for type checkers and editors.
-_EXPORTS = {
-    "DEFAULT_DEDICATED_TAINT": "scheduling",
-    "BudgetNodes": "karpenter",
-    "BudgetSchedule": "karpenter",
-    "BufferHold": "capacitybuffer",
-    "BurstWorkload": "burst",
-    "BurstWorkloadProps": "burst",
-    "CapacityBuffer": "capacitybuffer",
-    "CapacityBufferForm": "capacitybuffer",
-    "CapacityBufferVersion": "capacitybufferapi",
-    "ConsolidationPolicy": "karpenter",
-    "DisruptionBudget": "karpenter",
-    "DisruptionReason": "karpenter",
-    "Ec2NodeClass": "karpenter",
-    "HeadroomConfigError": "errors",
-    "HeadroomNamespace": "namespace",
-    "HeadroomPriorityClasses": "priorityclasses",
-    "HeadroomReserver": "reserver",
-    "HeadroomSummary": "headroom",
-    "HeadroomWarning": "errors",
-    "HostPathMount": "task",
-    "INodePool": "targeting",
-    "ImagePrepuller": "prepull",
-    "ImagePullPolicy": "burst",
-    "KarpenterNodePool": "karpenter",
-    "KarpenterNodePoolRef": "karpenter",
-    "ModelClasses": "priority",
-    "NodeClassRef": "karpenter",
-    "NodeHeadroom": "headroom",
-    "NodePoolFlavour": "karpenter",
-    "NodePoolRef": "targeting",
-    "NodeSelectorOperator": "scheduling",
-    "NodeSelectorRequirement": "scheduling",
-    "NodeSize": "sizing",
-    "PodSecurityControl": "podsecurity",
-    "PreemptionPolicy": "priority",
-    "PriorityClassSpec": "priority",
-    "PriorityModel": "priority",
-    "ReserverTask": "task",
-    "Taint": "scheduling",
-    "TaintEffect": "scheduling",
-    "TaskKind": "task",
-    "Toleration": "scheduling",
-    "TolerationOperator": "scheduling",
-    "synth": "app",
-    "validate_app": "app",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
-
-
-__all__ = [
-    "DEFAULT_DEDICATED_TAINT",
-    "BudgetNodes",
-    "BudgetSchedule",
-    "BufferHold",
-    "BurstWorkload",
-    "BurstWorkloadProps",
-    "CapacityBuffer",
-    "CapacityBufferForm",
-    "CapacityBufferVersion",
-    "ConsolidationPolicy",
-    "DisruptionBudget",
-    "DisruptionReason",
-    "Ec2NodeClass",
-    "HeadroomConfigError",
-    "HeadroomNamespace",
-    "HeadroomPriorityClasses",
-    "HeadroomReserver",
-    "HeadroomSummary",
-    "HeadroomWarning",
-    "HostPathMount",
-    "INodePool",
-    "ImagePrepuller",
-    "ImagePullPolicy",
-    "KarpenterNodePool",
-    "KarpenterNodePoolRef",
-    "ModelClasses",
-    "NodeClassRef",
-    "NodeHeadroom",
-    "NodePoolFlavour",
-    "NodePoolRef",
-    "NodeSelectorOperator",
-    "NodeSelectorRequirement",
-    "NodeSize",
-    "PodSecurityControl",
-    "PreemptionPolicy",
-    "PriorityClassSpec",
-    "PriorityModel",
-    "ReserverTask",
-    "Taint",
-    "TaintEffect",
-    "TaskKind",
-    "Toleration",
-    "TolerationOperator",
-    "synth",
-    "validate_app",
-]
+__getattr__, __dir__ = lazy_module(__name__, __file__)
 
 __version__ = "0.1.0"

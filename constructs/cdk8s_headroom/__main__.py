@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from cdk8s_headroom.cli import main
 
 sys.exit(main())

@@ -4,9 +4,16 @@
 each value means in library calls; ``values_from_app`` reads an app back into values.
 """
 
-from .chart import KUBE_VERSION, chart_files, package_chart, write_chart
-from .mapping import Release, ValuesError, build, merge_values, synthesize, values_from_app
-from .values import CHART_NAME, VALUES, values_schema
+from cdk8s_headroom.helm.chart import KUBE_VERSION, chart_files, package_chart, write_chart
+from cdk8s_headroom.helm.mapping import (
+    Release,
+    ValuesError,
+    build,
+    merge_values,
+    synthesize,
+    values_from_app,
+)
+from cdk8s_headroom.helm.values import CHART_NAME, VALUES, values_schema
 
 __all__ = [
     "CHART_NAME",

@@ -14,12 +14,12 @@ from typing import Any
 
 import yaml
 
-from .. import __doc__ as library_doc
-from .. import __version__
-from ..errors import HeadroomConfigError
-from ..output import swap_in
-from .library import LIBRARY_JSON, library_json, library_tpl
-from .values import CHART_NAME, schema_json, values_table, values_yaml
+from cdk8s_headroom import __doc__ as library_doc
+from cdk8s_headroom import __version__
+from cdk8s_headroom.files.publish import swap_in
+from cdk8s_headroom.helm.library import LIBRARY_JSON, library_json, library_tpl
+from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 TEMPLATES = Path(__file__).parent / "templates"
 README_HEAD = Path(__file__).parent / "chart_readme.md"

@@ -2,7 +2,7 @@
 
 It is data: what the library decides and the values do not
 change (class specs per model, pod skeletons, security contexts, labels, task defaults,
-read from reference constructs), and the rules of ``cdk8s_headroom.rules`` (patterns,
+read from reference constructs), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
 ranges, messages). ``templates/_helpers.tpl`` applies them: one generic helper per kind of rule
 (a grammar, an integer range, a quantity comparison), fed the declarations, and the
 placement of the values into the skeleton, in the order ``mapping.build`` calls the
@@ -21,21 +21,25 @@ from typing import Any
 
 import cdk8s
 
-from .. import rules
-from ..burst import BurstWorkload
-from ..capacitybuffer import KEEP_OFF_EFFECTS, CapacityBuffer, CapacityBufferForm
-from ..capacitybufferapi import API_GROUP
-from ..headroom import NodeHeadroom
-from ..labels import workload_labels
-from ..names import DNS_LABEL_MAX
-from ..namespace import HeadroomNamespace
-from ..prepull import PREPULL_SUFFIX
-from ..priority import ModelClasses, PriorityModel
-from ..reserver import DEFAULT_RESERVER_NAME
-from ..securitycontext import NOBODY_UID
-from ..simulate.promises import check_promises, describe_broken
-from ..task import ReserverTask, TaskKind
-from .values import CHART_NAME, CUSTOM_TASK, checks, read_back
+from cdk8s_headroom.helm.values import CHART_NAME, CUSTOM_TASK, checks, read_back
+from cdk8s_headroom.objects.burst import BurstWorkload
+from cdk8s_headroom.objects.capacity_buffer import (
+    KEEP_OFF_EFFECTS,
+    CapacityBuffer,
+    CapacityBufferForm,
+)
+from cdk8s_headroom.objects.headroom import NodeHeadroom
+from cdk8s_headroom.objects.namespace import HeadroomNamespace
+from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
+from cdk8s_headroom.objects.reserver import DEFAULT_RESERVER_NAME
+from cdk8s_headroom.simulate.promises import check_promises, describe_broken
+from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP
+from cdk8s_headroom.vocabulary.labels import workload_labels
+from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
+from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PriorityModel
+from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
+from cdk8s_headroom.vocabulary.security_context import NOBODY_UID
 
 
 def _chart() -> cdk8s.Chart:

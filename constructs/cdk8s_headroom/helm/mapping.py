@@ -17,19 +17,20 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from .. import rules
-from ..app import validate_app
-from ..burst import BurstWorkload, ImagePullPolicy
-from ..capacitybuffer import CapacityBufferForm
-from ..capacitybufferapi import CapacityBufferVersion
-from ..errors import HeadroomConfigError
-from ..headroom import NodeHeadroom
-from ..labels import workload_labels
-from ..namespace import HeadroomNamespace
-from ..priority import ModelClasses, PriorityModel
-from ..priorityclasses import HeadroomPriorityClasses
-from ..reserver import default_reserver_name
-from ..scheduling import (
+from cdk8s_headroom.helm.values import CHART_NAME, CUSTOM_TASK, VALUES, props, read_back, value_at
+from cdk8s_headroom.objects.app_checks import validate_app
+from cdk8s_headroom.objects.burst import BurstWorkload, ImagePullPolicy
+from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
+from cdk8s_headroom.objects.headroom import NodeHeadroom
+from cdk8s_headroom.objects.namespace import HeadroomNamespace
+from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
+from cdk8s_headroom.objects.reserver import default_reserver_name
+from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.labels import workload_labels
+from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
+from cdk8s_headroom.vocabulary.placement import (
     DEFAULT_DEDICATED_TAINT,
     NodeSelectorOperator,
     NodeSelectorRequirement,
@@ -40,9 +41,8 @@ from ..scheduling import (
     check_requirement_values,
     check_toleration,
 )
-from ..targeting import NodePoolRef
-from ..task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
-from .values import CHART_NAME, CUSTOM_TASK, VALUES, props, read_back, value_at
+from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PriorityModel
+from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
 
 Values = dict[str, Any]
 

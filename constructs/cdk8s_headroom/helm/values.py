@@ -2,14 +2,14 @@
 
 values.yaml, values.schema.json, the README's table and the table of single-value
 checks (``checks``, which the templates walk) are written from ``VALUES``. A value's
-rule is a declaration of ``cdk8s_headroom.rules``, so the chart refuses what the library
+rule is a declaration of ``cdk8s_headroom.vocabulary.rules``, so the chart refuses what the library
 refuses, with its message. Descriptions speak Helm and Kubernetes, for the chart's users.
 
 To add values (e.g. for another construct): add rows here, with the library prop each
 gives (``prop``: a burst workload's, a buffer's and a custom task's are passed and read
 back from it); read the others in ``mapping.build`` (the library calls they mean) and
 ``mapping.values_from_app`` (their defaults); render them in ``templates/_helpers.tpl``.
-A rule across values is declared in ``cdk8s_headroom.rules`` with its test; the
+A rule across values is declared in ``cdk8s_headroom.vocabulary.rules`` with its test; the
 library's check and the templates' ``node-headroom.rule.<name>`` helper (generated)
 pass it their operands.
 """
@@ -25,18 +25,18 @@ from typing import Any
 
 import yaml
 
-from .. import rules
-from ..burst import ImagePullPolicy
-from ..capacitybuffer import CapacityBufferForm
-from ..capacitybufferapi import CapacityBufferVersion
-from ..priority import PriorityModel
-from ..scheduling import (
+from cdk8s_headroom.objects.burst import ImagePullPolicy
+from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
+from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
+from cdk8s_headroom.vocabulary.placement import (
     KARPENTER_ONLY_OPERATORS,
     NodeSelectorOperator,
     TaintEffect,
     TolerationOperator,
 )
-from ..task import TaskKind
+from cdk8s_headroom.vocabulary.priority_models import PriorityModel
+from cdk8s_headroom.vocabulary.reserver_task import TaskKind
 
 CHART_NAME = "node-headroom"
 """The chart's name, and the release name whose objects keep the library's names."""

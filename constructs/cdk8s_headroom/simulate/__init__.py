@@ -2,114 +2,52 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ..scheduling import Placement
-    from .cluster import ClusterFile, load_cluster, read_cluster
-    from .manifests import Manifests, manifests_from_objects, read_manifests
-    from .model import DisruptionBudget, Node, Pod, Resources, Role
-    from .plot import plot_report
-    from .promises import BrokenPromise, check_promises, describe_broken
-    from .reading import UnsupportedInputError
-    from .report import WhatIfReport, parse_bursts, run_whatif
-    from .scenario import Scenario, decide, load_scenario, read_scenario
-    from .scheduler import Candidate, ClusterState, Decision, apply, schedule
-    from .whatif import Event, Simulation, Step, Verdict, judge_p1, judge_p2, judge_p3
-    from .workloads import ClassRegistry, PodTemplate, Workload
+from cdk8s_headroom._exports import lazy_module
 
 # Re-exported lazily: NodeHeadroom's synth-time promise check needs only the scheduler
 # model, and loading the file readers, the report and the plotting glue with it would
 # add to every `python main.py` (see bench/results.md, "main.py over the floor").
-_EXPORTS = {
-    "BrokenPromise": "promises",
-    "Candidate": "scheduler",
-    "ClassRegistry": "workloads",
-    "ClusterFile": "cluster",
-    "ClusterState": "scheduler",
-    "Decision": "scheduler",
-    "DisruptionBudget": "model",
-    "Event": "whatif",
-    "Manifests": "manifests",
-    "Node": "model",
-    "Placement": ".scheduling",  # the vocabulary's, one level up
-    "Pod": "model",
-    "PodTemplate": "workloads",
-    "Resources": "model",
-    "Role": "model",
-    "Scenario": "scenario",
-    "Simulation": "whatif",
-    "Step": "whatif",
-    "UnsupportedInputError": "reading",
-    "Verdict": "whatif",
-    "WhatIfReport": "report",
-    "Workload": "workloads",
-    "apply": "scheduler",
-    "check_promises": "promises",
-    "decide": "scenario",
-    "describe_broken": "promises",
-    "judge_p1": "whatif",
-    "judge_p2": "whatif",
-    "judge_p3": "whatif",
-    "load_cluster": "cluster",
-    "manifests_from_objects": "manifests",
-    "load_scenario": "scenario",
-    "parse_bursts": "report",
-    "plot_report": "plot",
-    "read_cluster": "cluster",
-    "read_manifests": "manifests",
-    "read_scenario": "scenario",
-    "run_whatif": "report",
-    "schedule": "scheduler",
-}
+if TYPE_CHECKING:
+    from cdk8s_headroom.simulate.cluster import ClusterFile as ClusterFile
+    from cdk8s_headroom.simulate.cluster import load_cluster as load_cluster
+    from cdk8s_headroom.simulate.cluster import read_cluster as read_cluster
+    from cdk8s_headroom.simulate.fields import UnsupportedInputError as UnsupportedInputError
+    from cdk8s_headroom.simulate.manifests import Manifests as Manifests
+    from cdk8s_headroom.simulate.manifests import manifests_from_objects as manifests_from_objects
+    from cdk8s_headroom.simulate.manifests import read_manifests as read_manifests
+    from cdk8s_headroom.simulate.model import DisruptionBudget as DisruptionBudget
+    from cdk8s_headroom.simulate.model import Node as Node
+    from cdk8s_headroom.simulate.model import Pod as Pod
+    from cdk8s_headroom.simulate.model import Resources as Resources
+    from cdk8s_headroom.simulate.model import Role as Role
+    from cdk8s_headroom.simulate.plot import plot_report as plot_report
+    from cdk8s_headroom.simulate.promises import BrokenPromise as BrokenPromise
+    from cdk8s_headroom.simulate.promises import check_promises as check_promises
+    from cdk8s_headroom.simulate.promises import describe_broken as describe_broken
+    from cdk8s_headroom.simulate.report import WhatIfReport as WhatIfReport
+    from cdk8s_headroom.simulate.report import parse_bursts as parse_bursts
+    from cdk8s_headroom.simulate.report import run_whatif as run_whatif
+    from cdk8s_headroom.simulate.scenario import Scenario as Scenario
+    from cdk8s_headroom.simulate.scenario import decide as decide
+    from cdk8s_headroom.simulate.scenario import load_scenario as load_scenario
+    from cdk8s_headroom.simulate.scenario import read_scenario as read_scenario
+    from cdk8s_headroom.simulate.scheduler import Candidate as Candidate
+    from cdk8s_headroom.simulate.scheduler import ClusterState as ClusterState
+    from cdk8s_headroom.simulate.scheduler import Decision as Decision
+    from cdk8s_headroom.simulate.scheduler import apply as apply
+    from cdk8s_headroom.simulate.scheduler import schedule as schedule
+    from cdk8s_headroom.simulate.whatif import Event as Event
+    from cdk8s_headroom.simulate.whatif import Simulation as Simulation
+    from cdk8s_headroom.simulate.whatif import Step as Step
+    from cdk8s_headroom.simulate.whatif import Verdict as Verdict
+    from cdk8s_headroom.simulate.whatif import judge_p1 as judge_p1
+    from cdk8s_headroom.simulate.whatif import judge_p2 as judge_p2
+    from cdk8s_headroom.simulate.whatif import judge_p3 as judge_p3
+    from cdk8s_headroom.simulate.workloads import ClassRegistry as ClassRegistry
+    from cdk8s_headroom.simulate.workloads import PodTemplate as PodTemplate
+    from cdk8s_headroom.simulate.workloads import Workload as Workload
+    from cdk8s_headroom.vocabulary.placement import Placement as Placement
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{module}", __name__), name)
-
-
-__all__ = [
-    "BrokenPromise",
-    "Candidate",
-    "ClassRegistry",
-    "ClusterFile",
-    "ClusterState",
-    "Decision",
-    "DisruptionBudget",
-    "Event",
-    "Manifests",
-    "Node",
-    "Placement",
-    "Pod",
-    "PodTemplate",
-    "Resources",
-    "Role",
-    "Scenario",
-    "Simulation",
-    "Step",
-    "UnsupportedInputError",
-    "Verdict",
-    "WhatIfReport",
-    "Workload",
-    "apply",
-    "check_promises",
-    "decide",
-    "describe_broken",
-    "judge_p1",
-    "judge_p2",
-    "judge_p3",
-    "load_cluster",
-    "load_scenario",
-    "manifests_from_objects",
-    "parse_bursts",
-    "plot_report",
-    "read_cluster",
-    "read_manifests",
-    "read_scenario",
-    "run_whatif",
-    "schedule",
-]
+__getattr__, __dir__ = lazy_module(__name__, __file__)

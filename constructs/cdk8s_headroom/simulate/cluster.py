@@ -11,12 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..documents import read_document
-from ..errors import HeadroomConfigError
-from ..names import INT32_MAX, INT32_MIN
-from ..priority import PreemptionPolicy, PriorityClassSpec
-from .model import DisruptionBudget, Node, Pod, Resources, Role
-from .reading import (
+from cdk8s_headroom.files.documents import read_document
+from cdk8s_headroom.simulate.fields import (
     Reader,
     Value,
     label_selector,
@@ -25,7 +21,11 @@ from .reading import (
     some,
     taints,
 )
-from .workloads import ClassRegistry
+from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources, Role
+from cdk8s_headroom.simulate.workloads import ClassRegistry
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.names import INT32_MAX, INT32_MIN
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy, PriorityClassSpec
 
 DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when the file gives none: the kubelet's default."""

@@ -18,15 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..capacitybufferapi import API_GROUP, rule_errors, version_of
-from ..documents import read_objects
-from ..kube import CLUSTER_SCOPED_KINDS
-from ..labels import COMPONENT_LABEL, PREPULLER_COMPONENT
-from ..names import INT32_MIN
-from ..priority import MAX_USER_PRIORITY, PriorityClassSpec
-from ..scheduling import Placement
-from .model import Resources, pod_requests
-from .reading import (
+from cdk8s_headroom.files.documents import read_objects
+from cdk8s_headroom.simulate.fields import (
     Reader,
     UnsupportedInputError,
     Value,
@@ -34,7 +27,13 @@ from .reading import (
     preemption_policy,
     tolerations,
 )
-from .workloads import Buffer, PodTemplate, Workload
+from cdk8s_headroom.simulate.model import Resources, pod_requests
+from cdk8s_headroom.simulate.workloads import Buffer, PodTemplate, Workload
+from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP, rule_errors, version_of
+from cdk8s_headroom.vocabulary.labels import COMPONENT_LABEL, PREPULLER_COMPONENT
+from cdk8s_headroom.vocabulary.names import CLUSTER_SCOPED_KINDS, INT32_MIN
+from cdk8s_headroom.vocabulary.placement import Placement
+from cdk8s_headroom.vocabulary.priority_models import MAX_USER_PRIORITY, PriorityClassSpec
 
 MODELS = (
     "The simulator reads PriorityClasses, DaemonSets, Deployments, CapacityBuffers and "

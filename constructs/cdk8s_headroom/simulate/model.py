@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ..priority import PreemptionPolicy
-from ..scheduling import NodeSelectorRequirement, Placement, Taint
+from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Placement, Taint
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
 NOW = 2**63 - 1
 """The start time of a pod that has none: ``GetPodStartTime`` returns ``time.Now()``,

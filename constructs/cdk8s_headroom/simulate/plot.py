@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import HeadroomConfigError
-from .model import Resources, Role
-from .report import Usage, WhatIfReport
+from cdk8s_headroom.simulate.model import Resources, Role
+from cdk8s_headroom.simulate.report import Usage, WhatIfReport
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

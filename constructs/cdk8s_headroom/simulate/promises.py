@@ -16,12 +16,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..priority import ModelClasses, PriorityClassSpec, PriorityModel, check_model
-from ..quantity import QuantityLike, positive_quantity
-from ..scheduling import DEFAULT_DEDICATED_TAINT, Placement, Taint
-from .model import Node, Pod, Resources, Role
-from .scheduler import ClusterState, Decision, schedule
-from .workloads import NO_CLASS
+from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
+from cdk8s_headroom.simulate.scheduler import ClusterState, Decision, schedule
+from cdk8s_headroom.simulate.workloads import NO_CLASS
+from cdk8s_headroom.vocabulary.placement import DEFAULT_DEDICATED_TAINT, Placement, Taint
+from cdk8s_headroom.vocabulary.priority_models import (
+    ModelClasses,
+    PriorityClassSpec,
+    PriorityModel,
+    check_model,
+)
+from cdk8s_headroom.vocabulary.quantity import QuantityLike, positive_quantity
 
 _ORDINARY_PODS_PER_NODE = 7
 """Ordinary pods on the probe node, each the size of the slice: the node holds eight

@@ -6,16 +6,25 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..errors import HeadroomConfigError
-from ..priority import PriorityClassSpec
-from ..quantity import format_cpu, format_memory
-from .cluster import ClusterFile
-from .manifests import Manifests
-from .model import Resources, Role
-from .scheduler import ClusterState
-from .versions import NEWEST_VALIDATED, KubernetesVersion
-from .whatif import Event, Simulation, Step, Verdict, judge_p1, judge_p2, judge_p3, usage_by_role
-from .workloads import ClassRegistry
+from cdk8s_headroom.simulate.cluster import ClusterFile
+from cdk8s_headroom.simulate.manifests import Manifests
+from cdk8s_headroom.simulate.model import Resources, Role
+from cdk8s_headroom.simulate.scheduler import ClusterState
+from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
+from cdk8s_headroom.simulate.whatif import (
+    Event,
+    Simulation,
+    Step,
+    Verdict,
+    judge_p1,
+    judge_p2,
+    judge_p3,
+    usage_by_role,
+)
+from cdk8s_headroom.simulate.workloads import ClassRegistry
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.priority_models import PriorityClassSpec
+from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory
 
 Usage = dict[str, dict[Role, Resources]]
 

@@ -11,11 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..documents import read_document
-from ..names import INT32_MAX, INT32_MIN
-from ..scheduling import Placement
-from .model import DisruptionBudget, Node, Pod, Resources
-from .reading import (
+from cdk8s_headroom.files.documents import read_document
+from cdk8s_headroom.simulate.fields import (
     Reader,
     Value,
     label_selector,
@@ -26,8 +23,11 @@ from .reading import (
     taints,
     tolerations,
 )
-from .scheduler import ClusterState, Decision, schedule
-from .versions import NEWEST_VALIDATED, KubernetesVersion
+from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
+from cdk8s_headroom.simulate.scheduler import ClusterState, Decision, schedule
+from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
+from cdk8s_headroom.vocabulary.names import INT32_MAX, INT32_MIN
+from cdk8s_headroom.vocabulary.placement import Placement
 
 DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when the scenario gives none: the kubelet's default."""

@@ -27,10 +27,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from ..priority import PreemptionPolicy
-from ..scheduling import Placement, TaintEffect
-from .model import DisruptionBudget, Node, Pod, Resources
-from .versions import NEWEST_VALIDATED, KubernetesVersion
+from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
+from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
+from cdk8s_headroom.vocabulary.placement import Placement, TaintEffect
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 """DefaultPreemptionArgs.minCandidateNodesPercentage, default."""

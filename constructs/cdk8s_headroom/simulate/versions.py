@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?")
 

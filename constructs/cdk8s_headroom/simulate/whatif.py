@@ -29,11 +29,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from ..priority import PreemptionPolicy, PriorityClassSpec
-from ..scheduling import Placement, TaintEffect, Toleration, TolerationOperator
-from .model import Pod, Resources, Role
-from .scheduler import ClusterState, Decision, apply, fits_beside, placement_problem, schedule
-from .workloads import Buffer, ClassRegistry, Workload
+from cdk8s_headroom.simulate.model import Pod, Resources, Role
+from cdk8s_headroom.simulate.scheduler import (
+    ClusterState,
+    Decision,
+    apply,
+    fits_beside,
+    placement_problem,
+    schedule,
+)
+from cdk8s_headroom.simulate.workloads import Buffer, ClassRegistry, Workload
+from cdk8s_headroom.vocabulary.placement import (
+    Placement,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
+)
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy, PriorityClassSpec
 
 DAEMONSET_TOLERATIONS = tuple(
     Toleration(f"node.kubernetes.io/{key}", TolerationOperator.EXISTS, "", effect)

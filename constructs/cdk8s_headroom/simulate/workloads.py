@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..errors import HeadroomConfigError
-from ..priority import SYSTEM_PRIORITY_CLASSES, PriorityClassSpec
-from ..scheduling import Placement, Toleration
-from .model import Pod, Resources, Role
+from cdk8s_headroom.simulate.model import Pod, Resources, Role
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.placement import Placement, Toleration
+from cdk8s_headroom.vocabulary.priority_models import SYSTEM_PRIORITY_CLASSES, PriorityClassSpec
 
 NO_CLASS = PriorityClassSpec("", 0)
 """What a pod without a class gets when no class is ``globalDefault``: priority 0,

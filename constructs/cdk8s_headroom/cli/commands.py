@@ -1,0 +1,244 @@
+"""The ``cdk8s-headroom`` command.
+
+Subcommands:
+    simulate  a what-if of kube-scheduler's fit and preemption decisions, for one
+              scenario (``--scenario``) or for synthesized manifests on a described
+              cluster (``--manifests`` and ``--cluster``); see docs/simulate.md.
+    plan      what ``kubectl apply`` of the manifests does on a cluster, from a kubectl
+              snapshot; see docs/plan-status.md.
+    status    whether the headroom is really there, from a kubectl snapshot.
+
+Exit status: 0 when all is well; 1 when plan or status find a broken promise, or more
+pending or eroded nodes than ``--max-pending`` allows; 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+
+if TYPE_CHECKING:
+    from cdk8s_headroom.cluster.snapshot import Snapshot
+
+# Each command imports what it runs, inside its function: `--help` and one-pod
+# scenarios start in about the time of `import yaml` (bench/bench_startup.py), and
+# nothing here loads jsii, cdk8s or constructs.
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    if args.scenario is not None:
+        if args.manifests or args.cluster or args.burst or args.plot:
+            raise HeadroomConfigError(
+                "--scenario", str(args.scenario), "no --manifests, --cluster, --burst or --plot"
+            )
+        from cdk8s_headroom.simulate.scenario import decide, read_scenario
+
+        version = _version(args.kubernetes_version, None)[0]
+        decision = decide(read_scenario(args.scenario, version=version))
+        if args.json:
+            print(json.dumps(decision.to_json(), indent=2))
+        else:
+            victims = ", ".join(pod.name for pod in decision.victims) or "nobody"
+            where = decision.node or "nowhere (stays pending)"
+            print(f"{decision.pod.name} -> {where}; evicts {victims}")
+            print(f"  {decision.reason}")
+        return 0
+    if args.manifests is None or args.cluster is None:
+        raise HeadroomConfigError(
+            "simulate", "", "--scenario FILE, or --manifests DIR with --cluster FILE"
+        )
+    from cdk8s_headroom.simulate.cluster import read_cluster
+    from cdk8s_headroom.simulate.manifests import read_manifests
+    from cdk8s_headroom.simulate.report import parse_bursts, run_whatif
+
+    manifests = read_manifests(args.manifests)
+    report = run_whatif(
+        manifests,
+        read_cluster(args.cluster),
+        parse_bursts(args.burst, manifests),
+        version=_version(args.kubernetes_version, None)[0],
+    )
+    if args.plot is not None:
+        from cdk8s_headroom.simulate.plot import plot_report
+
+        plot_report(report, args.plot)
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
+    return 0
+
+
+def _version(given: str | None, snapshot: Snapshot | None) -> tuple[KubernetesVersion, str]:
+    """The release whose scheduler rules apply, and where that choice came from."""
+    if given is not None:
+        return KubernetesVersion.parse(given, field="--kubernetes-version"), "--kubernetes-version"
+    if snapshot is not None and snapshot.version is not None:
+        return snapshot.version, "the nodes' kubeletVersion"
+    return NEWEST_VALIDATED, "the default: the newest release the project validates"
+
+
+def _max_pending(value: str) -> int:
+    if not value.isdigit():
+        raise HeadroomConfigError("--max-pending", value, "a whole number of nodes, 0 or more")
+    return int(value)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from cdk8s_headroom.cluster.plan import plan
+    from cdk8s_headroom.cluster.snapshot import read_snapshot
+    from cdk8s_headroom.simulate.manifests import read_manifests
+    from cdk8s_headroom.simulate.report import parse_bursts
+
+    manifests = read_manifests(args.manifests)
+    bursts = parse_bursts(args.burst, manifests)
+    max_pending = _max_pending(args.max_pending)
+    snapshot = read_snapshot(*args.snapshot)
+    version, version_from = _version(args.kubernetes_version, snapshot)
+    report = plan(manifests, snapshot, version=version, version_from=version_from, bursts=bursts)
+    if args.plot is not None:
+        from cdk8s_headroom.simulate.plot import plot_report
+
+        plot_report(report.whatif, args.plot)
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
+    return report.exit_status(max_pending)
+
+
+def _status(args: argparse.Namespace) -> int:
+    from cdk8s_headroom.cluster.snapshot import read_snapshot
+    from cdk8s_headroom.cluster.status import status
+    from cdk8s_headroom.simulate.manifests import read_manifests
+
+    manifests = read_manifests(args.manifests) if args.manifests is not None else None
+    max_pending = _max_pending(args.max_pending)
+    snapshot = read_snapshot(*args.snapshot)
+    version, version_from = _version(args.kubernetes_version, snapshot)
+    report = status(snapshot, version=version, version_from=version_from, manifests=manifests)
+    if args.plot is not None:
+        from cdk8s_headroom.simulate.plot import plot_usage
+
+        plot_usage(list(report.allocatable), report.allocatable, [("now", report.usage)], args.plot)
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
+    return report.exit_status(max_pending)
+
+
+def _add_common(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--kubernetes-version",
+        metavar="X.Y",
+        help="the release whose scheduler rules apply (default: for plan and status, the "
+        f"nodes' kubeletVersion; otherwise {NEWEST_VALIDATED})",
+    )
+    command.add_argument("--plot", type=Path, metavar="PNG", help="draw capacity per node")
+    command.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _add_snapshot(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--snapshot",
+        required=True,
+        action="append",
+        metavar="PATH",
+        help="kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json "
+        "(JSON or YAML): a file, a folder (read recursively) or - for stdin; give it "
+        "again for more files, such as kubectl get events -A -o json",
+    )
+    command.add_argument(
+        "--max-pending",
+        default="0",
+        metavar="N",
+        help="exit 1 when more target nodes than N wait for their slice (default: 0)",
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cdk8s-headroom", description="Tools for the node reserved headroom pattern."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    simulate = commands.add_parser(
+        "simulate",
+        help="what the scheduler does with the headroom: placements, evictions, P1-P3",
+        description=(
+            "A what-if of kube-scheduler's fit and preemption decisions. With --scenario, "
+            "the decision for one pod; with --manifests and --cluster, the reservers' "
+            "establishment, the burst arrivals, the recreations and a verdict on P1-P3."
+        ),
+    )
+    simulate.add_argument("--scenario", type=Path, help="a scenario file (JSON or YAML)")
+    simulate.add_argument("--manifests", type=Path, help="the synthesized manifests (dist/)")
+    simulate.add_argument("--cluster", type=Path, help="the cluster file (YAML or JSON)")
+    simulate.add_argument(
+        "--burst",
+        action="append",
+        default=[],
+        metavar="NAME=COUNT",
+        help="how many pods of burst Deployment NAME arrive (default: its replicas)",
+    )
+    _add_common(simulate)
+    simulate.set_defaults(run=_simulate)
+    plan = commands.add_parser(
+        "plan",
+        help="what kubectl apply of the manifests does on a cluster, from a kubectl snapshot",
+        description=(
+            "Per reserver DaemonSet of the manifests: the target nodes, where it runs right "
+            "after apply, where it waits and why; the classes that can still preempt it; "
+            "conflicts with the cluster's classes; the burst what-if and P1-P3. Exit 1 "
+            "when a promise breaks or more nodes wait than --max-pending."
+        ),
+    )
+    plan.add_argument(
+        "--manifests", type=Path, required=True, help="the synthesized manifests (dist/)"
+    )
+    _add_snapshot(plan)
+    plan.add_argument(
+        "--burst",
+        action="append",
+        default=[],
+        metavar="NAME=COUNT",
+        help="how many pods of burst Deployment NAME arrive (default: its replicas)",
+    )
+    _add_common(plan)
+    plan.set_defaults(run=_plan)
+    status = commands.add_parser(
+        "status",
+        help="is the headroom there: held, in use, eroded and missing slices",
+        description=(
+            "Per headroom (pods labelled app.kubernetes.io/component=headroom-reserver): "
+            "nodes where the slice is held, in use by a burst, eroded by other pods (and "
+            "by which), or missing a reserver; recent Preempted events. Exit 1 when more "
+            "nodes are eroded or missing than --max-pending."
+        ),
+    )
+    _add_snapshot(status)
+    status.add_argument(
+        "--manifests",
+        type=Path,
+        help="the synthesized manifests: name the headrooms and their target nodes "
+        "(default: read from the reserver pods)",
+    )
+    _add_common(status)
+    status.set_defaults(run=_status)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command; invalid input prints the message, not a traceback, and exits 2."""
+    args = _parser().parse_args(argv)
+    try:
+        result: int = args.run(args)
+        sys.stdout.flush()
+    except HeadroomConfigError as error:
+        print(f"cdk8s-headroom {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader left (`... | head`): as other command-line tools, stop quietly.
+        # Python would flush stdout again at exit and print the error there.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return result

@@ -1,0 +1,772 @@
+"""A cluster as kubectl lists it, read into the simulator's model.
+
+The input is the objects ``kubectl get nodes,pods,priorityclasses,poddisruptionbudgets
+-A -o json`` prints (and ``kubectl get events -A -o json``), each with the file it came
+from. Only what kube-scheduler reads is kept:
+
+- nodes: ``status.allocatable`` (cpu, memory, pods), labels, ``spec.taints``, and
+  ``spec.unschedulable`` as the ``node.kubernetes.io/unschedulable:NoSchedule`` taint
+  (the node lifecycle controller adds that taint to cordoned nodes);
+- pods: ``spec.nodeName``, ``status.phase`` (Succeeded and Failed pods hold nothing),
+  ``metadata.deletionTimestamp`` (a terminating pod holds its room until it is gone),
+  ``status.nominatedNodeName``, ``spec.priority`` as admission resolved it (else the
+  class's value), ``priorityClassName``, ``preemptionPolicy``, the controlling
+  ``ownerReference`` (a DaemonSet's pod is pinned to its node), node selector, required
+  node affinity, tolerations, ``status.startTime``, and requests as the scheduler counts
+  them (``model.pod_requests``; a missing request takes the limit, as the API server
+  defaults it);
+- PriorityClasses (any ``scheduling.k8s.io`` version) and PodDisruptionBudgets (any
+  ``policy`` version) with their status; ``Preempted`` events.
+
+Everything else an object carries (``managedFields``, probes, most of ``status``) is
+ignored. Fields that change scheduling but are not modelled are counted in
+``Snapshot.not_modelled``, never dropped silently. Bad values raise
+``HeadroomConfigError`` naming the file, the object and the field.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import math
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from cdk8s_headroom.files.documents import SourcedObject, read_objects
+from cdk8s_headroom.simulate.fields import (
+    Reader,
+    Shown,
+    Value,
+    label_selector,
+    node_selector_terms,
+    rfc3339_nanos,
+    taints,
+    tolerations,
+)
+from cdk8s_headroom.simulate.model import (
+    DisruptionBudget,
+    Node,
+    Pod,
+    Resources,
+    Role,
+    pod_requests,
+)
+from cdk8s_headroom.simulate.scheduler import ClusterState
+from cdk8s_headroom.simulate.versions import KubernetesVersion
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT, COMPONENT_LABEL, RESERVER_COMPONENT
+from cdk8s_headroom.vocabulary.names import CLUSTER_SCOPED_KINDS
+from cdk8s_headroom.vocabulary.placement import Placement, Taint, TaintEffect, Toleration
+from cdk8s_headroom.vocabulary.priority_models import (
+    SYSTEM_PRIORITY_CLASSES,
+    PreemptionPolicy,
+    PriorityClassSpec,
+)
+from cdk8s_headroom.vocabulary.quantity import parse_quantity
+
+DEFAULT_MAX_PODS = 110
+"""A node's ``allocatable.pods`` when it reports none: the kubelet's default maxPods."""
+
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", TaintEffect.NO_SCHEDULE)
+"""What ``spec.unschedulable: true`` (``kubectl cordon``) means to the scheduler."""
+
+_FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
+_ROLES = {RESERVER_COMPONENT: Role.HEADROOM, BURST_COMPONENT: Role.BURST}
+_NO_OBJECT = "a Kubernetes object: a mapping with kind, apiVersion and metadata.name"
+_NAME_ALLOWED = "a non-empty string"
+
+
+class NotModelled(Enum):
+    """Pod fields that change where pods may go, and that the simulator ignores."""
+
+    INTER_POD_AFFINITY = "inter-pod affinity"
+    TOPOLOGY_SPREAD = "topology spread"
+    NODE_BOUND_VOLUMES = "volumes bound to nodes"
+    HOST_PORTS = "host ports"
+    OTHER_RESOURCES = "resources other than cpu and memory"
+    OTHER_SCHEDULER = "another scheduler"
+
+
+@dataclass(frozen=True)
+class PreemptionEvent:
+    """A ``Preempted`` event: the scheduler evicted ``pod`` to make room."""
+
+    namespace: str
+    pod: str
+    message: str
+    time: str
+    """When it last happened, as the event says it (RFC 3339), or ``""``."""
+    count: int = 1
+
+
+@dataclass
+class Snapshot:
+    """What a snapshot holds for the scheduler."""
+
+    nodes: list[Node] = field(default_factory=list)
+    cordoned: set[str] = field(default_factory=set)
+    kubelet_versions: list[KubernetesVersion] = field(default_factory=list)
+    bound: list[Pod] = field(default_factory=list)
+    """Pods that hold room on a node of the snapshot (``node`` set): running, not yet
+    started, or terminating."""
+    waiting: list[Pod] = field(default_factory=list)
+    """Pods not bound to a node. A nominated pod has ``nominated_node``; a DaemonSet's
+    pod has ``placement.pinned_node``."""
+    terminating: set[tuple[str, str]] = field(default_factory=set)
+    """(namespace, name) of the pods with a deletion timestamp."""
+    finished: int = 0
+    """Succeeded and Failed pods: they hold nothing."""
+    classes: list[tuple[PriorityClassSpec, str]] = field(default_factory=list)
+    """The cluster's PriorityClasses, each with where it was read."""
+    pdbs: list[DisruptionBudget] = field(default_factory=list)
+    events: list[PreemptionEvent] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    not_modelled: dict[NotModelled, list[str]] = field(default_factory=dict)
+    """Per field, the pods (``namespace/name``) that use it."""
+    other_kinds: Counter[str] = field(default_factory=Counter)
+    """Objects of kinds that do not change scheduling (a cluster-info dump holds
+    Services, Deployments, ...), by kind."""
+
+    @property
+    def version(self) -> KubernetesVersion | None:
+        """The newest kubelet's release. Kubelets may lag the control plane, never lead
+        it, so the newest is the closest to the scheduler's."""
+        return max(self.kubelet_versions, default=None)
+
+    def state(
+        self, version: KubernetesVersion, *, without_owners: Collection[str] = ()
+    ) -> ClusterState:
+        """The nodes with the bound pods, as the scheduler sees them now, leaving out the
+        pods of ``without_owners``. A nominated pod holds its room on the nominated node,
+        as the scheduler's filters count nominated pods of equal or higher priority.
+
+        The state holds copies of the pods, so a what-if on it leaves the snapshot as
+        it was."""
+        state = ClusterState(self.nodes, self.pdbs, version=version)
+        for pod in self.bound:
+            if pod.owner not in without_owners:
+                state.bind(pod.copy(), pod.node or "")
+        for pod in self.waiting:
+            if pod.nominated_node is not None and state.get(pod.nominated_node) is not None:
+                state.bind(pod.copy(), pod.nominated_node)
+        return state
+
+
+class _Object:
+    """Where an object came from, for error messages: file, kind, namespace, name."""
+
+    __slots__ = ("kind", "name", "namespace", "source")
+
+    def __init__(self, source: str, kind: str, namespace: str | None, name: str) -> None:
+        self.source = source
+        self.kind = kind
+        self.namespace = namespace
+        self.name = name
+
+    @property
+    def label(self) -> str:
+        name = _printable(self.name) or "(no name)"
+        if self.namespace is None:
+            return f"{self.source}: {self.kind} {name}"
+        return f"{self.source}: {self.kind} {_printable(self.namespace)}/{name}"
+
+    def fail(self, path: str, value: object, allowed: str) -> HeadroomConfigError:
+        return HeadroomConfigError(f"{self.label}: {path}", Shown(value), allowed)
+
+    def value(self, data: object, path: str) -> Value:
+        """``data`` for the shared readers of ``reading``, whose errors then name this
+        object and ``path``."""
+        return Value(Reader(self.label, ""), data, path)
+
+    def mapping(self, data: object, path: str) -> Mapping[str, Any]:
+        if data is None:
+            return {}
+        if not isinstance(data, Mapping):
+            raise self.fail(path, data, "a mapping")
+        return data
+
+    def sequence(self, data: object, path: str) -> list[Any]:
+        if data is None:
+            return []
+        if not isinstance(data, list):
+            raise self.fail(path, data, "a list")
+        return data
+
+    def text(self, data: object, path: str, default: str = "") -> str:
+        if data is None:
+            return default
+        if not isinstance(data, str):
+            raise self.fail(path, data, "a string")
+        return data
+
+    def integer(self, data: object, path: str, *, minimum: int, maximum: int) -> int:
+        if isinstance(data, bool) or not isinstance(data, int) or not minimum <= data <= maximum:
+            raise self.fail(path, data, f"an integer from {minimum} to {maximum}")
+        return data
+
+    def labels(self, data: object, path: str) -> dict[str, str]:
+        labels = self.mapping(data, path)
+        for key, value in labels.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise self.fail(f"{path}.{key}", value, "a string label value")
+        return dict(labels)
+
+
+class _Quantities:
+    """Parsed quantities by text, per unit: a snapshot repeats the same few thousand
+    texts tens of thousands of times."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, int] = {}
+        """Millicores by text."""
+        self.memory: dict[str, int] = {}
+        """Bytes (or plain counts) by text."""
+
+    def get(self, obj: _Object, data: object, path: str, unit: int) -> int:
+        cache = self.cpu if unit == 1000 else self.memory
+        known = cache.get(data) if isinstance(data, str) else None
+        if known is not None:
+            return known
+        text = data
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            text = str(data)
+        if not isinstance(text, str):
+            raise obj.fail(path, data, 'a Kubernetes quantity, e.g. "500m", "2", "512Mi"')
+        try:
+            amount = parse_quantity(text, field=path)
+        except HeadroomConfigError as error:
+            raise obj.fail(path, data, error.allowed) from None
+        if amount < 0:
+            raise obj.fail(path, data, "a quantity of zero or more")
+        parsed = math.ceil(amount * unit)
+        if isinstance(data, str):
+            cache[data] = parsed
+        return parsed
+
+
+class _SnapshotReader:
+    def __init__(self) -> None:
+        self.snapshot = Snapshot()
+        self.quantities = _Quantities()
+        self._tolerations: dict[str, tuple[Toleration, ...]] = {}
+        self._pods: list[tuple[Pod, int | None, _Object]] = []
+        self._node_names: set[str] = set()
+
+    def read(self, source: str, data: object, described: str | None = None) -> None:
+        """Reads one object; ``described`` names it for messages when it has no name
+        (``SourcedObject.describe``: the file, the kind and where it sits)."""
+        if not isinstance(data, Mapping):
+            raise HeadroomConfigError(source, Shown(data), _NO_OBJECT)
+        kind = data.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise HeadroomConfigError(source, Shown(data), _NO_OBJECT)
+        metadata = data.get("metadata")
+        if not isinstance(metadata, Mapping):
+            raise HeadroomConfigError(
+                f"{described or f'{source}: {kind}'}: metadata",
+                Shown(metadata),
+                "a mapping with name (and namespace)",
+            )
+        cluster_scoped = kind in CLUSTER_SCOPED_KINDS
+        name = metadata.get("name")
+        namespace = metadata.get("namespace")
+        obj = _Object(
+            source,
+            kind,
+            None if cluster_scoped else (namespace if isinstance(namespace, str) else ""),
+            name if isinstance(name, str) else "",
+        )
+        reader = _KINDS.get(kind)
+        if reader is None:
+            self.snapshot.other_kinds[kind] += 1
+            return
+        if not isinstance(name, str) or not name:
+            raise obj.fail("metadata.name", name, _NAME_ALLOWED)
+        if not cluster_scoped and kind != "Event" and (not isinstance(namespace, str)):
+            raise obj.fail("metadata.namespace", namespace, _NAME_ALLOWED)
+        reader(self, obj, data, metadata)
+
+    def node(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+        if obj.name in self._node_names:
+            raise obj.fail("metadata.name", obj.name, "a node listed once in the snapshot")
+        spec = obj.mapping(data.get("spec"), "spec")
+        status = obj.mapping(data.get("status"), "status")
+        allocatable = status.get("allocatable")
+        if not isinstance(allocatable, Mapping):
+            raise obj.fail(
+                "status.allocatable", allocatable, "a mapping with cpu and memory (and pods)"
+            )
+        amounts = []
+        for resource, unit in (("cpu", 1000), ("memory", 1)):
+            amount = allocatable.get(resource)
+            if amount is None:
+                raise obj.fail(f"status.allocatable.{resource}", amount, "a Kubernetes quantity")
+            amounts.append(self.quantities.get(obj, amount, f"status.allocatable.{resource}", unit))
+        pods = allocatable.get("pods")
+        max_pods = (
+            DEFAULT_MAX_PODS
+            if pods is None
+            else self.quantities.get(obj, pods, "status.allocatable.pods", 1)
+        )
+        node_taints = taints(obj.value(spec.get("taints"), "spec.taints"))
+        unschedulable = spec.get("unschedulable")
+        if unschedulable is not None and not isinstance(unschedulable, bool):
+            raise obj.fail("spec.unschedulable", unschedulable, "true or false")
+        if unschedulable:
+            self.snapshot.cordoned.add(obj.name)
+            if not any(t.key == UNSCHEDULABLE_TAINT.key for t in node_taints):
+                node_taints += (UNSCHEDULABLE_TAINT,)
+        info = obj.mapping(status.get("nodeInfo"), "status.nodeInfo")
+        kubelet = info.get("kubeletVersion")
+        if kubelet is not None:
+            self.snapshot.kubelet_versions.append(
+                KubernetesVersion.parse(
+                    kubelet, field=f"{obj.label}: status.nodeInfo.kubeletVersion"
+                )
+            )
+        self._node_names.add(obj.name)
+        self.snapshot.nodes.append(
+            Node(
+                obj.name,
+                Resources(amounts[0], amounts[1]),
+                max_pods,
+                obj.labels(metadata.get("labels"), "metadata.labels"),
+                node_taints,
+            )
+        )
+
+    def priority_class(
+        self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]
+    ) -> None:
+        value = data.get("value")
+        policy = data.get("preemptionPolicy")
+        global_default = data.get("globalDefault", False)
+        if global_default is not None and not isinstance(global_default, bool):
+            raise obj.fail("globalDefault", global_default, "true or false")
+        info = PriorityClassSpec(
+            obj.name,
+            obj.integer(value, "value", minimum=-(2**31), maximum=2**31 - 1),
+            _policy(obj, policy, "preemptionPolicy"),
+            bool(global_default),
+        )
+        self.snapshot.classes.append((info, obj.label))
+
+    def pdb(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+        spec = obj.mapping(data.get("spec"), "spec")
+        status = obj.mapping(data.get("status"), "status")
+        allowed = status.get("disruptionsAllowed", 0)
+        disrupted = obj.mapping(status.get("disruptedPods"), "status.disruptedPods")
+        self.snapshot.pdbs.append(
+            DisruptionBudget(
+                name=obj.name,
+                namespace=obj.namespace or "",
+                selector=label_selector(obj.value(spec.get("selector"), "spec.selector")),
+                disruptions_allowed=obj.integer(
+                    allowed, "status.disruptionsAllowed", minimum=0, maximum=2**31 - 1
+                ),
+                disrupted_pods=frozenset(str(name) for name in disrupted),
+            )
+        )
+
+    def event(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+        if data.get("reason") != "Preempted":
+            return
+        # core/v1 names the pod in involvedObject and says what in message;
+        # events.k8s.io/v1 uses regarding and note.
+        regarding = obj.mapping(data.get("involvedObject", data.get("regarding")), "involvedObject")
+        time = next(
+            (
+                data[key]
+                for key in ("lastTimestamp", "deprecatedLastTimestamp", "eventTime")
+                if data.get(key)
+            ),
+            "",
+        )
+        count = data.get("count", data.get("deprecatedCount"))
+        self.snapshot.events.append(
+            PreemptionEvent(
+                namespace=obj.text(regarding.get("namespace"), "involvedObject.namespace"),
+                pod=obj.text(regarding.get("name"), "involvedObject.name"),
+                message=obj.text(data.get("message", data.get("note")), "message"),
+                time=time if isinstance(time, str) else str(time),
+                count=count if isinstance(count, int) and not isinstance(count, bool) else 1,
+            )
+        )
+
+    def pod(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+        spec = data.get("spec")
+        if not isinstance(spec, Mapping):
+            raise obj.fail("spec", spec, "a pod spec with containers")
+        status = obj.mapping(data.get("status"), "status")
+        phase = status.get("phase")
+        if isinstance(phase, str) and phase in _FINISHED_PHASES:
+            self.snapshot.finished += 1
+            return
+        labels = obj.labels(metadata.get("labels"), "metadata.labels")
+        owner = _controller(obj, metadata.get("ownerReferences"))
+        node = spec.get("nodeName") or None
+        if node is not None and not isinstance(node, str):
+            raise obj.fail("spec.nodeName", node, "a node name")
+        priority = spec.get("priority")
+        if priority is not None:
+            priority = obj.integer(priority, "spec.priority", minimum=-(2**31), maximum=2**31 - 1)
+        class_name = obj.text(spec.get("priorityClassName"), "spec.priorityClassName")
+        nominated = obj.text(status.get("nominatedNodeName"), "status.nominatedNodeName")
+        placement = self._placement(obj, spec, node if owner.startswith("DaemonSet ") else None)
+        pod = Pod(
+            name=obj.name,
+            namespace=obj.namespace or "",
+            priority=0 if priority is None else priority,
+            preemption_policy=_policy(obj, spec.get("preemptionPolicy"), "spec.preemptionPolicy"),
+            requests=self._requests(obj, spec),
+            labels=labels,
+            start_time=_time(obj, status.get("startTime"), "status.startTime"),
+            placement=placement,
+            role=_ROLES.get(labels.get(COMPONENT_LABEL, ""), Role.ORDINARY),
+            owner=owner,
+            class_name=class_name,
+            node=node,
+            nominated_node=nominated or None,
+        )
+        deleted = metadata.get("deletionTimestamp")
+        if deleted is not None:
+            self.snapshot.terminating.add((pod.namespace, pod.name))
+            pod.terminating_by_preemption = _disrupted_by_preemption(obj, status)
+        self._not_modelled(obj, spec)
+        self._pods.append((pod, priority, obj))
+
+    def _placement(
+        self, obj: _Object, spec: Mapping[str, Any], bound_daemon_node: str | None
+    ) -> Placement:
+        selector = obj.labels(spec.get("nodeSelector"), "spec.nodeSelector")
+        affinity = obj.mapping(spec.get("affinity"), "spec.affinity")
+        node_affinity = obj.mapping(affinity.get("nodeAffinity"), "spec.affinity.nodeAffinity")
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        path = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        terms = None
+        pinned = bound_daemon_node
+        if required is not None:
+            terms_data = obj.mapping(required, path).get("nodeSelectorTerms")
+            terms = node_selector_terms(obj.value(terms_data, f"{path}.nodeSelectorTerms"))
+            if pinned is None:
+                pinned = _daemon_node(terms)
+        return Placement(
+            node_selector=tuple(sorted(selector.items())),
+            affinity=terms,
+            tolerations=self._pod_tolerations(obj, spec.get("tolerations")),
+            pinned_node=pinned,
+        )
+
+    def _pod_tolerations(self, obj: _Object, data: object) -> tuple[Toleration, ...]:
+        if data is None:
+            return ()
+        # Most pods carry the same few tolerations (not-ready, unreachable): read each
+        # distinct list once.
+        key = repr(data)
+        known = self._tolerations.get(key)
+        if known is None:
+            known = tolerations(obj.value(data, "spec.tolerations"))
+            self._tolerations[key] = known
+        return known
+
+    def _requests(self, obj: _Object, spec: Mapping[str, Any]) -> Resources:
+        containers = obj.sequence(spec.get("containers"), "spec.containers")
+        init = obj.sequence(spec.get("initContainers"), "spec.initContainers")
+        overhead = obj.mapping(spec.get("overhead"), "spec.overhead")
+        cpu = memory = 0
+        for index, container in enumerate(containers):
+            amounts = self._container(obj, container, "spec.containers", index)
+            cpu += amounts[0]
+            memory += amounts[1]
+        if not init and not overhead:
+            # pod_requests of containers alone is their sum; most pods are that, and a
+            # snapshot holds tens of thousands of them.
+            return Resources(cpu, memory)
+        quantity = self.quantities.get
+        inits = []
+        for index, container in enumerate(init):
+            amounts = self._container(obj, container, "spec.initContainers", index)
+            inits.append((Resources(amounts[0], amounts[1]), amounts[2]))
+        return pod_requests(
+            (Resources(cpu, memory),),
+            inits,
+            Resources(
+                quantity(obj, overhead["cpu"], "spec.overhead.cpu", 1000)
+                if "cpu" in overhead
+                else 0,
+                quantity(obj, overhead["memory"], "spec.overhead.memory", 1)
+                if "memory" in overhead
+                else 0,
+            ),
+        )
+
+    def _container(
+        self, obj: _Object, data: object, field: str, index: int
+    ) -> tuple[int, int, bool]:
+        """A container's cpu and memory requests (a missing request takes the limit),
+        and whether it is a sidecar (a restartable init container)."""
+        if not isinstance(data, Mapping):
+            raise obj.fail(f"{field}[{index}]", data, "a mapping")
+        resources = data.get("resources")
+        cpu = memory = 0
+        if resources:
+            if not isinstance(resources, Mapping):
+                raise obj.fail(f"{field}[{index}].resources", resources, "a mapping")
+            quantities = self.quantities
+            for kind in ("limits", "requests"):
+                given = resources.get(kind)
+                if not given:
+                    continue
+                if not isinstance(given, Mapping):
+                    raise obj.fail(f"{field}[{index}].resources.{kind}", given, "a mapping")
+                if "cpu" in given:
+                    text = given["cpu"]
+                    known = quantities.cpu.get(text) if isinstance(text, str) else None
+                    cpu = (
+                        known
+                        if known is not None
+                        else quantities.get(
+                            obj, text, f"{field}[{index}].resources.{kind}.cpu", 1000
+                        )
+                    )
+                if "memory" in given:
+                    text = given["memory"]
+                    known = quantities.memory.get(text) if isinstance(text, str) else None
+                    memory = (
+                        known
+                        if known is not None
+                        else quantities.get(
+                            obj, text, f"{field}[{index}].resources.{kind}.memory", 1
+                        )
+                    )
+        return cpu, memory, data.get("restartPolicy") == "Always"
+
+    def _not_modelled(self, obj: _Object, spec: Mapping[str, Any]) -> None:
+        found: list[NotModelled] = []
+        affinity = spec.get("affinity")
+        if isinstance(affinity, Mapping) and any(
+            isinstance(affinity.get(key), Mapping)
+            and affinity[key].get("requiredDuringSchedulingIgnoredDuringExecution")
+            for key in ("podAffinity", "podAntiAffinity")
+        ):
+            found.append(NotModelled.INTER_POD_AFFINITY)
+        spread = spec.get("topologySpreadConstraints")
+        if isinstance(spread, list) and any(
+            isinstance(c, Mapping) and c.get("whenUnsatisfiable") in (None, "DoNotSchedule")
+            for c in spread
+        ):
+            found.append(NotModelled.TOPOLOGY_SPREAD)
+        volumes = spec.get("volumes")
+        if isinstance(volumes, list) and any(
+            isinstance(v, Mapping) and ("persistentVolumeClaim" in v or "ephemeral" in v)
+            for v in volumes
+        ):
+            found.append(NotModelled.NODE_BOUND_VOLUMES)
+        host_ports = other_resources = False
+        for key in ("containers", "initContainers"):
+            for container in spec.get(key) or ():
+                if not isinstance(container, Mapping):
+                    continue
+                for port in container.get("ports") or ():
+                    if isinstance(port, Mapping) and port.get("hostPort"):
+                        host_ports = True
+                resources = container.get("resources")
+                if isinstance(resources, Mapping):
+                    for amounts in (resources.get("requests"), resources.get("limits")):
+                        if isinstance(amounts, Mapping) and any(
+                            name not in ("cpu", "memory") for name in amounts
+                        ):
+                            other_resources = True
+        if host_ports:
+            found.append(NotModelled.HOST_PORTS)
+        if other_resources:
+            found.append(NotModelled.OTHER_RESOURCES)
+        if spec.get("schedulerName", "default-scheduler") != "default-scheduler":
+            found.append(NotModelled.OTHER_SCHEDULER)
+        for what in found:
+            self.snapshot.not_modelled.setdefault(what, []).append(f"{obj.namespace}/{obj.name}")
+
+    def finish(self) -> Snapshot:
+        """Resolves the priorities that admission did not record (clusters before 1.8
+        have no ``spec.priority``) and binds pods to their nodes."""
+        snapshot = self.snapshot
+        classes = {spec.name: spec for spec in SYSTEM_PRIORITY_CLASSES}
+        classes.update((info.name, info) for info, _ in snapshot.classes)
+        default = next((info for info in classes.values() if info.global_default), None)
+        for pod, priority, obj in self._pods:
+            if priority is None:
+                info = classes.get(pod.class_name) if pod.class_name else default
+                pod.priority = info.value if info is not None else 0
+            # The node a pod is on, is nominated to, or (a DaemonSet's) is pinned to.
+            field, node = next(
+                (
+                    (field, node)
+                    for field, node in (
+                        ("spec.nodeName", pod.node),
+                        ("status.nominatedNodeName", pod.nominated_node),
+                        ("the DaemonSet's node affinity", pod.placement.pinned_node),
+                    )
+                    if node is not None
+                ),
+                ("", None),
+            )
+            if node is not None and node not in self._node_names:
+                snapshot.warnings.append(
+                    f"{obj.label}: {field} {node!r} is not a node of the snapshot "
+                    "(snapshots are not atomic); the pod is skipped"
+                )
+            elif pod.node is None:
+                snapshot.waiting.append(pod)
+            else:
+                snapshot.bound.append(pod)
+        return snapshot
+
+
+_KINDS = {
+    "Node": _SnapshotReader.node,
+    "Pod": _SnapshotReader.pod,
+    "PriorityClass": _SnapshotReader.priority_class,
+    "PodDisruptionBudget": _SnapshotReader.pdb,
+    "Event": _SnapshotReader.event,
+}
+
+
+def _printable(text: str | None) -> str:
+    if not text:
+        return ""
+    return text if text.isprintable() else repr(text)
+
+
+def _policy(obj: _Object, data: object, path: str) -> PreemptionPolicy:
+    if data is None:
+        return PreemptionPolicy.PREEMPT_LOWER_PRIORITY
+    for policy in PreemptionPolicy:
+        if policy.value == data:
+            return policy
+    raise obj.fail(path, data, "PreemptLowerPriority or Never")
+
+
+def _time(obj: _Object, data: object, path: str) -> int | None:
+    if data is None:
+        return None
+    if isinstance(data, str) and len(data) == 20 and data[19] == "Z" and data[10] == "T":
+        # The API server writes "2024-01-01T00:00:00Z": whole seconds, UTC.
+        day = _day_start(data[:10])
+        clock = data[11:13], data[14:16], data[17:19]
+        if (
+            day is not None
+            and data[13] == data[16] == ":"
+            and all(c.isascii() and c.isdecimal() for c in clock)
+        ):
+            hours, minutes, seconds = map(int, clock)
+            if hours < 24 and minutes < 60 and seconds < 60:
+                return (day + hours * 3600 + minutes * 60 + seconds) * 10**9
+    nanos = rfc3339_nanos(data)
+    if nanos is None:
+        raise obj.fail(path, data, 'an RFC 3339 time, e.g. "2024-01-01T00:00:00Z"')
+    return nanos
+
+
+@functools.lru_cache(maxsize=4096)
+def _day_start(date: str) -> int | None:
+    """Seconds since the epoch at the start of ``YYYY-MM-DD``; None when it is not one."""
+    nanos = rfc3339_nanos(f"{date}T00:00:00Z")
+    return None if nanos is None else nanos // 10**9
+
+
+def _controller(obj: _Object, data: object) -> str:
+    """The controlling owner, as ``Kind namespace/name``; ``""`` when none."""
+    for index, reference in enumerate(obj.sequence(data, "metadata.ownerReferences")):
+        reference = obj.mapping(reference, f"metadata.ownerReferences[{index}]")
+        if reference.get("controller") is True:
+            kind = obj.text(reference.get("kind"), f"metadata.ownerReferences[{index}].kind")
+            name = obj.text(reference.get("name"), f"metadata.ownerReferences[{index}].name")
+            return f"{kind} {obj.namespace}/{name}"
+    return ""
+
+
+def _daemon_node(terms: tuple[Any, ...]) -> str | None:
+    """The node a DaemonSet pod is bound to: the controller replaces the template's
+    required node affinity with one ``matchFields`` term on ``metadata.name``."""
+    if len(terms) != 1 or terms[0].expressions or len(terms[0].fields) != 1:
+        return None
+    requirement = terms[0].fields[0]
+    if requirement.key == "metadata.name" and len(requirement.values) == 1:
+        return str(requirement.values[0])
+    return None
+
+
+def _disrupted_by_preemption(obj: _Object, status: Mapping[str, Any]) -> bool:
+    """A DisruptionTarget condition with reason PreemptionByScheduler (ALGORITHM.md §1)."""
+    for condition in obj.sequence(status.get("conditions"), "status.conditions"):
+        if isinstance(condition, Mapping) and condition.get("type") == "DisruptionTarget":
+            return (
+                condition.get("status") == "True"
+                and condition.get("reason") == "PreemptionByScheduler"
+            )
+    return False
+
+
+def not_modelled_json(not_modelled: Mapping[NotModelled, list[str]]) -> dict[str, object]:
+    """``not_modelled`` as plan and status print it: per field, a count and the pods."""
+    return {what.value: {"count": len(pods), "pods": pods} for what, pods in not_modelled.items()}
+
+
+def render_notes(
+    not_modelled: Mapping[NotModelled, list[str]], warnings: Iterable[str]
+) -> list[str]:
+    """The "not modelled" and warnings sections of plan's and status's tables."""
+    lines = []
+    if not_modelled:
+        lines.append("Not modelled (fields that change scheduling; decisions ignore them)")
+        for what, pods in not_modelled.items():
+            shown = ", ".join(pods[:5]) + (", ..." if len(pods) > 5 else "")
+            lines.append(f"  {what.value}: {len(pods)} pod(s): {shown}")
+    listed = list(warnings)
+    if listed:
+        lines.append(f"Warnings ({len(listed)})")
+        lines += [f"  {warning}" for warning in listed]
+    return lines
+
+
+def read_snapshot(*paths: Path | str) -> Snapshot:
+    """Reads a snapshot from one or more paths, each a file, a folder of files
+    (recursively, as ``kubectl cluster-info dump --output-directory`` writes them) or
+    ``-`` for stdin: for example the listing and ``kubectl get events -A -o json``."""
+    return load_snapshot(item for path in paths for item in read_objects(path))
+
+
+def load_snapshot(objects: Iterable[SourcedObject | tuple[str, object]]) -> Snapshot:
+    """Reads Kubernetes objects, each as ``read_objects`` gives it or with the file it
+    came from, into a ``Snapshot``."""
+    reader = _SnapshotReader()
+    # The cyclic garbage collector would walk the whole parsed input again each time
+    # the model's new objects trigger it (that doubled the time of a 30,000-pod read);
+    # reading creates no cycles, so it waits until the input is released.
+    collecting = gc.isenabled()
+    gc.disable()
+    sources: dict[str, None] = {}
+    try:
+        for entry in objects:
+            if isinstance(entry, SourcedObject):
+                sources[entry.file] = None
+                reader.read(entry.file, entry.obj, entry.describe())
+            else:
+                sources[entry[0]] = None
+                reader.read(*entry)
+    finally:
+        if collecting:
+            gc.enable()
+    snapshot = reader.finish()
+    if not snapshot.nodes:
+        raise HeadroomConfigError(
+            " ".join(["--snapshot", *sources]),
+            "no nodes",
+            "a snapshot that lists the cluster's nodes "
+            "(kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json)",
+        )
+    return snapshot

@@ -1,0 +1,301 @@
+"""``cdk8s-headroom status``: is the headroom really there?
+
+A slice can be gone for two reasons that look alike in ``kubectl get pods``: a burst
+pod holds it (the reserver waits, as designed), or ordinary pods took it (Karpenter
+sizes a new node for its DaemonSets but does not hold that room, and GUARDED's
+free-capacity race lets pending ordinary pods take a freed slice). On a snapshot,
+per headroom (the pods labelled ``app.kubernetes.io/component=headroom-reserver``,
+grouped by their DaemonSet), this tells them apart: ``held``, ``in_use``, ``eroded``
+(with the pods that took the room, newest first) and ``missing``.
+docs/plan-status.md has the JSON schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from cdk8s_headroom.cluster.snapshot import (
+    NotModelled,
+    PreemptionEvent,
+    Snapshot,
+    not_modelled_json,
+    render_notes,
+)
+from cdk8s_headroom.simulate.manifests import Manifests
+from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
+from cdk8s_headroom.simulate.report import Usage, resources_json, resources_text
+from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, placement_problem
+from cdk8s_headroom.simulate.versions import KubernetesVersion
+from cdk8s_headroom.simulate.whatif import DAEMONSET_TOLERATIONS, daemonset_placement, usage_by_role
+from cdk8s_headroom.vocabulary.placement import Placement
+
+SHOWN_EVENTS = 20
+"""Preempted events the table shows, newest first (``--json`` has them all)."""
+
+
+@dataclass(frozen=True)
+class InUseNode:
+    """A node where a burst pod holds the slice and the reserver waits."""
+
+    node: str
+    burst_pods: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"node": self.node, "burst_pods": list(self.burst_pods)}
+
+
+@dataclass(frozen=True)
+class ErodedNode:
+    """A node where the reserver waits and no burst pod runs: others took the room."""
+
+    node: str
+    free: Resources
+    taken_by: tuple[str, ...]
+    """The newest pods on the node whose room the reserver needs, newest first."""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "node": self.node,
+            "free": resources_json(self.free),
+            "taken_by": list(self.taken_by),
+        }
+
+
+@dataclass(frozen=True)
+class HeadroomStatus:
+    name: str
+    """The reservers' DaemonSet, ``namespace/name``."""
+    slice: Resources
+    target_nodes: tuple[str, ...]
+    held: tuple[str, ...]
+    in_use: tuple[InUseNode, ...]
+    eroded: tuple[ErodedNode, ...]
+    missing: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "slice": resources_json(self.slice),
+            "target_nodes": list(self.target_nodes),
+            "held": list(self.held),
+            "in_use": [node.to_json() for node in self.in_use],
+            "eroded": [node.to_json() for node in self.eroded],
+            "missing": list(self.missing),
+        }
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    kubernetes_version: KubernetesVersion
+    version_from: str
+    headrooms: tuple[HeadroomStatus, ...]
+    events: tuple[PreemptionEvent, ...]
+    """``Preempted`` events, newest first."""
+    usage: Usage
+    """Per node and role, what the pods request now (for ``--plot``)."""
+    allocatable: Mapping[str, Resources]
+    warnings: tuple[str, ...] = ()
+    not_modelled: Mapping[NotModelled, list[str]] = field(default_factory=dict)
+
+    @property
+    def lost_count(self) -> int:
+        """Target nodes where no slice is held and no burst uses it."""
+        return sum(len(h.eroded) + len(h.missing) for h in self.headrooms)
+
+    def exit_status(self, max_pending: int) -> int:
+        """1 when more target nodes are eroded or missing their reserver than
+        ``max_pending`` allows, or when no headroom is found; else 0."""
+        return 1 if not self.headrooms or self.lost_count > max_pending else 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kubernetes_version": str(self.kubernetes_version),
+            "kubernetes_version_from": self.version_from,
+            "headrooms": [headroom.to_json() for headroom in self.headrooms],
+            "events": [
+                {
+                    "namespace": e.namespace,
+                    "pod": e.pod,
+                    "time": e.time,
+                    "count": e.count,
+                    "message": e.message,
+                }
+                for e in self.events
+            ],
+            "not_modelled": not_modelled_json(self.not_modelled),
+            "warnings": list(self.warnings),
+        }
+
+    def render(self) -> str:
+        lines = [f"Kubernetes {self.kubernetes_version} ({self.version_from})"]
+        if not self.headrooms:
+            lines.append(
+                "No headroom: no pod is labelled app.kubernetes.io/component=headroom-reserver"
+            )
+        for headroom in self.headrooms:
+            lines += _render_headroom(headroom)
+        if self.events:
+            lines.append(f"Preempted events ({len(self.events)}, newest first)")
+            for event in self.events[:SHOWN_EVENTS]:
+                count = f" (x{event.count})" if event.count > 1 else ""
+                lines.append(
+                    f"  {event.time or '(no time)'} {event.namespace}/{event.pod}{count}: "
+                    f"{event.message}"
+                )
+            if len(self.events) > SHOWN_EVENTS:
+                lines.append(f"  ... {len(self.events) - SHOWN_EVENTS} more (--json)")
+        lines += render_notes(self.not_modelled, self.warnings)
+        return "\n".join(lines)
+
+
+def _render_headroom(headroom: HeadroomStatus) -> list[str]:
+    lines = [
+        f"Headroom {headroom.name}: slice {resources_text(headroom.slice)}, "
+        f"{len(headroom.target_nodes)} target nodes",
+        f"  held: {len(headroom.held)}; in use by a burst: {len(headroom.in_use)}; "
+        f"eroded: {len(headroom.eroded)}; missing: {len(headroom.missing)}",
+    ]
+    for in_use in headroom.in_use:
+        lines.append(f"  in use {in_use.node}: {', '.join(in_use.burst_pods)}")
+    for eroded in headroom.eroded:
+        takers = ", ".join(eroded.taken_by) or "nobody: the slice is larger than the node"
+        lines.append(
+            f"  eroded {eroded.node}: free {resources_text(eroded.free)}; taken by {takers}"
+        )
+    for missing in headroom.missing:
+        lines.append(f"  missing {missing}: no reserver pod")
+    return lines
+
+
+def _taken_by(state: NodeState, slice_size: Resources) -> tuple[str, ...]:
+    """The newest pods whose room the reserver needs: removed newest first until the
+    reserver fits. An unstarted pod counts as the newest (``GetPodStartTime``). A pod
+    that requests nothing (the image pre-puller, started anew by every image release)
+    is blamed only when the node is short of pods, not of CPU or memory."""
+    allocatable = state.node.allocatable
+    cpu, memory, count = state.cpu, state.memory, len(state.pods)
+    taken = []
+    for pod in sorted(state.pods, key=lambda pod: pod.start_or_now, reverse=True):
+        pods_short = count + 1 > state.node.max_pods
+        if (
+            not pods_short
+            and cpu + slice_size.cpu <= allocatable.cpu
+            and memory + slice_size.memory <= allocatable.memory
+        ):
+            break
+        if not pods_short and not pod.requests.cpu and not pod.requests.memory:
+            continue
+        taken.append(f"{pod.namespace}/{pod.name}")
+        cpu -= pod.requests.cpu
+        memory -= pod.requests.memory
+        count -= 1
+    return tuple(taken)
+
+
+def _template_placement(reservers: list[Pod], manifests: Manifests | None, owner: str) -> Placement:
+    """Where the DaemonSet puts its pods: its template from the manifests when given;
+    else a reserver pod's node selector and tolerations (the controller replaces the
+    template's node affinity with the pod's own node, so that is lost)."""
+    if manifests is not None:
+        for daemonset in manifests.daemonsets:
+            if daemonset.ref == owner:
+                return daemonset_placement(daemonset)
+    sample = reservers[0].placement
+    return Placement(sample.node_selector, None, sample.tolerations + DAEMONSET_TOLERATIONS)
+
+
+def _headroom(
+    owner: str,
+    reservers: list[Pod],
+    state: ClusterState,
+    nodes: list[Node],
+    manifests: Manifests | None,
+    bursting: Mapping[str, list[str]],
+    slice_size: Resources | None,
+) -> HeadroomStatus:
+    placement = _template_placement(reservers, manifests, owner)
+    targets = [node.name for node in nodes if placement_problem(placement, node) is None]
+    size = slice_size or max(
+        (pod.requests for pod in reservers), key=lambda r: (r.cpu, r.memory), default=Resources()
+    )
+    held: list[str] = []
+    in_use: list[InUseNode] = []
+    eroded: list[ErodedNode] = []
+    covered: set[str] = set()
+    for pod in reservers:
+        if pod.node is not None:
+            held.append(pod.node)
+            covered.add(pod.node)
+            continue
+        node_name = pod.placement.pinned_node
+        node = state.get(node_name) if node_name else None
+        if node is None:
+            continue
+        covered.add(node.name)
+        bursts = bursting.get(node.name)
+        if bursts:
+            in_use.append(InUseNode(node.name, tuple(bursts)))
+            continue
+        eroded.append(ErodedNode(node.name, node.free, _taken_by(node, size)))
+    missing = [name for name in targets if name not in covered]
+    return HeadroomStatus(
+        name=owner.removeprefix("DaemonSet "),
+        slice=size,
+        target_nodes=tuple(targets),
+        held=tuple(sorted(held)),
+        in_use=tuple(sorted(in_use, key=lambda n: n.node)),
+        eroded=tuple(sorted(eroded, key=lambda n: n.node)),
+        missing=tuple(missing),
+    )
+
+
+def _burst_classes(manifests: Manifests | None) -> set[str]:
+    if manifests is None:
+        return set()
+    return {d.template.class_name for d in manifests.deployments if d.template.class_name}
+
+
+def status(
+    snapshot: Snapshot,
+    *,
+    version: KubernetesVersion,
+    version_from: str,
+    manifests: Manifests | None = None,
+) -> StatusReport:
+    """Per headroom in the snapshot (and per reserver DaemonSet of ``manifests``), where
+    the slice is held, in use, eroded or missing."""
+    state = snapshot.state(version)
+    burst_classes = _burst_classes(manifests)
+    bursting: dict[str, list[str]] = {}
+    for pod in snapshot.bound:
+        if pod.role is Role.BURST or pod.class_name in burst_classes:
+            bursting.setdefault(pod.node or "", []).append(f"{pod.namespace}/{pod.name}")
+    groups: dict[str, list[Pod]] = {}
+    for pod in [*snapshot.bound, *snapshot.waiting]:
+        if pod.role is Role.HEADROOM:
+            groups.setdefault(pod.owner or f"Pod {pod.namespace}/{pod.name}", []).append(pod)
+    slices: dict[str, Resources] = {}
+    if manifests is not None:
+        for daemonset in manifests.daemonsets:
+            groups.setdefault(daemonset.ref, [])
+            slices[daemonset.ref] = daemonset.template.requests
+    headrooms = [
+        _headroom(owner, pods, state, snapshot.nodes, manifests, bursting, slices.get(owner))
+        for owner, pods in sorted(groups.items())
+    ]
+    return StatusReport(
+        kubernetes_version=version,
+        version_from=version_from,
+        headrooms=tuple(headrooms),
+        events=tuple(_newest_first(snapshot.events)),
+        usage=usage_by_role(state),
+        allocatable={node.name: node.allocatable for node in snapshot.nodes},
+        warnings=tuple(snapshot.warnings),
+        not_modelled=snapshot.not_modelled,
+    )
+
+
+def _newest_first(events: Iterable[PreemptionEvent]) -> list[PreemptionEvent]:
+    # RFC 3339 times in UTC ("...Z", as the API server writes them) sort as text.
+    return sorted(events, key=lambda event: event.time, reverse=True)

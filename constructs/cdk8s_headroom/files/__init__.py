@@ -1,0 +1,1 @@
+"""Files: reading users' manifests, snapshots and scenarios, and publishing ``dist/``."""

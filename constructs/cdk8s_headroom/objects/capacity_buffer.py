@@ -1,0 +1,390 @@
+"""A ``CapacityBuffer``: room the autoscaler keeps free for copies of a burst pod.
+
+The autoscaler (Cluster Autoscaler 1.34+, Karpenter 1.14+ behind its ``CapacityBuffer``
+feature gate) simulates placeholder pods of the buffer's shape that exist only inside
+it, and adds nodes until they fit. Nothing is preempted: a burst pod that fits takes
+the free room at once, and the autoscaler refills the buffer with new nodes. The room
+is free capacity, open to every pod the node admits (the API's stated non-goal is
+reserving capacity for particular pods); only a pool whose taint the burst pods alone
+tolerate keeps it for them, which is what ``PriorityModel.DEDICATED_POOL`` gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+import cdk8s
+from constructs import Construct
+
+from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool, NodePoolFlavour
+from cdk8s_headroom.objects.burst import BurstWorkload
+from cdk8s_headroom.objects.construct import HeadroomConstruct
+from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.vocabulary import names, rules, security_context
+from cdk8s_headroom.vocabulary.capacity_buffer_api import ACTIVE_CAPACITY, CapacityBufferVersion
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, warn
+from cdk8s_headroom.vocabulary.labels import workload_labels
+from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
+from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool, NodeSize, check_slice_fits
+from cdk8s_headroom.vocabulary.placement import (
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
+    TaintEffect,
+)
+from cdk8s_headroom.vocabulary.quantity import QuantityLike, positive_quantity
+from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE
+
+
+class CapacityBufferForm(Enum):
+    """How the buffer names the shape of one chunk.
+
+    ``POD_TEMPLATE``: a ``PodTemplate`` the buffer emits, with the burst pod's
+    scheduling shape and a pause container (``podTemplateRef``). ``SCALABLE``: the
+    burst Deployment itself (``scalableRef``), which also allows ``percentage`` of its
+    replicas.
+    """
+
+    POD_TEMPLATE = "podTemplateRef"
+    SCALABLE = "scalableRef"
+
+
+def _limits(value: Mapping[str, QuantityLike] | None) -> dict[str, tuple[str, Fraction]]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not value:
+        raise HeadroomConfigError(
+            "limits",
+            value,
+            'a non-empty mapping of resource names to quantities, e.g. {"cpu": "8"}',
+        )
+    parsed: dict[str, tuple[str, Fraction]] = {}
+    for resource in sorted(value, key=str):
+        field = f"limits[{resource}]"
+        names.label_key(resource, field=field)
+        parsed[resource] = positive_quantity(value[resource], field=field)
+    return parsed
+
+
+AUTO_MODE_LABEL_PREFIX = NodePoolFlavour.EKS_AUTO_MODE.label_prefix
+REQUIRING_OPERATORS = tuple(NodeSelectorOperator(op) for op in rules.REQUIRING_OPERATORS)
+"""``rules.REQUIRING_OPERATORS``: the operators a node must carry the key to match."""
+
+
+def is_auto_mode(pool: INodePool) -> bool:
+    """Whether a pool is an EKS Auto Mode pool, as far as the app says so: an emitted
+    Auto Mode ``KarpenterNodePool``, a built-in Auto Mode pool's name, or requirements
+    on Auto Mode's label domain (a pool's requirements bound its instances, and only
+    Auto Mode names them there, as ``sizing`` reads them)."""
+    if isinstance(pool, KarpenterNodePool):
+        return pool.auto_mode
+    requirements = getattr(pool, "requirements", ())
+    return pool.pool_name in rules.AUTO_MODE_BUILTIN_POOLS or any(
+        requirement.key.startswith(AUTO_MODE_LABEL_PREFIX) for requirement in requirements
+    )
+
+
+def _selector_entry(key: str, value: str) -> NodeSelectorRequirement:
+    """A node selector entry, as the requirement it is: ``key In [value]``."""
+    return NodeSelectorRequirement(key, NodeSelectorOperator.IN, (value,))
+
+
+def _requirements(targeting: Targeting) -> list[NodeSelectorRequirement]:
+    """The placement's requirements: the node selector's entries, then the affinity."""
+    entries = [_selector_entry(key, value) for key, value in targeting.node_selector.items()]
+    return [*entries, *targeting.node_affinity]
+
+
+def _operands(requirement: NodeSelectorRequirement) -> dict[str, object]:
+    return {
+        "key": requirement.key,
+        "operator": requirement.operator.value,
+        "values": list(requirement.values),
+    }
+
+
+def check_not_on_auto_mode(targeting: Targeting) -> None:
+    """Refuses a buffer whose pods target EKS Auto Mode nodes, by their pool, their node
+    selector or their node affinity (``rules.BUFFER_NOT_ON_AUTO_MODE``)."""
+    pool = targeting.pool
+    if pool is not None:
+        rules.BUFFER_NOT_ON_AUTO_MODE.check("node_pool", pool.pool_name, pool=pool.pool_name)
+        if is_auto_mode(pool):  # what the app knows of the pool beyond its name
+            rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
+    for key, value in targeting.node_selector.items():
+        rules.BUFFER_NOT_ON_AUTO_MODE.check(
+            f"workload.node_selector[{key!r}]", value, **_operands(_selector_entry(key, value))
+        )
+    for requirement in targeting.node_affinity:
+        field = f"workload.node_affinity[{requirement.key}]"
+        rules.BUFFER_NOT_ON_AUTO_MODE.check(
+            field, requirement.operator.value, **_operands(requirement)
+        )
+
+
+def targets_karpenter(targeting: Targeting) -> bool:
+    """Whether the pods go to Karpenter's nodes: an emitted ``KarpenterNodePool``, or a
+    requirement on the label Karpenter puts on its nodes (``rules.ON_KARPENTER``)."""
+    return isinstance(targeting.pool, KarpenterNodePool) or any(
+        rules.ON_KARPENTER.holds(**_operands(r)) for r in _requirements(targeting)
+    )
+
+
+KEEP_OFF_EFFECTS = (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE)
+"""The taint effects that keep pods without a toleration off a node."""
+
+
+def keeps_ordinary_pods_off(pool: INodePool | None) -> bool:
+    """Whether the pool's nodes carry a taint that keeps pods without a toleration off
+    (``KEEP_OFF_EFFECTS``): then only the burst pods can take a buffer's room."""
+    return pool is not None and any(taint.effect in KEEP_OFF_EFFECTS for taint in pool.taints)
+
+
+@dataclass(frozen=True)
+class BufferHold:
+    """What a buffer holds back: ``units`` chunks of ``unit`` each.
+
+    ``units`` is what the autoscaler computes at the workload's declared replicas
+    (``percentage`` follows the replicas as they change; ``limits`` cap the count).
+    """
+
+    name: str
+    units: int
+    unit: NodeSize
+
+    @property
+    def total(self) -> NodeSize:
+        return NodeSize(
+            cpu=None if self.unit.cpu is None else self.unit.cpu * self.units,
+            memory=None if self.unit.memory is None else self.unit.memory * self.units,
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"buffer {self.name}: {self.units} x ({self.unit}) = {self.total} held back, "
+            "whatever the node count"
+        )
+
+
+class CapacityBuffer(HeadroomConstruct):
+    """A ``CapacityBuffer`` for a burst workload: room for copies of its pod, kept free by
+    the autoscaler (and, in the pod-template form, the ``PodTemplate`` it names).
+
+    ``NodeHeadroom.add_capacity_buffer`` creates one for a workload the headroom holds;
+    used standalone it takes any ``BurstWorkload``.
+
+    Args:
+        workload: the burst workload whose pod is one chunk of the buffer.
+        form: default: ``CapacityBufferForm.POD_TEMPLATE``.
+        replicas: how many chunks. Default: none (then ``percentage`` or ``limits``).
+        percentage: chunks as a percentage of the workload's replicas, rounded up to at
+            least 1; ``SCALABLE`` form only, and not with ``replicas`` (Karpenter takes
+            the smaller of the two and Cluster Autoscaler documents the larger, so a
+            buffer names one). Default: none.
+        limits: the most all chunks may request, per resource, e.g. ``{"cpu": "8"}``;
+            alone, as many chunks as fit. Default: none.
+        api_version: default: ``CapacityBufferVersion.V1BETA1`` (Cluster Autoscaler
+            1.35+, Karpenter 1.14+); ``V1ALPHA1`` for Cluster Autoscaler 1.34 (Karpenter
+            serves no ``v1alpha1``, so it is refused for pods on Karpenter's nodes).
+        name: the buffer's (and its PodTemplate's) name. Default: ``<workload>-buffer``.
+        labels: extra labels on the buffer and its PodTemplate. Default: none.
+
+    Raises:
+        HeadroomConfigError: naming the field, for pods on EKS Auto Mode (which
+            exposes no Karpenter feature gates) by their pool, node selector
+            (``eks.amazonaws.com/compute-type: auto``) or node affinity (Auto Mode's
+            instance labels), ``V1ALPHA1`` for pods on Karpenter's nodes (an emitted
+            ``KarpenterNodePool`` or the ``karpenter.sh/nodepool`` label),
+            ``percentage`` without the scalable form or with ``replicas``, neither
+            ``replicas``, ``percentage`` nor ``limits``, ``limits`` that do not parse,
+            and a burst pod larger than the pool's smallest node.
+
+    Warns:
+        HeadroomWarning: on a pool without a ``NoSchedule`` taint: any pod the nodes
+            admit can take the room, so P1 does not hold for it.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        workload: BurstWorkload,
+        form: CapacityBufferForm = CapacityBufferForm.POD_TEMPLATE,
+        replicas: int | None = None,
+        percentage: int | None = None,
+        limits: Mapping[str, QuantityLike] | None = None,
+        api_version: CapacityBufferVersion = CapacityBufferVersion.V1BETA1,
+        name: str | None = None,
+        labels: Mapping[str, str] | None = None,
+    ) -> None:
+        if not isinstance(workload, BurstWorkload):
+            raise HeadroomConfigError("workload", workload, "a BurstWorkload")
+        if not isinstance(form, CapacityBufferForm):
+            raise HeadroomConfigError(
+                "form", form, "CapacityBufferForm.POD_TEMPLATE or CapacityBufferForm.SCALABLE"
+            )
+        if not isinstance(api_version, CapacityBufferVersion):
+            raise HeadroomConfigError(
+                "api_version",
+                api_version,
+                "CapacityBufferVersion.V1BETA1 (Cluster Autoscaler 1.35+, Karpenter 1.14+) "
+                "or CapacityBufferVersion.V1ALPHA1 (Cluster Autoscaler 1.34)",
+            )
+        self.workload = workload
+        self.form = form
+        self.api_version = api_version
+        self.name = names.dns_label(
+            f"{workload.name}-buffer" if name is None else name, field="name"
+        )
+        self.replicas = (
+            None if replicas is None else names.int32(replicas, field="replicas", minimum=0)
+        )
+        self.percentage = (
+            None if percentage is None else names.int32(percentage, field="percentage", minimum=0)
+        )
+        counts = {"percentage": self.percentage, "replicas": self.replicas}
+        rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE.check(
+            "percentage", percentage, form=form.value, **counts
+        )
+        rules.BUFFER_ONE_COUNT.check("percentage", percentage, **counts)
+        self.limits = _limits(limits)
+        rules.BUFFER_NEEDS_COUNT.check("replicas", None, limits=list(self.limits), **counts)
+        pool = workload.targeting.pool
+        check_not_on_auto_mode(workload.targeting)
+        rules.BUFFER_ALPHA_NOT_ON_KARPENTER.check(
+            "api_version",
+            api_version.value,
+            version=api_version.value,
+            onKarpenter=targets_karpenter(workload.targeting),
+        )
+        if isinstance(pool, ISizedNodePool):
+            self._check_fits(pool.pool_name, pool.smallest_node)
+        self.labels = {
+            **names.labels(labels, field="labels"),
+            **workload_labels(self.name, "capacity-buffer"),
+        }
+
+        super().__init__(scope, id)
+        self.pod_template: RenderedApiObject | None = None
+        if form is CapacityBufferForm.POD_TEMPLATE:
+            self.pod_template = RenderedApiObject(
+                self,
+                "PodTemplate",
+                api_version="v1",
+                kind="PodTemplate",
+                metadata=self._metadata(),
+                render=self._render_pod_template,
+            )
+        self.resource = RenderedApiObject(
+            self,
+            "Resource",
+            api_version=api_version.api_version,
+            kind="CapacityBuffer",
+            metadata=self._metadata(),
+            render=self._render,
+        )
+        self.resource.node.add_dependency(workload)
+        if self.pod_template is not None:
+            self.resource.node.add_dependency(self.pod_template)
+        if isinstance(pool, KarpenterNodePool):
+            # Once in the tree: a requirement added later that shrinks the pool's
+            # nodes below the buffer pod is refused where it is added.
+            emitted = pool
+            pool.watch_slice(lambda node: self._check_fits(emitted.pool_name, node))
+        if not keeps_ordinary_pods_off(pool):
+            where = f"pool {pool.pool_name!r}" if pool is not None else "every node"
+            warn(rules.SHARED_BUFFER_WARNING.format(name=self.name, where=where))
+
+    @property
+    def namespace(self) -> str:
+        return self.workload.namespace
+
+    def _check_fits(self, pool_name: str, node: NodeSize) -> None:
+        workload = self.workload
+        check_slice_fits(
+            node,
+            cpu=workload.cpu_cores,
+            memory=workload.memory_bytes,
+            pool_name=pool_name,
+            cpu_field="workload.cpu",
+            memory_field="workload.memory",
+            cpu_value=workload.cpu,
+            memory_value=workload.memory,
+            what="a buffer pod",
+        )
+
+    def _metadata(self) -> cdk8s.ApiObjectMetadata:
+        return cdk8s.ApiObjectMetadata(name=self.name, namespace=self.namespace, labels=self.labels)
+
+    @property
+    def dedicated(self) -> bool:
+        """Whether only pods that tolerate the pool's taint can take the room."""
+        return keeps_ordinary_pods_off(self.workload.targeting.pool)
+
+    def hold(self) -> BufferHold:
+        """How many chunks the autoscaler keeps, and their size (``BufferHold``)."""
+        cores, size = self.workload.requests
+        if self.replicas is not None:
+            units = self.replicas
+        elif self.percentage is not None:
+            units = max(1, math.ceil(self.percentage * self.workload.replicas / 100))
+        else:
+            units = names.INT32_MAX
+        per_pod = {"cpu": cores, "memory": size}
+        for resource, (_, amount) in self.limits.items():
+            if resource in per_pod:
+                units = min(units, int(amount // per_pod[resource]))
+        return BufferHold(self.name, units, NodeSize(cpu=cores, memory=size))
+
+    def _render_pod_template(self) -> Any:
+        workload = self.workload
+        pod: dict[str, Any] = {
+            "automountServiceAccountToken": False,
+            "enableServiceLinks": False,
+            "securityContext": security_context.pod_security_context(security_context.PAUSE_UID),
+            "containers": [
+                {
+                    "name": "pause",
+                    "image": PAUSE_IMAGE,
+                    "imagePullPolicy": "IfNotPresent",
+                    "resources": {
+                        "requests": {"cpu": workload.cpu, "memory": workload.memory},
+                        "limits": {"cpu": workload.cpu_limit, "memory": workload.memory_limit},
+                    },
+                    "securityContext": security_context.container_security_context(
+                        security_context.PAUSE_UID
+                    ),
+                }
+            ],
+        }
+        # The burst pod's targeting, read at synthesis like the workload's own, so the
+        # placeholders land where the burst pods may (the dedicated taint included).
+        workload.targeting.apply(pod)
+        return {"template": {"metadata": {"labels": self.labels}, "spec": pod}}
+
+    def _render(self) -> Any:
+        if self.form is CapacityBufferForm.POD_TEMPLATE:
+            ref: dict[str, Any] = {"podTemplateRef": {"name": self.name}}
+        else:
+            ref = {
+                "scalableRef": {
+                    "apiGroup": "apps",
+                    "kind": "Deployment",
+                    "name": self.workload.name,
+                }
+            }
+        limits = {resource: text for resource, (text, _) in self.limits.items()}
+        return {
+            "spec": {
+                **ref,
+                "provisioningStrategy": ACTIVE_CAPACITY,
+                "replicas": self.replicas,
+                "percentage": self.percentage,
+                "limits": limits or None,
+            }
+        }

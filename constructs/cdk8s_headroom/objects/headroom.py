@@ -1,0 +1,717 @@
+"""NodeHeadroom: the whole pattern for one node pool in one construct."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from constructs import Construct
+
+from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
+from cdk8s_headroom.objects.burst import BurstWorkload, BurstWorkloadProps
+from cdk8s_headroom.objects.capacity_buffer import BufferHold, CapacityBuffer, CapacityBufferForm
+from cdk8s_headroom.objects.construct import HeadroomConstruct
+from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
+from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
+from cdk8s_headroom.objects.reserver import HeadroomReserver, default_reserver_name
+from cdk8s_headroom.simulate.promises import check_promises, describe_broken
+from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, warn
+from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tolerations
+from cdk8s_headroom.vocabulary.node_sizes import (
+    ISizedNodePool,
+    NodeSize,
+    check_slice_fits,
+    max_nodes,
+)
+from cdk8s_headroom.vocabulary.placement import (
+    DEFAULT_DEDICATED_TAINT,
+    NodeSelectorRequirement,
+    Taint,
+    Toleration,
+)
+from cdk8s_headroom.vocabulary.priority_models import PriorityModel, check_model
+from cdk8s_headroom.vocabulary.quantity import (
+    QuantityLike,
+    format_cpu,
+    format_memory,
+    memory_quantity,
+    positive_quantity,
+    quantity_text,
+)
+from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, ReserverTask, check_image
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # the quickstart promises Python 3.10
+    from typing_extensions import Unpack
+
+_CLASSES_FOR = {
+    PriorityModel.GUARDED: (PriorityModel.GUARDED,),
+    PriorityModel.DEDICATED_POOL: (PriorityModel.DEDICATED_POOL, PriorityModel.GUARDED),
+    PriorityModel.SEED: (PriorityModel.SEED,),
+}
+"""The models whose classes a headroom of each model may use. A DEDICATED_POOL headroom
+uses the headroom and burst classes, which GUARDED has too; its tainted pool keeps
+ordinary pods away whatever the cluster's default class. A GUARDED headroom needs the
+default class that only GUARDED classes have."""
+
+_TARGETING_PROPS = ("node_pool", "node_selector", "node_affinity")
+_BURST_PROPS = frozenset(
+    name
+    for name, parameter in inspect.signature(BurstWorkload.__init__).parameters.items()
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+)
+_REQUIRED_BURST_PROPS = ("image", "cpu", "memory")
+
+
+class NodeHeadroom(HeadroomConstruct):
+    """The node reserved headroom pattern for one pool: classes, reserver, bursts.
+
+    A ``HeadroomReserver`` DaemonSet holds ``cpu`` and ``memory`` on every node of the
+    pool; burst workloads added with ``add_burst_workload`` preempt it and start on the
+    existing node. ``model`` decides which promises hold (see ``PriorityModel``).
+    ``add_capacity_buffer`` keeps room for a burst workload's pods with the
+    autoscaler's ``CapacityBuffer`` instead of, or as well as, the slices.
+
+    Args:
+        cpu: the CPU slice per node, e.g. ``"500m"``. Default: none, with ``memory``
+            none too: no slices, the headroom is kept by capacity buffers alone
+            (``add_capacity_buffer``; synthesis fails without one).
+        memory: the memory slice per node, e.g. ``"512Mi"``. Default: none.
+        model: default: ``PriorityModel.GUARDED``.
+        node_pool: the pool to reserve on; burst workloads target it too. Required
+            for DEDICATED_POOL. A ``KarpenterNodePool`` (emitted) or
+            ``KarpenterNodePool.from_name`` (referenced) also gives the pool's node
+            sizes: a slice that does not fit on its smallest node is an error.
+            Default: every node, as in the seed.
+        namespace: of the reserver and, by default, of the burst workloads.
+            Default: ``default``.
+        priority_classes: classes shared with other ``NodeHeadroom`` s (PriorityClasses
+            are cluster-scoped; share one instance per cluster). Their model must be
+            ``model``, or GUARDED for a DEDICATED_POOL headroom, so that a cluster with
+            GUARDED and DEDICATED_POOL pools has one set of classes.
+            Default: a new ``HeadroomPriorityClasses`` for ``model``.
+        task: what the reserver does (slices only). Default: ``ReserverTask.pause()``.
+        prepull_burst_images: pull every burst workload's image onto the pool's nodes,
+            so bursts start without a pull, from an ``ImagePrepuller`` DaemonSet
+            (``prepuller``, named ``<reserver name>-prepull``) on the reserver's nodes:
+            any image, with or without a shell, and an image release never changes the
+            reserver (slices only). Default: ``False``.
+        reserver_name: default: ``headroom-reserver``, or ``headroom-reserver-<pool>``
+            with a ``node_pool``.
+        node_selector: extra node labels for the reserver and bursts. Default: none.
+        tolerations: extra tolerations for the reserver. Default: none.
+        node_affinity: required node affinity for the reserver and bursts. Default: none.
+        dedicated_taint: the pool's taint under DEDICATED_POOL, which only the reserver
+            and the burst workloads tolerate. An emitted ``KarpenterNodePool`` gets it
+            added; a referenced pool must already carry and declare it.
+            Default: ``headroom.cdk8s.io/burst=true:NoSchedule``.
+        labels: extra labels on the reserver and the burst workloads. Default: none.
+        drift_on_change: on an emitted ``KarpenterNodePool`` only: write the room this
+            headroom needs on each node (its slice; the pre-puller requests nothing) into
+            the pool template's annotation ``headroom.cdk8s.io/node-room``. Karpenter's
+            drift then replaces the pool's nodes when that room changes, at the pace of
+            the pool's ``DRIFTED`` budget, and new nodes are sized with it: slices that
+            were never established or were eroded come back. Replacing nodes evicts
+            their pods; see the README for what it does not fix. Default: ``False``.
+        prepull_tools_image: with ``prepull_burst_images``: the image whose static
+            ``busybox`` the pre-puller copies as the no-op each burst image runs, e.g.
+            from a mirror. Default: ``busybox:1.37.0-musl``.
+        prepull_pause_image: with ``prepull_burst_images``: the pre-puller's container
+            that keeps its pod running, e.g. from a mirror.
+            Default: ``registry.k8s.io/pause:3.10``.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cpu: QuantityLike | None = None,
+        memory: QuantityLike | None = None,
+        model: PriorityModel = PriorityModel.GUARDED,
+        node_pool: INodePool | None = None,
+        namespace: str = "default",
+        priority_classes: HeadroomPriorityClasses | None = None,
+        task: ReserverTask | None = None,
+        prepull_burst_images: bool = False,
+        reserver_name: str | None = None,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
+        node_affinity: Sequence[NodeSelectorRequirement] = (),
+        dedicated_taint: Taint = DEFAULT_DEDICATED_TAINT,
+        labels: Mapping[str, str] | None = None,
+        drift_on_change: bool = False,
+        prepull_tools_image: str = PREPULL_TOOLS_IMAGE,
+        prepull_pause_image: str = PAUSE_IMAGE,
+    ) -> None:
+        self.model = check_model(model)
+        if priority_classes is not None:
+            if not isinstance(priority_classes, HeadroomPriorityClasses):
+                raise HeadroomConfigError(
+                    "priority_classes", priority_classes, "a HeadroomPriorityClasses or None"
+                )
+            if priority_classes.model not in _CLASSES_FOR[self.model]:
+                allowed = " or ".join(f"PriorityModel.{m.name}" for m in _CLASSES_FOR[self.model])
+                raise HeadroomConfigError(
+                    "priority_classes",
+                    priority_classes.model,
+                    f"classes of a model that serves this headroom's ({self.model}): "
+                    f"{allowed}; GUARDED classes serve GUARDED and DEDICATED_POOL "
+                    "headrooms, so one set of classes serves a cluster that mixes them",
+                )
+        if not isinstance(dedicated_taint, Taint):
+            raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
+        slices = cpu is not None or memory is not None
+        for prop, quantity, other in (("cpu", cpu, memory), ("memory", memory, cpu)):
+            rules.SLICES_NEED_BOTH.check(prop, None, quantity=quantity, other=other)
+        for prop, given in (
+            ("task", task),
+            ("prepull_burst_images", prepull_burst_images),
+            ("drift_on_change", drift_on_change),
+        ):
+            rules.NO_TASK_WITHOUT_SLICES.check(prop, given, slices=slices, given=given)
+        if cpu is not None and memory is not None:
+            # Judged before the headroom joins the tree, so a refused slice leaves nothing;
+            # the reserver judges them again.
+            positive_quantity(cpu, field="cpu")
+            memory_quantity(memory, field="memory")
+            if isinstance(node_pool, ISizedNodePool):
+                self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
+        self.dedicated_taint: Taint | None = None
+        extra_tolerations = check_tolerations(tolerations, field="tolerations")
+        if self.model is PriorityModel.DEDICATED_POOL:
+            self._require_dedicated_pool(node_pool, dedicated_taint)
+            self.dedicated_taint = dedicated_taint
+            extra_tolerations.append(dedicated_taint.toleration())
+        self.node_pool = node_pool
+        if not isinstance(drift_on_change, bool):
+            raise HeadroomConfigError("drift_on_change", drift_on_change, "True or False")
+        if drift_on_change and not isinstance(node_pool, KarpenterNodePool):
+            raise HeadroomConfigError(
+                "drift_on_change",
+                True,
+                "False unless node_pool is a KarpenterNodePool this app emits: the room is "
+                "written into the pool's template, which only an emitted pool has",
+            )
+        self.drift_on_change = drift_on_change
+        if not isinstance(prepull_burst_images, bool):
+            raise HeadroomConfigError("prepull_burst_images", prepull_burst_images, "True or False")
+        self.prepull_burst_images = prepull_burst_images
+        self.prepull_tools_image = check_image(prepull_tools_image, field="prepull_tools_image")
+        self.prepull_pause_image = check_image(prepull_pause_image, field="prepull_pause_image")
+        self._labels = labels
+        if reserver_name is None:
+            reserver_name = default_reserver_name(
+                node_pool.pool_name if isinstance(node_pool, INodePool) else None
+            )
+            if len(reserver_name) > names.DNS_LABEL_MAX:
+                raise HeadroomConfigError(
+                    "reserver_name",
+                    reserver_name,
+                    f"a name of at most {names.DNS_LABEL_MAX} characters: the default "
+                    "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
+                )
+        names.dns_label(reserver_name, field="reserver_name")
+        rules.PREPULLER_NAME.check(
+            "reserver_name",
+            reserver_name,
+            prepull=prepull_burst_images,
+            name=reserver_name,
+            limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
+            suffix=PREPULL_SUFFIX,
+        )
+        self._node_selector = node_selector
+        self._tolerations = extra_tolerations
+        self._node_affinity = node_affinity
+        self.targeting = Targeting.of(
+            node_pool=node_pool,
+            node_selector=node_selector,
+            tolerations=extra_tolerations,
+            node_affinity=node_affinity,
+        )
+        """Where the headroom's pods go: the pool, selector, affinity and tolerations."""
+
+        self._namespace = names.dns_label(namespace, field="namespace")
+
+        super().__init__(scope, id)
+        self.priority_classes = priority_classes or HeadroomPriorityClasses(
+            self, "PriorityClasses", model=self.model
+        )
+        self.reserver: HeadroomReserver | None = None
+        """The slices' DaemonSet; ``None`` for a headroom kept by buffers alone."""
+        if cpu is not None and memory is not None:
+            self.reserver = HeadroomReserver(
+                self,
+                "Reserver",
+                cpu=cpu,
+                memory=memory,
+                priority_class_name=self.priority_classes.headroom.name,
+                name=reserver_name,
+                namespace=namespace,
+                task=task,
+                node_pool=node_pool,
+                node_selector=node_selector,
+                tolerations=extra_tolerations,
+                node_affinity=node_affinity,
+                labels=labels,
+            )
+            self.reserver.node.add_dependency(self.priority_classes)
+        self.burst_workloads: list[BurstWorkload] = []
+        """The burst workloads added so far."""
+        self.prepuller: ImagePrepuller | None = None
+        """The DaemonSet that pulls the burst images (``prepull_burst_images``), once a
+        burst workload is added."""
+        self.capacity_buffers: list[CapacityBuffer] = []
+        """The capacity buffers added so far."""
+        if isinstance(node_pool, KarpenterNodePool):
+            # Last, once nothing above can fail, so a rejected headroom leaves the
+            # pool as it was. The pod templates read the pool's taints at synthesis.
+            if self.dedicated_taint is not None:
+                node_pool.add_taint(self.dedicated_taint)
+            pool = node_pool
+            if cpu is not None and memory is not None:
+                slice_cpu, slice_memory = cpu, memory
+                node_pool.watch_slice(
+                    lambda node: self._check_slice_on_pool(
+                        pool.pool_name, node, slice_cpu, slice_memory
+                    )
+                )
+        if self.reserver is not None:
+            broken = check_promises(
+                self.model,
+                cpu=self.reserver.cpu,
+                memory=self.reserver.memory,
+                classes=self.priority_classes.classes,
+                dedicated_taint=self.dedicated_taint,
+            )
+            if broken:
+                warn(describe_broken(self.model, broken))
+            if drift_on_change and isinstance(node_pool, KarpenterNodePool):
+                # Keyed by the reserver: a renamed one is a new DaemonSet whose pods must
+                # win their slice anew, which fresh nodes give them.
+                node_pool.add_node_room(
+                    f"{self.reserver.namespace}/{self.reserver.name}", self.node_room
+                )
+
+    @property
+    def namespace(self) -> str:
+        return self._namespace
+
+    def node_room(self) -> dict[str, str]:
+        """What this headroom's DaemonSets request on each node: the slice (the
+        pre-puller requests nothing), in canonical form, so that writing ``"1"`` as
+        ``"1000m"`` changes nothing and rolls no node; empty without slices."""
+        if self.reserver is None:
+            return {}
+        cores, size = self.reserver.slice
+        return {"cpu": format_cpu(cores), "memory": format_memory(size)}
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The extra labels on the headroom's objects (the ``labels`` prop)."""
+        return dict(self._labels or {})
+
+    def missing_room(self) -> HeadroomConfigError | None:
+        """The error of a headroom that keeps no room (no slices and no buffer), else
+        ``None``; judged once the tree is complete (``validate_app``, synthesis)."""
+        message = rules.NEEDS_ROOM.broken(
+            slices=self.reserver is not None, buffers=self.capacity_buffers
+        )
+        return (
+            None if message is None else HeadroomConfigError(f"{self.node.path}.cpu", None, message)
+        )
+
+    def summary(self) -> HeadroomSummary:
+        """What this headroom costs: its share of each node and the pool's worst case,
+        and what each capacity buffer holds back.
+
+        The share is of the smallest node's estimated allocatable (``NodeSize``); the
+        worst case is the slice times the most nodes the pool's limits allow. Both are
+        unknown when the pool does not declare sizes or limits. A buffer holds back its
+        chunks times the burst pod's requests, whatever the node count. ``str()`` of
+        the summary is printable text, one line per mechanism.
+        """
+        pool = self.node_pool
+        node: NodeSize | None = None
+        limits: Mapping[str, Fraction] | None = None
+        if isinstance(pool, ISizedNodePool):
+            node, limits = pool.smallest_node, pool.limit_amounts
+        elif pool is None:
+            limits = {}  # every node of the cluster: nothing bounds the node count
+        reserver = self.reserver
+        return HeadroomSummary(
+            name=self.node.id if reserver is None else reserver.name,
+            model=self.model.name,
+            pool_name=None if pool is None else pool.pool_name,
+            slice=None if reserver is None else NodeSize(*reserver.slice),
+            smallest_node=node,
+            limits=limits,
+            buffers=tuple(buffer.hold() for buffer in self.capacity_buffers),
+        )
+
+    def add_burst_workload(self, id: str, **props: Unpack[BurstWorkloadProps]) -> BurstWorkload:
+        """Adds a burst-critical Deployment that preempts this headroom.
+
+        Takes the props of ``BurstWorkload`` (``BurstWorkloadProps``). The workload gets
+        this headroom's burst class and targeting (pool, node selector, affinity, the
+        dedicated taint's toleration); passing targeting that selects other nodes is an
+        error. Its pod
+        requests must fit in the slice: a larger pod evicts more than the headroom
+        (an error, or a warning under SEED, which cannot keep that promise anyway).
+        Errors name the field as ``burst_workloads[<name>].<prop>``.
+        """
+        name = props.get("name") or id
+        with _within("burst_workloads", name):
+            return self._add_burst_workload(id, dict(props))
+
+    def _add_burst_workload(self, id: str, props: dict[str, Any]) -> BurstWorkload:
+        if not isinstance(id, str) or not id or self.node.try_find_child(id) is not None:
+            raise HeadroomConfigError(
+                "id", id, f"a construct id that no other child of {self.node.path} has"
+            )
+        for prop in props:
+            if prop not in _BURST_PROPS:
+                raise HeadroomConfigError(
+                    prop, props[prop], f"no such prop; BurstWorkload takes {sorted(_BURST_PROPS)}"
+                )
+        for prop in _REQUIRED_BURST_PROPS:
+            if prop not in props:
+                raise HeadroomConfigError(prop, None, "a value: every burst workload needs one")
+        if "priority_class_name" in props:
+            raise HeadroomConfigError(
+                "priority_class_name",
+                props["priority_class_name"],
+                f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
+            )
+        targeting = self.targeting
+        expected = {
+            "node_pool": self.node_pool,
+            "node_selector": {
+                key: value
+                for key, value in targeting.node_selector.items()
+                if not (self.node_pool and key in self.node_pool.node_selector)
+            },
+            "node_affinity": list(targeting.node_affinity),
+        }
+        for key in _TARGETING_PROPS:
+            props.setdefault(key, expected[key])
+        tolerations = check_tolerations(props.pop("tolerations", ()), field="tolerations")
+        if self.dedicated_taint is not None:
+            tolerations.append(self.dedicated_taint.toleration())
+        props.setdefault("namespace", self.namespace)
+        if self._labels:
+            props.setdefault("labels", self._labels)
+
+        # Judge targeting and fit before the workload joins the tree, so a rejected
+        # workload leaves nothing behind.
+        wanted = Targeting.of(
+            node_pool=props["node_pool"],
+            node_selector=props["node_selector"],
+            tolerations=tolerations,
+            node_affinity=props["node_affinity"],
+        )
+        if not wanted.same_target(targeting):
+            raise HeadroomConfigError(
+                "node_pool",
+                _describe(wanted),
+                f"the headroom's targeting ({_describe(targeting)}): a burst workload "
+                "only finds the slice on the nodes that hold it",
+            )
+        self._check_fit(props.get("name", id), props["cpu"], props["memory"])
+
+        workload = BurstWorkload(
+            self,
+            id,
+            priority_class_name=self.priority_classes.burst.name,
+            tolerations=tolerations,
+            **props,
+        )
+        workload.node.add_dependency(self.priority_classes)
+        if self.prepull_burst_images and self.reserver is not None:
+            self._image_prepuller(self.reserver).add_image(workload.image)
+        self.burst_workloads.append(workload)
+        return workload
+
+    def add_capacity_buffer(
+        self,
+        workload: BurstWorkload,
+        *,
+        form: CapacityBufferForm = CapacityBufferForm.POD_TEMPLATE,
+        replicas: int | None = None,
+        percentage: int | None = None,
+        limits: Mapping[str, QuantityLike] | None = None,
+        api_version: CapacityBufferVersion = CapacityBufferVersion.V1BETA1,
+        name: str | None = None,
+    ) -> CapacityBuffer:
+        """Keeps room for copies of ``workload``'s pod with a ``CapacityBuffer``.
+
+        ``workload`` is one this headroom holds (``add_burst_workload``); the buffer
+        carries its scheduling shape (requests, pool, selector, affinity, tolerations,
+        the dedicated taint's included) and the headroom's labels. The other props are
+        those of ``CapacityBuffer``; errors name the field as
+        ``capacity_buffers[<name>].<prop>``. Under GUARDED or SEED the pool admits
+        ordinary pods, which can take the buffer's room: a ``HeadroomWarning`` says so.
+        """
+        buffer_name = name if name is not None else f"{getattr(workload, 'name', workload)}-buffer"
+        with _within("capacity_buffers", buffer_name):
+            if workload not in self.burst_workloads:
+                raise HeadroomConfigError(
+                    "workload",
+                    getattr(workload, "name", workload),
+                    f"a burst workload of this headroom: one of "
+                    f"{[w.name for w in self.burst_workloads]} (add it with add_burst_workload)",
+                )
+            id = f"{workload.node.id}Buffer"
+            if self.node.try_find_child(id) is not None:
+                raise HeadroomConfigError(
+                    "workload",
+                    workload.name,
+                    "a workload without a buffer yet: one buffer per burst workload",
+                )
+            buffer = CapacityBuffer(
+                self,
+                id,
+                workload=workload,
+                form=form,
+                replicas=replicas,
+                percentage=percentage,
+                limits=limits,
+                api_version=api_version,
+                name=name,
+                labels=self._labels,
+            )
+        self.capacity_buffers.append(buffer)
+        return buffer
+
+    def _image_prepuller(self, reserver: HeadroomReserver) -> ImagePrepuller:
+        if self.prepuller is None:
+            # Same nodes, tolerations and class as the reserver: it lands where the
+            # slices are, and never preempts anyone.
+            self.prepuller = ImagePrepuller(
+                self,
+                "Prepull",
+                name=reserver.name + PREPULL_SUFFIX,
+                priority_class_name=reserver.priority_class_name,
+                namespace=self.namespace,
+                labels=self._labels,
+                node_pool=self.node_pool,
+                node_selector=self._node_selector,
+                tolerations=self._tolerations,
+                node_affinity=self._node_affinity,
+                tools_image=self.prepull_tools_image,
+                pause_image=self.prepull_pause_image,
+            )
+            self.prepuller.node.add_dependency(self.priority_classes)
+        return self.prepuller
+
+    def _check_fit(self, name: object, cpu: QuantityLike, memory: QuantityLike) -> None:
+        reserver = self.reserver
+        if reserver is None:
+            return  # no slice to fit in: a buffer's chunk is the burst pod itself
+        for field, given, room in (("cpu", cpu, reserver.cpu), ("memory", memory, reserver.memory)):
+            message = rules.BURST_FITS_SLICE.broken(
+                request=quantity_text(given, field=field),
+                room=room,
+                resource=field,
+                slice=f"{reserver.cpu} CPU, {reserver.memory} memory",
+            )
+            if message is None:
+                continue
+            if self.model is not PriorityModel.SEED:
+                raise HeadroomConfigError(field, given, message)
+            warn(f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}")
+
+    @staticmethod
+    def _check_slice_on_pool(
+        pool_name: str, node: NodeSize, cpu: QuantityLike, memory: QuantityLike
+    ) -> None:
+        check_slice_fits(
+            node,
+            cpu=positive_quantity(cpu, field="cpu")[1],
+            memory=positive_quantity(memory, field="memory")[1],
+            pool_name=pool_name,
+            cpu_field="cpu",
+            memory_field="memory",
+            cpu_value=cpu,
+            memory_value=memory,
+        )
+
+    @staticmethod
+    def _require_dedicated_pool(node_pool: INodePool | None, taint: Taint) -> None:
+        rules.DEDICATED_POOL_NEEDS_POOL.check(
+            "node_pool",
+            None,
+            pool=node_pool,
+            taint=taint,
+            advice="pass node_pool=KarpenterNodePool(...) (the headroom taints it) or, for "
+            "a pool that exists and carries the taint, KarpenterNodePool.from_name("
+            "'<pool>', taints=[<its taint>])",
+        )
+        if isinstance(node_pool, KarpenterNodePool):
+            return  # an emitted pool: the headroom taints it
+        assert node_pool is not None
+        rules.DEDICATED_POOL_NEEDS_TAINT.check(
+            "node_pool.taints",
+            [str(t) for t in node_pool.taints],
+            taint=taint,
+            declared=list(node_pool.taints),
+            advice="taint the pool and declare it in the pool's taints: pass node_pool="
+            f"KarpenterNodePool.from_name({node_pool.pool_name!r}, taints=[Taint("
+            f"{taint.key!r}, {taint.value!r}, TaintEffect.{taint.effect.name})]) once the "
+            "pool carries it, or emit the pool as a KarpenterNodePool, which the headroom "
+            "taints itself",
+        )
+
+
+def _share(part: Fraction, whole: Fraction | None) -> Fraction | None:
+    return None if whole is None or whole <= 0 else part / whole
+
+
+def _percent(share: Fraction) -> str:
+    if 0 < share < Fraction(1, 100):
+        return "<1%"
+    return f"{round(share * 100)}%"
+
+
+def _limits_text(limits: Mapping[str, Fraction]) -> str:
+    parts = []
+    for resource, amount in sorted(limits.items()):
+        text = format_memory(amount) if resource == "memory" else format_cpu(amount)
+        parts.append(f"{resource} {text}")
+    return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class HeadroomSummary:
+    """What one headroom costs: the share of each node, and the worst case over the pool.
+
+    Attributes:
+        name: the reserver DaemonSet's name (the headroom's id without slices).
+        model: the priority model's name, e.g. ``GUARDED``.
+        pool_name: the targeted pool, or ``None`` for every node.
+        slice: the slice each node holds, or ``None`` for a headroom kept by capacity
+            buffers alone.
+        smallest_node: the smallest node the pool may launch (fields ``None`` when the
+            pool does not say), or ``None`` without a sized pool.
+        limits: the pool's limits (``cpu`` in cores, ``memory`` in bytes); empty when
+            the pool has none (or there is no pool), ``None`` when a referenced pool
+            does not declare them.
+        buffers: what each capacity buffer of the headroom holds back. Default: none.
+    """
+
+    name: str
+    model: str
+    pool_name: str | None
+    slice: NodeSize | None
+    smallest_node: NodeSize | None
+    limits: Mapping[str, Fraction] | None
+    buffers: tuple[BufferHold, ...] = ()
+
+    @property
+    def allocatable(self) -> NodeSize | None:
+        """The smallest node's estimated allocatable (``NodeSize.allocatable``)."""
+        return None if self.smallest_node is None else self.smallest_node.allocatable()
+
+    @property
+    def cpu_share(self) -> Fraction | None:
+        """The slice's share of the smallest node's allocatable CPU."""
+        allocatable = self.allocatable
+        if allocatable is None or self.slice is None:
+            return None
+        return _share(self.slice.cpu or Fraction(0), allocatable.cpu)
+
+    @property
+    def memory_share(self) -> Fraction | None:
+        """The slice's share of the smallest node's allocatable memory."""
+        allocatable = self.allocatable
+        if allocatable is None or self.slice is None:
+            return None
+        return _share(self.slice.memory or Fraction(0), allocatable.memory)
+
+    @property
+    def max_nodes(self) -> int | None:
+        """The most nodes the pool's limits allow, or ``None`` (unbounded or unknown)."""
+        if self.smallest_node is None or not self.limits:
+            return None
+        return max_nodes(self.smallest_node, self.limits)
+
+    @property
+    def worst_case(self) -> NodeSize | None:
+        """The slice times ``max_nodes``: the most the headroom can hold in the pool."""
+        count = self.max_nodes
+        if count is None or self.slice is None:
+            return None
+        return NodeSize(
+            cpu=None if self.slice.cpu is None else self.slice.cpu * count,
+            memory=None if self.slice.memory is None else self.slice.memory * count,
+        )
+
+    def __str__(self) -> str:
+        """One line for the slices (or ``no slices``), then one per buffer."""
+        where = f"pool {self.pool_name}" if self.pool_name else "every node"
+        first = (
+            f"{self.name} ({self.model}) on {where}: no slices"
+            if self.slice is None
+            else self._slice_line(where)
+        )
+        return "\n".join([first, *(str(buffer) for buffer in self.buffers)])
+
+    def _slice_line(self, where: str) -> str:
+        line = f"{self.name} ({self.model}) on {where}: {self.slice} per node"
+        cpu_share, memory_share = self.cpu_share, self.memory_share
+        if cpu_share is not None or memory_share is not None:
+            shares = ", ".join(
+                f"{_percent(share)} {resource}"
+                for share, resource in ((cpu_share, "CPU"), (memory_share, "memory"))
+                if share is not None
+            )
+            line += f" = {shares} of the smallest node's allocatable ({self.smallest_node})"
+        elif self.pool_name:
+            line += (
+                "; node size unknown (the pool declares no instance-cpu, instance-memory, "
+                "instance-size or instance-type requirement)"
+            )
+        worst = self.worst_case
+        if worst is not None and self.limits:
+            line += (
+                f"; worst case {self.max_nodes} nodes (limits {_limits_text(self.limits)}) "
+                f"hold {worst}"
+            )
+        elif self.limits is None:
+            line += "; worst case unknown: the pool's limits are not declared"
+        elif self.limits:
+            line += f"; worst case unknown (limits {_limits_text(self.limits)}, node size unknown)"
+        else:
+            line += "; worst case unbounded: one slice per node, and the pool has no limits"
+        return line
+
+
+def _describe(targeting: Targeting) -> str:
+    parts = []
+    if targeting.pool is not None:
+        parts.append(f"pool {targeting.pool.pool_name}")
+    if targeting.node_selector:
+        parts.append(f"nodeSelector {targeting.node_selector}")
+    if targeting.node_affinity:
+        parts.append(f"{len(targeting.node_affinity)} affinity terms")
+    return ", ".join(parts) or "every node"
+
+
+@contextmanager
+def _within(collection: str, name: object) -> Iterator[None]:
+    """Names a child's errors ``<collection>[<name>].<field>``: a headroom may have
+    several burst workloads and buffers, and a bare ``replicas`` would not say which."""
+    try:
+        yield
+    except HeadroomConfigError as error:
+        raise HeadroomConfigError(
+            f"{collection}[{name}].{error.field}", error.value, error.allowed
+        ) from None

@@ -1,0 +1,201 @@
+"""The image pre-puller: a DaemonSet of its own that pulls burst images onto every node of
+a pool, so burst pods start without a pull (P4) and the reserver never changes.
+
+Why a DaemonSet apart from the reserver. Pulling from the reserver (an init container
+per image) changes the reserver's pod template with every image release, so the
+DaemonSet controller replaces every reserver, and a replaced ``Never`` reserver must
+win its slice back, which it cannot do on a node where something took the room in
+between. The pre-puller's template changes instead; the reserver's stays byte-identical.
+
+How an image with no shell is pulled. The kubelet pulls an image to run a container
+from it; the container then has to exit at once. A first init container, from a small
+image with a static ``busybox``, copies that binary into an emptyDir as
+``/headroom-prepull/true``; each pulled image then runs that file (busybox picks its
+applet by the name it is called with: ``true``, which exits 0). Nothing inside the
+pulled image is used, so distroless and scratch images work, for the node's
+architecture. The alternative, an ``image`` volume (KEP-4639, feature gate
+``ImageVolume``: alpha in Kubernetes 1.31, beta but off in 1.33-1.34, on by default from
+1.35, and it needs a container runtime that supports it), would pull without running
+anything, but the output must also be valid for Kubernetes 1.27, whose API has no
+such volume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import cdk8s
+from constructs import Construct
+
+from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary import security_context as security
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.labels import PREPULLER_COMPONENT, workload_labels
+from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
+from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Toleration
+from cdk8s_headroom.vocabulary.priority_models import class_name
+from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, check_image
+
+PREPULL_TOOLS_IMAGE = "busybox:1.37.0-musl"
+"""The image the no-op binary comes from: the official busybox, statically linked
+(musl), about 1 MB, for every architecture a node may have."""
+
+NOOP_DIR = "/headroom-prepull"
+NOOP = f"{NOOP_DIR}/true"
+"""Where each pulled image finds the no-op: busybox, named ``true``."""
+
+PREPULL_REQUESTS = {"cpu": "0", "memory": "0"}
+"""What each pre-puller container requests: nothing. A pod that requested room could
+take it from a slice: while a burst pod holds a slice it leaves some of it free, a
+pending pre-puller would land there, and the recreated reserver would no longer fit
+when the burst leaves. With no requests it fits anywhere and takes nothing the
+scheduler counts. Pulling is the container runtime's work, not the container's."""
+
+PREPULL_LIMITS = {"cpu": "10m", "memory": "16Mi"}
+"""What each pre-puller container may use at most: enough to copy a 1 MB file and to
+run ``true`` or ``pause``."""
+
+PREPULL_SUFFIX = "-prepull"
+
+
+class ImagePrepuller(Construct):
+    """A DaemonSet that pulls ``images`` onto every node it runs on, then idles.
+
+    Its containers request no CPU or memory (so it never takes room from a slice) and
+    are limited to ``10m`` CPU and ``16Mi`` memory; it runs under the restricted Pod
+    Security profile with no service-account token, and has a grace period of 0 s.
+    Give it the reserver's placement and priority class, so it runs on the same nodes
+    and, like the reserver, never preempts anyone.
+
+    Args:
+        name: the DaemonSet's name, a DNS-1123 label.
+        priority_class_name: the class of its pods, e.g. the headroom class.
+        images: images to pull. Default: none; ``add_image`` adds more.
+        namespace: default: ``default``.
+        node_pool: the pool to pull on. Default: every node.
+        node_selector: extra node labels to match. Default: none.
+        tolerations: extra tolerations (the pool's taints are tolerated already).
+            Default: none.
+        node_affinity: required node affinity, all terms ANDed. Default: none.
+        labels: extra labels on the DaemonSet and its pods. Default: none.
+        tools_image: the image whose static ``busybox`` is the no-op each pulled image
+            runs. Default: ``busybox:1.37.0-musl``.
+        pause_image: the container that keeps the pod running. Default:
+            ``registry.k8s.io/pause:3.10``.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        name: str,
+        priority_class_name: str,
+        images: Sequence[str] = (),
+        namespace: str = "default",
+        node_pool: INodePool | None = None,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
+        node_affinity: Sequence[NodeSelectorRequirement] = (),
+        labels: Mapping[str, str] | None = None,
+        tools_image: str = PREPULL_TOOLS_IMAGE,
+        pause_image: str = PAUSE_IMAGE,
+    ) -> None:
+        self.name = names.dns_label(name, field="prepull.name")
+        self.namespace = names.dns_label(namespace, field="namespace")
+        self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
+        if isinstance(images, (str, bytes)) or not isinstance(images, Sequence):
+            raise HeadroomConfigError("prepull.images", images, "a list of image references")
+        self._images: list[str] = []
+        for image in images:
+            self._add(image)
+        self.tools_image = check_image(tools_image, field="prepull.tools_image")
+        self.pause_image = check_image(pause_image, field="prepull.pause_image")
+        self.targeting = Targeting.of(
+            node_pool=node_pool,
+            node_selector=node_selector,
+            tolerations=tolerations,
+            node_affinity=node_affinity,
+        )
+        self.labels = {
+            **names.labels(labels, field="labels"),
+            **workload_labels(self.name, PREPULLER_COMPONENT),
+        }
+
+        super().__init__(scope, id)
+        self.resource = RenderedApiObject(
+            self,
+            "Resource",
+            api_version="apps/v1",
+            kind="DaemonSet",
+            metadata=cdk8s.ApiObjectMetadata(
+                name=self.name, namespace=self.namespace, labels=self.labels
+            ),
+            render=self._render,
+        )
+
+    @property
+    def images(self) -> list[str]:
+        """The images pulled onto each node, in order."""
+        return list(self._images)
+
+    def add_image(self, image: str) -> None:
+        """Pulls ``image`` onto every node as well (once, however often it is added)."""
+        self._add(image)
+
+    def _add(self, image: str) -> None:
+        check_image(image, field="prepull.images")
+        if image not in self._images:
+            self._images.append(image)
+
+    def _container(self, name: str, image: str, uid: int, **fields: Any) -> dict[str, Any]:
+        return {
+            "name": name,
+            "image": image,
+            "imagePullPolicy": "IfNotPresent",
+            **fields,
+            "resources": {"requests": dict(PREPULL_REQUESTS), "limits": dict(PREPULL_LIMITS)},
+            "securityContext": security.container_security_context(uid),
+        }
+
+    def _render(self) -> Any:
+        mount = {"name": "noop", "mountPath": NOOP_DIR}
+        init_containers = [
+            self._container(
+                "noop",
+                self.tools_image,
+                security.NOBODY_UID,
+                command=["/bin/cp", "/bin/busybox", NOOP],
+                volumeMounts=[mount],
+            ),
+            *(
+                self._container(
+                    f"pull-{index}",
+                    image,
+                    security.NOBODY_UID,
+                    command=[NOOP],
+                    volumeMounts=[{**mount, "readOnly": True}],
+                )
+                for index, image in enumerate(self._images)
+            ),
+        ]
+        pod: dict[str, Any] = {
+            "priorityClassName": self.priority_class_name,
+            "terminationGracePeriodSeconds": 0,
+            "automountServiceAccountToken": False,
+            "enableServiceLinks": False,
+            "securityContext": security.pod_security_context(security.PAUSE_UID),
+            "initContainers": init_containers,
+            "containers": [self._container("pause", self.pause_image, security.PAUSE_UID)],
+            "volumes": [{"name": "noop", "emptyDir": {"sizeLimit": "4Mi"}}],
+        }
+        self.targeting.apply(pod)
+        return {
+            "spec": {
+                "selector": {"matchLabels": {"app": self.name}},
+                "updateStrategy": {"type": "RollingUpdate"},
+                "template": {"metadata": {"labels": self.labels}, "spec": pod},
+            }
+        }

@@ -1,0 +1,227 @@
+"""The headroom reserver: a DaemonSet whose pods hold the slice on every node."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import cdk8s
+from constructs import Construct
+
+from cdk8s_headroom.objects.app_checks import template_priority_class
+from cdk8s_headroom.objects.construct import HeadroomConstruct
+from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.vocabulary import names, security_context
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.labels import RESERVER_COMPONENT, workload_labels
+from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tolerations
+from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool
+from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Toleration
+from cdk8s_headroom.vocabulary.pod_security import EXCEPTIONS_ANNOTATION, PodSecurityControl
+from cdk8s_headroom.vocabulary.priority_models import class_name
+from cdk8s_headroom.vocabulary.quantity import (
+    QuantityLike,
+    memory_quantity,
+    positive_quantity,
+    warn_if_cores_look_like_millicores,
+)
+from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, check_image
+
+DEFAULT_RESERVER_NAME = "headroom-reserver"
+
+
+def default_reserver_name(pool_name: str | None) -> str:
+    """A headroom's reserver name when none is given: the pool's name follows, so that
+    the headrooms of two pools do not collide (and it can outgrow a DNS label)."""
+    return f"{DEFAULT_RESERVER_NAME}-{pool_name}" if pool_name else DEFAULT_RESERVER_NAME
+
+
+class HeadroomReserver(HeadroomConstruct):
+    """A DaemonSet of low-priority pods that reserve ``cpu`` and ``memory`` on each node.
+
+    Requests equal limits (Guaranteed QoS, so the kubelet never throttles or evicts the
+    pod for pressure before others), the grace period is 0 s (a burst pod gets the
+    slice the moment the reserver is preempted, P4), and the pod runs under the
+    restricted Pod Security profile with no service-account token.
+
+    Args:
+        cpu: the CPU slice per node, e.g. ``"500m"``.
+        memory: the memory slice per node, e.g. ``"512Mi"``.
+        priority_class_name: default: ``headroom-reserve`` (the GUARDED class).
+        name: the DaemonSet's name. Default: ``headroom-reserver``.
+        namespace: default: ``default``.
+        task: what the pods do. Default: ``ReserverTask.pause()``.
+        node_pool: the pool to reserve on. Default: every node, as in the seed.
+        node_selector: extra node labels to match. Default: none.
+        tolerations: extra tolerations (the pool's taints are tolerated already).
+            Default: none.
+        node_affinity: required node affinity, all terms ANDed. Default: none.
+        labels: extra labels on the DaemonSet and its pods. Default: none.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cpu: QuantityLike,
+        memory: QuantityLike,
+        priority_class_name: str = "headroom-reserve",
+        name: str = DEFAULT_RESERVER_NAME,
+        namespace: str = "default",
+        task: ReserverTask | None = None,
+        node_pool: INodePool | None = None,
+        node_selector: Mapping[str, str] | None = None,
+        tolerations: Sequence[Toleration] = (),
+        node_affinity: Sequence[NodeSelectorRequirement] = (),
+        labels: Mapping[str, str] | None = None,
+    ) -> None:
+        self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
+        self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
+        self.name = names.dns_label(name, field="name")
+        self.namespace = names.dns_label(namespace, field="namespace")
+        self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
+        if task is None:
+            task = ReserverTask.pause()
+        if not isinstance(task, ReserverTask):
+            raise HeadroomConfigError(
+                "task", task, "a ReserverTask: pause(), maintenance(), prepull(...) or custom(...)"
+            )
+        self.task = task
+        self.targeting = Targeting.of(
+            node_pool=node_pool,
+            node_selector=node_selector,
+            tolerations=tolerations,
+            node_affinity=node_affinity,
+        )
+        self.labels = {
+            **names.labels(labels, field="labels"),
+            **workload_labels(self.name, RESERVER_COMPONENT),
+        }
+        self._prepull: list[str] = list(task.prepull_images)
+        if not (isinstance(node_pool, ISizedNodePool) and node_pool.smallest_node.cpu is not None):
+            warn_if_cores_look_like_millicores(cpu, field="cpu")
+
+        super().__init__(scope, id)
+        self.resource = RenderedApiObject(
+            self,
+            "Resource",
+            api_version="apps/v1",
+            kind="DaemonSet",
+            metadata=cdk8s.ApiObjectMetadata(
+                name=self.name, namespace=self.namespace, labels=self.labels
+            ),
+            render=self._render,
+        )
+
+    @property
+    def prepull_images(self) -> list[str]:
+        """The images each reserver pod pulls onto its node, in order."""
+        return list(self._prepull)
+
+    def add_prepull_image(self, image: str) -> None:
+        """Pulls ``image`` onto every node of the pool (an init container per image).
+
+        This changes the reserver's pod template, so the DaemonSet replaces every
+        reserver, and a replaced ``Never`` reserver cannot win back a slice that another
+        pod took in between: ``NodeHeadroom(prepull_burst_images=True)`` pre-pulls with a
+        DaemonSet of its own and leaves the reservers alone.
+        """
+        check_image(image, field="prepull_image")
+        if image not in self._prepull:
+            self._prepull.append(image)
+
+    def add_toleration(self, toleration: Toleration) -> None:
+        """Lets the reserver onto nodes with a matching taint; the ``tolerations`` prop,
+        one call later. Reaches the output even after construction (rendered at synthesis).
+        """
+        self.targeting = self.targeting.with_tolerations(
+            check_tolerations([toleration], field="toleration")
+        )
+
+    def _resources(self) -> dict[str, Any]:
+        # requests == limits for every container: Guaranteed QoS.
+        return {
+            "requests": {"cpu": self.cpu, "memory": self.memory},
+            "limits": {"cpu": self.cpu, "memory": self.memory},
+        }
+
+    def _render(self) -> Any:
+        task = self.task
+        volumes, mounts = security_context.scratch_volumes(task.scratch_paths)
+        host_volumes, host_mounts = security_context.host_path_volumes(
+            [(m.host_path, m.mount_path, m.read_only) for m in task.host_paths]
+        )
+        volumes += host_volumes
+        mounts += host_mounts
+        init_containers = [
+            {
+                "name": f"prepull-{index}",
+                "image": image,
+                "imagePullPolicy": "IfNotPresent",
+                "command": list(task.prepull_command),
+                # The slice, like the main container, so the pod's effective request
+                # stays the slice and its QoS class Guaranteed.
+                "resources": self._resources(),
+                "securityContext": security_context.container_security_context(
+                    security_context.NOBODY_UID
+                ),
+            }
+            for index, image in enumerate(self._prepull)
+        ]
+        container = {
+            "name": task.container_name,
+            "image": task.image,
+            "imagePullPolicy": "IfNotPresent",
+            "command": list(task.command) or None,
+            "args": list(task.args) or None,
+            "resources": self._resources(),
+            "securityContext": security_context.container_security_context(
+                task.run_as_user,
+                read_only_root_filesystem=task.read_only_root_filesystem,
+                add_capabilities=task.add_capabilities,
+                privileged=task.privileged,
+            ),
+            "volumeMounts": mounts or None,
+        }
+        pod: dict[str, Any] = {
+            "priorityClassName": self.priority_class_name,
+            "terminationGracePeriodSeconds": 0,
+            "automountServiceAccountToken": False,
+            "enableServiceLinks": False,
+            "securityContext": security_context.pod_security_context(task.run_as_user),
+            "initContainers": init_containers or None,
+            "containers": [container],
+            "volumes": volumes or None,
+        }
+        self.targeting.apply(pod)
+        # The opt-outs a custom task asked for, visible in review and honoured by
+        # the Pod Security check of `make synth` and `make validate`.
+        annotations = (
+            {EXCEPTIONS_ANNOTATION: ",".join(sorted(c.value for c in task.pod_security_exceptions))}
+            if task.pod_security_exceptions
+            else None
+        )
+        return {
+            "spec": {
+                "selector": {"matchLabels": {"app": self.name}},
+                "updateStrategy": {"type": "RollingUpdate"},
+                "template": {
+                    "metadata": {"labels": self.labels, "annotations": annotations},
+                    "spec": pod,
+                },
+            }
+        }
+
+    @property
+    def slice(self) -> tuple[Fraction, Fraction]:
+        """The slice per node: (cores, bytes)."""
+        return self.cpu_cores, self.memory_bytes
+
+    def priority_class_referenced(self) -> object:
+        return template_priority_class(self.resource, self.priority_class_name)
+
+    def pod_security_exceptions(self) -> tuple[str, frozenset[PodSecurityControl]] | None:
+        exceptions = self.task.pod_security_exceptions
+        return (self.namespace, frozenset(exceptions)) if exceptions else None

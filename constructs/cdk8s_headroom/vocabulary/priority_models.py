@@ -1,0 +1,276 @@
+"""Priority models and the PriorityClass specs that implement them (plain Python; the
+construct that emits them is ``priorityclasses.HeadroomPriorityClasses``).
+
+kube-scheduler's DefaultPreemption evicts the *lowest-priority* pods that make room,
+and reprieves the most important ones first. Where the headroom class sits relative to
+ordinary pods therefore decides which promises hold (see ``PriorityModel``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.rules import MAX_USER_PRIORITY as MAX_USER_PRIORITY
+
+CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF = -10
+"""Cluster Autoscaler ignores pending pods below this priority when it scales out."""
+
+
+class PriorityModel(Enum):
+    """How the headroom, burst and ordinary pods are ranked.
+
+    ``GUARDED`` (the default): the headroom class is below every other pod (-100,
+    ``Never``), burst pods are at 1000000000 with ``PreemptLowerPriority``, and a
+    global default class at 0 with ``Never`` keeps ordinary pods from preempting.
+    A burst pod's lowest-priority victims are the headroom pods, so it takes the slice
+    and evicts no ordinary pod (P2). A recreated headroom pod cannot preempt (P3).
+    Ordinary pods cannot preempt the slice (P1), but a *pending* ordinary pod is
+    scheduled before a recreated headroom pod and can take a freed slice: P1 holds
+    against preemption, not against that race.
+
+    ``DEDICATED_POOL``: the classes of GUARDED without the default class, on a tainted
+    pool that only headroom and burst pods tolerate. Ordinary pods never land on the
+    pool, which closes the race (P1, P2, P3).
+
+    ``SEED``: the blueprint as published: ``headroom-high`` 900000000 and
+    ``burst-critical`` 1000000000, both ``PreemptLowerPriority``. Headroom pods
+    outrank ordinary pods, so a burst pod on a shared node evicts the ordinary pods and
+    keeps the headroom (breaks P2), and a recreated headroom pod evicts ordinary pods
+    to get its slice back (breaks P3). Kept for parity and migration only: with
+    ``task=ReserverTask.maintenance()`` and the seed's names and sizes, NodeHeadroom
+    reproduces the blueprint's manifests object for object.
+
+    In every model a pod of another class with ``PreemptLowerPriority`` and a priority
+    above the headroom class can still take the slice.
+    """
+
+    GUARDED = "guarded"
+    DEDICATED_POOL = "dedicated-pool"
+    SEED = "seed"
+
+
+class PreemptionPolicy(Enum):
+    """A PriorityClass's ``preemptionPolicy``."""
+
+    PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+    NEVER = "Never"
+
+
+@dataclass(frozen=True)
+class PriorityClassSpec:
+    """One PriorityClass: what the library emits or references, what the simulator
+    reads from manifests and cluster files, and what the Priority admission plugin
+    copies onto pods (``value`` and ``preemption_policy``).
+
+    Args:
+        name: the class name.
+        value: the priority.
+        preemption_policy: default: ``PreemptionPolicy.PREEMPT_LOWER_PRIORITY``, the
+            API server's default.
+        global_default: default: ``False``.
+        description: default: empty.
+    """
+
+    name: str
+    value: int
+    preemption_policy: PreemptionPolicy = PreemptionPolicy.PREEMPT_LOWER_PRIORITY
+    global_default: bool = False
+    description: str = ""
+
+
+SYSTEM_PRIORITY_CLASSES = (
+    PriorityClassSpec("system-cluster-critical", 2_000_000_000),
+    PriorityClassSpec("system-node-critical", 2_000_001_000),
+)
+"""The classes every cluster has (``scheduling.SystemCriticalPriority`` and +1000)."""
+
+
+_GUARDED_HEADROOM = PriorityClassSpec(
+    name="headroom-reserve",
+    value=-100,
+    preemption_policy=PreemptionPolicy.NEVER,
+    global_default=False,
+    description=(
+        "Node headroom reservers. Below every other pod, so burst pods preempt them "
+        "first; Never, so a recreated reserver evicts nobody."
+    ),
+)
+_BURST = PriorityClassSpec(
+    name="burst-critical",
+    value=MAX_USER_PRIORITY,
+    preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
+    global_default=False,
+    description=(
+        "Burst-critical workloads. Preempt the headroom reservers to take the reserved "
+        "slice at once."
+    ),
+)
+_GUARDED_DEFAULT = PriorityClassSpec(
+    name="default-no-preempt",
+    value=0,
+    preemption_policy=PreemptionPolicy.NEVER,
+    global_default=True,
+    description=(
+        "Default for pods without a priorityClassName. Never preempts, so ordinary pods "
+        "cannot evict the headroom reservers to take the reserved slice."
+    ),
+)
+_SEED_HEADROOM = PriorityClassSpec(
+    name="headroom-high",
+    value=900_000_000,
+    preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
+    global_default=False,
+    description=(
+        "High priority for DaemonSet reserving per-node headroom. Preemptible by burst-critical."
+    ),
+)
+_SEED_BURST = PriorityClassSpec(
+    name="burst-critical",
+    value=MAX_USER_PRIORITY,
+    preemption_policy=PreemptionPolicy.PREEMPT_LOWER_PRIORITY,
+    global_default=False,
+    description=(
+        "Workloads with this priority can preempt headroom-high pods to consume reserved "
+        "capacity instantly."
+    ),
+)
+
+
+def check_model(value: object) -> PriorityModel:
+    return names.member(value, PriorityModel, field="model")
+
+
+def class_name(value: object, *, field: str) -> str:
+    """A PriorityClass name: a DNS-1123 subdomain that does not start with ``system-``."""
+    return rules.CLASS_NAME.check(value, field=field)
+
+
+def class_value(value: object, *, field: str) -> int:
+    """A PriorityClass value: an int32 no greater than 1000000000."""
+    return rules.PRIORITY.check(value, field=field)
+
+
+def _customized(
+    base: PriorityClassSpec, *, name: str | None, value: int | None, prop: str
+) -> PriorityClassSpec:
+    """``base`` with the user's name and value, validated as ``<prop>_class_name`` and
+    ``<prop>_value``; policy, default flag and description stay the model's."""
+    return replace(
+        base,
+        name=class_name(base.name if name is None else name, field=f"{prop}_class_name"),
+        value=class_value(base.value if value is None else value, field=f"{prop}_value"),
+    )
+
+
+@dataclass(frozen=True)
+class ModelClasses:
+    """The PriorityClasses of a priority model, validated: ``headroom`` < ``default`` <
+    ``burst``, distinct names. Build it with ``ModelClasses.of``.
+
+    Attributes:
+        model: the priority model.
+        headroom: the reservers' class.
+        burst: the burst workloads' class.
+        default: the class of pods without a priorityClassName, when the model has one
+            (GUARDED).
+        default_class_emitted: whether the app emits ``default`` (False: it exists in
+            the cluster).
+    """
+
+    model: PriorityModel
+    headroom: PriorityClassSpec
+    burst: PriorityClassSpec
+    default: PriorityClassSpec | None
+    default_class_emitted: bool
+
+    @staticmethod
+    def of(
+        model: PriorityModel = PriorityModel.GUARDED,
+        *,
+        headroom_class_name: str | None = None,
+        headroom_value: int | None = None,
+        burst_class_name: str | None = None,
+        burst_value: int | None = None,
+        create_default_class: bool | None = None,
+        default_class_name: str | None = None,
+        default_value: int | None = None,
+    ) -> ModelClasses:
+        """The classes of ``model`` with the given names and values; the props and
+        their defaults are those of ``HeadroomPriorityClasses``.
+
+        Raises:
+            HeadroomConfigError: naming the prop, on a bad name, value or order.
+        """
+        model = check_model(model)
+        seed = model is PriorityModel.SEED
+        headroom = _customized(
+            _SEED_HEADROOM if seed else _GUARDED_HEADROOM,
+            name=headroom_class_name,
+            value=headroom_value,
+            prop="headroom",
+        )
+        burst = _customized(
+            _SEED_BURST if seed else _BURST, name=burst_class_name, value=burst_value, prop="burst"
+        )
+        guarded = model is PriorityModel.GUARDED
+        if create_default_class is not None and not isinstance(create_default_class, bool):
+            raise HeadroomConfigError(
+                "create_default_class", create_default_class, "True, False or None"
+            )
+        for field, given in (
+            ("create_default_class", create_default_class),
+            ("default_class_name", default_class_name),
+            ("default_value", default_value),
+        ):
+            rules.DEFAULT_CLASS_GUARDED_ONLY.check(field, given, model=model.value, given=given)
+        default = None
+        if guarded:
+            default = _customized(
+                _GUARDED_DEFAULT, name=default_class_name, value=default_value, prop="default"
+            )
+        classes = ModelClasses(
+            model=model,
+            headroom=headroom,
+            burst=burst,
+            default=default,
+            default_class_emitted=guarded and create_default_class is not False,
+        )
+        classes._check_order()
+        classes._check_unique_names()
+        return classes
+
+    def emitted_items(self) -> list[tuple[str, PriorityClassSpec]]:
+        """The classes the app emits, with their construct ids, in apply order."""
+        items = [("Headroom", self.headroom), ("Burst", self.burst)]
+        if self.default is not None and self.default_class_emitted:
+            items.insert(1, ("Default", self.default))
+        return items
+
+    @property
+    def emitted(self) -> list[PriorityClassSpec]:
+        """The classes the app emits."""
+        return [spec for _, spec in self.emitted_items()]
+
+    def _ladder(self) -> list[tuple[str, PriorityClassSpec]]:
+        """The classes by role, lowest priority first."""
+        ladder = [("headroom", self.headroom)]
+        if self.default is not None:
+            ladder.append(("default", self.default))
+        return [*ladder, ("burst", self.burst)]
+
+    def _check_order(self) -> None:
+        rules.check_ordered(
+            rules.PRIORITY_ORDER,
+            [(f"{role}_value", role, spec.value) for role, spec in self._ladder()],
+        )
+
+    def _check_unique_names(self) -> None:
+        seen: dict[str, str] = {}
+        for role, spec in self._ladder():
+            rules.CLASS_NAMES_DIFFER.check(
+                f"{role}_class_name", spec.name, other=seen.get(spec.name)
+            )
+            seen[spec.name] = role

@@ -1,0 +1,125 @@
+"""Kubernetes resource quantities: parsing, validation and comparison.
+
+The grammar is the one of ``k8s.io/apimachinery/pkg/api/resource``::
+
+    <quantity> ::= <signedNumber><suffix>
+    <suffix>   ::= Ki | Mi | Gi | Ti | Pi | Ei | m | "" | k | M | G | T | P | E
+                 | e<signedNumber> | E<signedNumber>
+
+The grammar and the comparisons are ``rules.QUANTITY`` and ``rules.amount``; values
+are kept as exact fractions, so ``"0.5"`` and ``"500m"`` compare equal.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Protocol, runtime_checkable
+
+from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, warn
+
+
+@runtime_checkable
+class SizeLike(Protocol):
+    """A memory size that renders itself as a quantity, such as ``cdk8s.Size``."""
+
+    def as_string(self) -> str: ...
+
+
+@runtime_checkable
+class CpuLike(Protocol):
+    """A CPU amount that holds its quantity, such as ``cdk8s_plus_27.Cpu``."""
+
+    @property
+    def amount(self) -> str: ...
+
+
+# Protocols rather than the cdk8s classes: this module is plain Python, and importing
+# cdk8s for an isinstance would start Node for every reader of quantities.
+QuantityLike = str | SizeLike | CpuLike
+"""A quantity as a string (``"500m"``, ``"512Mi"``), a ``cdk8s.Size`` or a
+``cdk8s_plus_27.Cpu``."""
+
+_BINARY = {suffix: 1024**power for suffix, power in rules.BINARY_SUFFIXES.items()}
+
+
+_NOT_A_NUMBER = (
+    'a string such as "500m" or "1" for CPU, "512Mi" for memory: quantities are strings, '
+    "so that the unit is written, never implied"
+)
+
+BARE_CORES_WARNING = 64
+"""A bare-integer CPU slice of this many cores or more is almost surely meant as
+millicores (``"500"`` is 500 cores), unless the pool's node sizes say it fits."""
+
+
+def quantity_text(
+    value: QuantityLike | None, *, field: str, grammar: rules.Grammar = rules.QUANTITY
+) -> str:
+    """Returns the quantity as the string Kubernetes receives; default: one greater than
+    zero (``rules.QUANTITY``). A number is refused: the library's quantities are strings
+    (the Helm chart turns a ``--set`` number into its digits before this rule)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise HeadroomConfigError(field, value, _NOT_A_NUMBER)
+    if isinstance(value, SizeLike):
+        value = str(value.as_string())
+    elif isinstance(value, CpuLike):
+        value = str(value.amount)
+    return rules.quantity_text(value, field=field, grammar=grammar)
+
+
+def parse_quantity(value: QuantityLike | None, *, field: str) -> Fraction:
+    """Parses a quantity into an exact number (cores for CPU, bytes for memory)."""
+    return rules.exact_amount(quantity_text(value, field=field, grammar=rules.QUANTITY_SYNTAX))
+
+
+def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
+    """Validates a quantity that must be greater than zero.
+
+    Returns the text to emit and its exact value.
+    """
+    text = quantity_text(value, field=field)
+    return text, rules.exact_amount(text)
+
+
+def memory_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
+    """Validates a container's memory (a slice or a request): at least 4Mi.
+
+    Returns the text to emit and its exact value, in bytes.
+    """
+    text, amount = positive_quantity(value, field=field)
+    rules.check_container_memory(text, field=field, value=value)
+    return text, amount
+
+
+def warn_if_cores_look_like_millicores(value: QuantityLike, *, field: str) -> None:
+    """Warns when a CPU slice is a bare integer of ``BARE_CORES_WARNING`` cores or more:
+    ``"500"`` is 500 cores per node, where ``"500m"`` was almost surely meant. Called
+    only where the pool's node sizes are unknown; known sizes refuse such a slice."""
+    text = quantity_text(value, field=field)
+    if text.isdigit() and int(text) >= BARE_CORES_WARNING:
+        warn(
+            f'{field}: {text!r} is {int(text)} cores per node; did you mean "{text}m"? '
+            "(the pool's node sizes are unknown, so the slice is not checked against them)"
+        )
+
+
+def format_cpu(cores: Fraction) -> str:
+    """Formats cores for a human: ``500m``, ``2``."""
+    millis = cores * 1000
+    if millis.denominator == 1 and millis % 1000 != 0:
+        return f"{millis.numerator}m"
+    if cores.denominator == 1:
+        return str(cores.numerator)
+    return f"{float(millis):.0f}m"
+
+
+def format_memory(size: Fraction) -> str:
+    """Formats bytes for a human, in the largest binary unit that stays whole."""
+    for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+        unit = _BINARY[suffix]
+        if size >= unit and (size / unit).denominator == 1:
+            return f"{(size / unit).numerator}{suffix}"
+    if size.denominator == 1:
+        return str(size.numerator)
+    return f"{float(size):.0f}"
