@@ -26,7 +26,7 @@ from scripts.validation import (
     run_checkov,
 )
 from tests.conftest import ROOT
-from tests.test_podsecurity import main, pod_context, restricted_pod
+from tests.vocabulary.test_pod_security import main, pod_context, restricted_pod
 
 SKIPS = yaml.safe_load(CHECKOV_CONFIG.read_text())["skip-check"]
 

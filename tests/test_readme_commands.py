@@ -32,13 +32,13 @@ EXEMPT = {
     "make bench": "the integrator's measurement, minutes long",
     "make synth": "run on a copy of the repository by tests/test_atomic_synth.py",
     "make check": "its parts run in make check itself and tests/test_check_sync.py",
-    "make validate": "run by tests/test_validate_command.py (checkov alone takes ~20 s)",
+    "make validate": "run by tests/cli/test_validate_command.py (checkov alone takes ~20 s)",
     "make chart": "generates what tests/test_check_sync.py and test_helm_chart.py check",
     "make docs": "run by tests/test_docs.py",
     "make dist": "built and installed by tests/test_packaging.py",
     "pip install build/python-dist/": "the wheel `make dist` builds: tests/test_packaging.py",
     "make install": "the Quickstart's set-up, whose .venv and node_modules the copy uses",
-    "make chart-package": "tests/test_helm_chart.py packs the chart twice as the target does",
+    "make chart-package": "tests/helm/test_helm_chart.py packs the chart twice as the target does",
     "make bench-simulate": "runs `python bench/bench_simulate.py`, which is run here",
 }
 """Command prefixes not run here, and why. No make target runs in the copy: its stamps

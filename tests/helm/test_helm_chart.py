@@ -27,7 +27,7 @@ from cdk8s_headroom.helm import chart as chart_module
 from cdk8s_headroom.helm.values import VALUES
 from scripts.helm_render import CHART, lint, load, objects, render
 from tests.conftest import ROOT
-from tests.helm_cases import BUFFER_CASES, PARITY_CASES
+from tests.helm.helm_cases import BUFFER_CASES, PARITY_CASES
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.placement import TaintEffect
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EVERYTHING = ROOT / "tests" / "fixtures" / "kubectl" / "everything.json"
 MI = 2**20
 

@@ -33,7 +33,7 @@ from cdk8s_headroom import (
 from scripts.crd import CustomResourceSchema
 from scripts.validation import validate_karpenter
 from tests.conftest import SHARED, Manifest, find, find_all
-from tests.test_karpenter_examples import EXAMPLES, example, synthesize
+from tests.karpenter.test_karpenter_examples import EXAMPLES, example, synthesize
 
 NODEPOOL_CRD = SHARED / "crds" / "karpenter-v1.14.1_karpenter.sh_nodepools.yaml"
 

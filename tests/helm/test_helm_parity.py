@@ -20,7 +20,7 @@ from cdk8s_headroom.helm import Release, merge_values, package_chart, synthesize
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from scripts.helm_render import CHART, load, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
-from tests.helm_cases import API, BUFFER_CASES, DEDICATED_TAINT, PARITY_CASES
+from tests.helm.helm_cases import API, BUFFER_CASES, DEDICATED_TAINT, PARITY_CASES
 from tests.upstream_crds import buffer_crd_errors, needs_crds
 
 Key = tuple[str, str, str]

@@ -17,7 +17,7 @@ import pytest
 from cdk8s_headroom.cli import main
 from cdk8s_headroom.simulate import decide, load_scenario
 
-VECTORS = Path(__file__).resolve().parents[1].parent / "shared" / "preemption"
+VECTORS = Path(__file__).resolve().parents[2].parent / "shared" / "preemption"
 
 
 def _vectors() -> list[Any]:

@@ -1,5 +1,5 @@
-"""The bugs the fuzz test (tests/test_fuzz.py) found, pinned one by one: each input used to
-be accepted, or to raise something other than HeadroomConfigError."""
+"""The bugs the fuzz test (tests/objects/test_props_fuzz.py) found, pinned one by one: each
+input used to be accepted, or to raise something other than HeadroomConfigError."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from scripts.validation import is_karpenter, validate_karpenter
 from tests.conftest import Manifest, find, find_all, pod_spec
 
 EXAMPLES = tuple(
-    sorted(p.stem for p in (Path(__file__).parent.parent / "examples").glob("[!_]*.py"))
+    sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "examples").glob("[!_]*.py"))
 )
 """Every example: each builds its app with ``build(app)``."""
 

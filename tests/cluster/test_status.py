@@ -14,7 +14,7 @@ from cdk8s_headroom.simulate.manifests import read_manifests
 from cdk8s_headroom.simulate.model import Resources
 from cdk8s_headroom.simulate.versions import KubernetesVersion
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
 BEFORE = ROOT / "docs" / "examples" / "snapshot.json"
 N1, N2, N3, N4 = (f"ip-10-0-1-{i}.eu-west-1.compute.internal" for i in (11, 12, 13, 14))

@@ -16,8 +16,8 @@ from scripts import validation
 from scripts.validate import main as validate_main
 from scripts.validation import kubernetes_versions, schema_errors
 from tests.conftest import ROOT, refuse_listing
-from tests.test_documents_fuzz import BOMB
-from tests.test_podsecurity import main, restricted_pod
+from tests.files.test_documents_fuzz import BOMB
+from tests.vocabulary.test_pod_security import main, restricted_pod
 
 NODE_BIN = ROOT / "node_modules" / ".bin"
 CONFIG_MAP = {

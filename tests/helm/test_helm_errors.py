@@ -19,7 +19,7 @@ from cdk8s_headroom.helm import Release, synthesize
 from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from scripts.helm_render import CHART, load, render
-from tests.helm_cases import API, DEDICATED_TAINT
+from tests.helm.helm_cases import API, DEDICATED_TAINT
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from cdk8s_headroom.simulate.model import Resources
 from cdk8s_headroom.simulate.versions import KubernetesVersion
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
 EXAMPLE = ROOT / "docs" / "examples" / "snapshot.json"
 AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"

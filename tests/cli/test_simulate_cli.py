@@ -23,7 +23,7 @@ from cdk8s_headroom import (
 from cdk8s_headroom.cli import main
 from cdk8s_headroom.simulate import check_promises, load_cluster, read_manifests, run_whatif
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
 EXAMPLE_CLUSTER = ROOT / "docs" / "examples" / "cluster.yaml"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

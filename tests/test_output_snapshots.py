@@ -1,5 +1,5 @@
 """The whole synthesized output per model, locked down. Refresh only on purpose:
-`pytest tests/test_snapshots.py --snapshot-update`, with the reason in the commit."""
+`pytest tests/test_output_snapshots.py --snapshot-update`, with the reason in the commit."""
 
 import warnings
 from typing import Any

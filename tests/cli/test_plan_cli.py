@@ -12,7 +12,7 @@ import pytest
 
 from cdk8s_headroom.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DIST = str(ROOT / "dist")
 EXAMPLE = ROOT / "docs" / "examples" / "snapshot.json"
 AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"

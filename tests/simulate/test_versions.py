@@ -165,7 +165,7 @@ def test_plan_applies_the_empty_pdb_selector_rule_of_the_snapshots_release(
 ) -> None:
     snapshot = tmp_path / "snapshot.json"
     snapshot.write_text(json.dumps(_kubectl_snapshot()))
-    dist = Path(__file__).resolve().parent.parent / "dist"
+    dist = Path(__file__).resolve().parents[2] / "dist"
 
     argv = ["plan", "--manifests", str(dist), "--snapshot", str(snapshot), "--json"]
     main([*argv, "--burst", "demo-burst=1", *flags])

@@ -25,7 +25,7 @@ from cdk8s_headroom.simulate.manifests import read_manifests
 from cdk8s_headroom.simulate.versions import KubernetesVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = max(300, int(os.environ.get("HEADROOM_FUZZ_EXAMPLES", "300")))
 MANIFESTS = read_manifests(ROOT / "dist")
 FILE = "snapshot.json"
