@@ -27,7 +27,7 @@ STAGE := build/synth-stage
 CHART := charts/node-headroom
 CHART_PACKAGES := build/charts
 
-.PHONY: help install synth chart chart-package test validate check lint typecheck dist-sync dist docs bench clean
+.PHONY: help install promtool synth chart chart-package test validate check lint typecheck dist-sync dist docs bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -75,7 +75,12 @@ chart: install ## generate the Helm chart charts/node-headroom/ from main.py's a
 chart-package: chart ## pack the chart into build/charts/node-headroom-<version>.tgz, same bytes for the same chart
 	$(PY) scripts/chart.py --package $(CHART_PACKAGES) $(CHART)
 
-test: install $(CHECKOV_STAMP) ## run the whole test suite (exit code 5, no tests collected, is a failure)
+promtool: ## promtool (Debian's prometheus package), which the alert rules' tests run
+	@command -v promtool > /dev/null || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus > /dev/null; \
+	} || echo "promtool could not be installed (apt-get needs root): the alert rules' promtool tests will skip" >&2
+
+test: install $(CHECKOV_STAMP) promtool ## run the whole test suite (exit code 5, no tests collected, is a failure)
 	$(PY) -m pytest -n auto; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 

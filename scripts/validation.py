@@ -4,7 +4,8 @@ Three checks, each usable on its own:
 
 1. strict schemas: kubernetes-validate's strict JSON schemas (unknown fields are errors)
    for Kubernetes 1.27 and the newest version the package ships; Karpenter kinds go to
-   the npm @kubernetes-models/karpenter validators (scripts/karpenter_validate.mjs);
+   the npm @kubernetes-models validators of Karpenter, the Prometheus Operator, Argo CD
+   and Flux (scripts/models_validate.mjs);
    CapacityBuffers to the project's own schema and rules
    (``cdk8s_headroom.vocabulary.capacity_buffer_api``). A kind without a schema is a failure, never
    a pass.
@@ -41,8 +42,17 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = ROOT / "node_modules" / ".bin" / "node"
-KARPENTER_VALIDATOR = ROOT / "scripts" / "karpenter_validate.mjs"
+MODELS_VALIDATOR = ROOT / "scripts" / "models_validate.mjs"
 KARPENTER_API_GROUPS = ("karpenter.sh/", "karpenter.k8s.aws/")
+MODELLED_API_GROUPS = (
+    *KARPENTER_API_GROUPS,
+    "monitoring.coreos.com/",
+    "argoproj.io/",
+    "source.toolkit.fluxcd.io/",
+    "kustomize.toolkit.fluxcd.io/",
+)
+"""The API groups whose objects the npm @kubernetes-models schemas validate (the
+versions each one knows: ``MODELS`` in scripts/models_validate.mjs)."""
 CHECKOV = ROOT / ".venv-checkov" / "bin" / "checkov"
 CHECKOV_CONFIG = ROOT / ".checkov.yaml"
 
@@ -155,6 +165,11 @@ def is_karpenter(document: Manifest) -> bool:
     return str(document.get("apiVersion", "")).startswith(KARPENTER_API_GROUPS)
 
 
+def is_modelled(document: Manifest) -> bool:
+    """Whether an npm @kubernetes-models schema validates the object (``MODELLED_API_GROUPS``)."""
+    return str(document.get("apiVersion", "")).startswith(MODELLED_API_GROUPS)
+
+
 _NEWER_OPERATORS = {"Gte": ("Gt", -1), "Lte": ("Lt", 1)}
 """Requirement operators of Karpenter v1.9 and later that @kubernetes-models/karpenter
 2.0.0 predates, with the older operator and the shift that says the same on integers."""
@@ -194,21 +209,23 @@ def _as_older_karpenter(document: Manifest) -> Manifest:
 def has_own_schema(document: Manifest) -> bool:
     """Whether the object is of a kind the Kubernetes schemas do not hold, validated
     with a schema of its own (Karpenter's, the project's CapacityBuffer)."""
-    return is_karpenter(document) or capacity_buffer_api.is_capacity_buffer(document)
+    return is_modelled(document) or capacity_buffer_api.is_capacity_buffer(document)
 
 
-def validate_karpenter(documents: list[Manifest]) -> list[ObjectResult]:
-    """Validates Karpenter objects with the npm ``@kubernetes-models/karpenter`` schemas.
+def validate_models(documents: list[Manifest]) -> list[ObjectResult]:
+    """Validates objects of ``MODELLED_API_GROUPS`` with the npm ``@kubernetes-models``
+    schemas (scripts/models_validate.mjs).
 
-    Unknown fields are errors, and so is a kind the package has no schema for. The
-    package predates Karpenter v1.9's ``Gte``/``Lte`` operators: those requirements
-    reach it as the ``Gt``/``Lt`` that say the same (``_as_older_karpenter``).
+    Unknown fields are errors, and so is a kind the packages have no schema for.
+    ``@kubernetes-models/karpenter`` predates Karpenter v1.9's ``Gte``/``Lte``
+    operators: those requirements reach it as the ``Gt``/``Lt`` that say the same
+    (``_as_older_karpenter``).
     """
     if not documents:
         return []
     node = str(NODE) if NODE.exists() else "node"
     completed = subprocess.run(
-        [node, str(KARPENTER_VALIDATOR)],
+        [node, str(MODELS_VALIDATOR)],
         input=json.dumps([_as_older_karpenter(d) for d in documents]),
         capture_output=True,
         text=True,
@@ -217,7 +234,7 @@ def validate_karpenter(documents: list[Manifest]) -> list[ObjectResult]:
         check=False,
     )
     if not completed.stdout:
-        raise RuntimeError(f"the Karpenter validator failed: {completed.stderr.strip()}")
+        raise RuntimeError(f"the @kubernetes-models validator failed: {completed.stderr.strip()}")
     return [
         ObjectResult(kind=r["kind"], name=r["name"], errors=tuple(r["errors"]))
         for r in json.loads(completed.stdout)
@@ -252,6 +269,14 @@ def capacity_buffer_errors(document: Manifest) -> list[str]:
     return found
 
 
+def _model_name(document: Manifest) -> str:
+    """How a schema error names the package's schema: ``karpenter`` as before, else the
+    API group."""
+    if is_karpenter(document):
+        return "karpenter"
+    return str(document.get("apiVersion", "")).partition("/")[0]
+
+
 def _is_json(document: Manifest) -> bool:
     # YAML's .inf and .nan, and JSON's 1e400, have no JSON form for the Node validator.
     try:
@@ -266,16 +291,18 @@ def validate_schemas(documents: Sequence[Manifest]) -> list[list[str]]:
     ``kubernetes_versions()`` (Karpenter objects and CapacityBuffers: their own
     schemas)."""
     results: list[list[str]] = [[] for _ in documents]
-    karpenter = [i for i, d in enumerate(documents) if is_karpenter(d)]
-    sendable = [i for i in karpenter if _is_json(documents[i])]
-    for index in set(karpenter) - set(sendable):
-        results[index].append("karpenter schema: a number that JSON cannot hold (inf or nan)")
+    modelled = [i for i, d in enumerate(documents) if is_modelled(d)]
+    sendable = [i for i in modelled if _is_json(documents[i])]
+    for index in set(modelled) - set(sendable):
+        results[index].append(
+            f"{_model_name(documents[index])} schema: a number that JSON cannot hold (inf or nan)"
+        )
     for index, result in zip(
-        sendable, validate_karpenter([documents[i] for i in sendable]), strict=True
+        sendable, validate_models([documents[i] for i in sendable]), strict=True
     ):
-        results[index].extend(f"karpenter schema: {e}" for e in result.errors)
+        results[index].extend(f"{_model_name(documents[index])} schema: {e}" for e in result.errors)
     for index, document in enumerate(documents):
-        if index in karpenter:
+        if index in modelled:
             continue
         if capacity_buffer_api.is_capacity_buffer(document):
             results[index].extend(

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from cdk8s_headroom.karpenter.node_pool import KarpenterNodePoolRef as KarpenterNodePoolRef
     from cdk8s_headroom.karpenter.node_pool import NodeClassRef as NodeClassRef
     from cdk8s_headroom.karpenter.node_pool import NodePoolFlavour as NodePoolFlavour
+    from cdk8s_headroom.objects.alerts import HeadroomAlerts as HeadroomAlerts
     from cdk8s_headroom.objects.app_checks import validate_app as validate_app
     from cdk8s_headroom.objects.burst import BurstWorkload as BurstWorkload
     from cdk8s_headroom.objects.burst import BurstWorkloadProps as BurstWorkloadProps

@@ -21,7 +21,7 @@ from cdk8s_headroom import (
     Taint,
     TaintEffect,
 )
-from scripts.validation import is_karpenter, validate_karpenter
+from scripts.validation import is_karpenter, validate_models
 from tests.conftest import Manifest, find
 
 IN = NodeSelectorOperator.IN
@@ -37,7 +37,7 @@ def requirements_of(pool: Manifest) -> dict[str, tuple[str, list[str]]]:
 def assert_valid(objects: list[Manifest]) -> None:
     karpenter = [o for o in objects if is_karpenter(o)]
     assert karpenter, "no Karpenter objects to validate"
-    for result in validate_karpenter(karpenter):
+    for result in validate_models(karpenter):
         assert result.errors == (), f"{result.kind} {result.name}: {result.errors}"
 
 

@@ -31,7 +31,7 @@ from cdk8s_headroom import (
     Taint,
 )
 from scripts.crd import CustomResourceSchema
-from scripts.validation import validate_karpenter
+from scripts.validation import validate_models
 from tests.conftest import SHARED, Manifest, find, find_all
 from tests.karpenter.test_karpenter_examples import EXAMPLES, example, synthesize
 
@@ -118,7 +118,7 @@ def test_emitted_pools_pass_the_crd_and_the_npm_validators(
 ) -> None:
     pool = emitted(build)
     assert crd.errors(pool) == []
-    (older,) = validate_karpenter([pool])
+    (older,) = validate_models([pool])
     assert older.errors == ()
 
 

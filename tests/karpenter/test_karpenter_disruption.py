@@ -20,7 +20,7 @@ from cdk8s_headroom import (
     NodeSelectorRequirement,
 )
 from cdk8s_headroom.vocabulary.node_sizes import smallest_node
-from scripts.validation import validate_karpenter
+from scripts.validation import validate_models
 from tests.conftest import Manifest, find
 
 IN = NodeSelectorOperator.IN
@@ -69,7 +69,7 @@ def test_full_pool(chart: cdk8s.Chart, synth: Any, snapshot: SnapshotAssertion) 
     full_pool(chart)
     objects = synth(chart)
     assert objects == snapshot
-    (result,) = validate_karpenter([find(objects, "NodePool")])
+    (result,) = validate_models([find(objects, "NodePool")])
     assert result.errors == ()
 
 

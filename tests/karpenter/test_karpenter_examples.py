@@ -9,7 +9,7 @@ import cdk8s
 import pytest
 
 from cdk8s_headroom import validate_app
-from scripts.validation import is_karpenter, validate_karpenter
+from scripts.validation import is_karpenter, validate_models
 from tests.conftest import Manifest, find, find_all, pod_spec
 
 EXAMPLES = tuple(
@@ -35,7 +35,7 @@ def test_an_example_synthesizes_and_its_karpenter_objects_validate(
 ) -> None:
     objects = synthesize(example(name), tmp_path)
     karpenter = [o for o in objects if is_karpenter(o)]
-    for result in validate_karpenter(karpenter):
+    for result in validate_models(karpenter):
         assert result.errors == (), f"{result.kind} {result.name}: {result.errors}"
     assert find_all(objects, "DaemonSet")
 

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from scripts.validation import _as_older_karpenter, validate_karpenter
+from scripts.validation import _as_older_karpenter, validate_models
 
 NODE_CLASS_REF = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}
 
@@ -20,7 +20,7 @@ def pool(**spec: Any) -> dict[str, Any]:
 
 
 def test_accepts_a_valid_node_pool() -> None:
-    (result,) = validate_karpenter([pool()])
+    (result,) = validate_models([pool()])
     assert result.errors == ()
 
 
@@ -29,12 +29,12 @@ def test_rejects_an_unknown_requirement_operator() -> None:
     bad["spec"]["template"]["spec"]["requirements"] = [
         {"key": "k", "operator": "Bad", "values": []}
     ]
-    (result,) = validate_karpenter([bad])
+    (result,) = validate_models([bad])
     assert any("operator" in e for e in result.errors)
 
 
 def test_a_kind_without_a_schema_is_an_error_not_a_pass() -> None:
-    (result,) = validate_karpenter(
+    (result,) = validate_models(
         [{"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass", "metadata": {"name": "x"}}]
     )
     assert result.errors and "no schema" in result.errors[0]
@@ -44,7 +44,7 @@ def test_rejects_unknown_fields_at_every_level() -> None:
     bad = pool(typo=1)
     bad["spec"]["template"]["spec"]["nodeClassRef"] = {**NODE_CLASS_REF, "extra": True}
     bad["metadata"]["bogus"] = "x"
-    (result,) = validate_karpenter([bad])
+    (result,) = validate_models([bad])
     assert sorted(result.errors) == [
         "/metadata must NOT have additional properties (bogus)",
         "/spec must NOT have additional properties (typo)",
@@ -72,7 +72,7 @@ def test_free_form_maps_and_lists_still_accept_any_key() -> None:
             "kubelet": {"systemReserved": {"cpu": "100m"}},
         },
     }
-    assert [r.errors for r in validate_karpenter([good, node_class])] == [(), ()]
+    assert [r.errors for r in validate_models([good, node_class])] == [(), ()]
 
 
 def test_gte_and_lte_reach_the_older_validator_as_the_gt_and_lt_that_say_the_same() -> None:
@@ -85,6 +85,6 @@ def test_gte_and_lte_reach_the_older_validator_as_the_gt_and_lt_that_say_the_sam
         {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gt", "values": ["3"]},
         {"key": "karpenter.k8s.aws/instance-cpu", "operator": "Lt", "values": ["17"]},
     ]
-    (result,) = validate_karpenter([newer])
+    (result,) = validate_models([newer])
     assert result.errors == ()
     assert newer["spec"]["template"]["spec"]["requirements"][0]["operator"] == "Gte"

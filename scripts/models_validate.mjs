@@ -1,4 +1,7 @@
-// Validates Karpenter objects against the @kubernetes-models/karpenter schemas, strictly.
+// Validates objects of the CRDs the project emits or documents against the npm
+// @kubernetes-models schemas, strictly: Karpenter (NodePool, EC2NodeClass), the
+// Prometheus Operator (PrometheusRule), Argo CD (Application, ApplicationSet) and Flux
+// (GitRepository, Kustomization).
 // Reads a JSON array of objects on stdin; prints a JSON array of
 // {"kind", "name", "errors": [...]} (one per object, in order); exits 1 when any object
 // is invalid or of a kind this package has no schema for, 0 otherwise.
@@ -11,12 +14,21 @@
 // an object that the validator walked, but never read, is a field the schema does not
 // declare. Objects the validator never looked into (schema `{}` or a bare
 // `type: object`) accept anything, as the schema says.
-import * as sh from "@kubernetes-models/karpenter/karpenter.sh/v1";
+import * as argo from "@kubernetes-models/argo-cd/argoproj.io/v1alpha1";
+import * as kustomize from "@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1";
+import * as source from "@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1";
 import * as aws from "@kubernetes-models/karpenter/karpenter.k8s.aws/v1";
+import * as sh from "@kubernetes-models/karpenter/karpenter.sh/v1";
+import * as monitoring from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 
+// Keep in step with MODELLED_API_VERSIONS in scripts/validation.py.
 const MODELS = {
   "karpenter.sh/v1": sh,
   "karpenter.k8s.aws/v1": aws,
+  "monitoring.coreos.com/v1": monitoring,
+  "argoproj.io/v1alpha1": argo,
+  "source.toolkit.fluxcd.io/v1": source,
+  "kustomize.toolkit.fluxcd.io/v1": kustomize,
 };
 
 function tracked(root) {

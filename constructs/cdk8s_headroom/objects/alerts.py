@@ -1,0 +1,117 @@
+"""``HeadroomAlerts``: a PrometheusRule that pages when a headroom erodes or a burst waits."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import cdk8s
+from constructs import Construct
+
+from cdk8s_headroom.objects.construct import HeadroomConstruct
+from cdk8s_headroom.objects.headroom import NodeHeadroom
+from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.labels import PART_OF
+
+PROMETHEUS_RULE_API_VERSION = "monitoring.coreos.com/v1"
+
+
+class HeadroomAlerts(HeadroomConstruct):
+    """A ``PrometheusRule`` (Prometheus Operator) with the alerts of one headroom.
+
+    The rules (``alert_rules.HeadroomAlertRules``) read kube-state-metrics' standard
+    series, so a cluster with kube-prometheus-stack (or any Prometheus scraping
+    kube-state-metrics, with the Operator's CRDs) needs nothing else:
+
+    - ``HeadroomNoTargetNodes``: the reserver targets no node;
+    - ``HeadroomSlicesLow``: fewer slices held than ``min_held_percent`` of the nodes;
+    - ``HeadroomSlicesEroded``: more reservers wait than burst pods run (room taken by
+      ordinary pods);
+    - ``HeadroomBurstPodPending``: a burst pod waits longer than ``burst_start_budget``.
+
+    Burst workloads added to the headroom after this construct are watched too: the
+    rules are rendered at synthesis.
+
+    Args:
+        headroom: the headroom to watch.
+        name: the PrometheusRule's name. Default: ``<reserver name>-alerts`` (or the
+            first burst workload's name for a headroom without slices).
+        labels: extra labels on the PrometheusRule, e.g. the ``release`` label that the
+            Prometheus' ``ruleSelector`` matches (kube-prometheus-stack selects
+            ``release: <its release name>`` by default). Default: none.
+        min_held_percent: the share of target nodes whose slice must be held. Default: 90.
+        slices_low_for: how long the share may stay lower. Default: ``"15m"``.
+        erosion_for: how long more reservers may wait than burst pods run. Default:
+            ``"30m"``.
+        burst_start_budget: how long a burst pod may stay Pending. Default: ``"2m"``.
+        severity: the alerts' ``severity`` label: ``info``, ``warning`` or ``critical``.
+            Default: ``"warning"``.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        headroom: NodeHeadroom,
+        name: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        min_held_percent: int = 90,
+        slices_low_for: str = "15m",
+        erosion_for: str = "30m",
+        burst_start_budget: str = "2m",
+        severity: str = "warning",
+    ) -> None:
+        if not isinstance(headroom, NodeHeadroom):
+            raise HeadroomConfigError("headroom", headroom, "a NodeHeadroom")
+        self.headroom = headroom
+        reserver = headroom.reserver.name if headroom.reserver is not None else None
+        # Checked now; the burst workloads are read again at synthesis, so that those
+        # added after this construct are watched too.
+        self._rules = HeadroomAlertRules(
+            headroom=reserver or names.dns_label(headroom.node.id, field="headroom"),
+            namespace=headroom.namespace,
+            reserver=reserver,
+            bursts=(),
+            min_held_percent=min_held_percent,
+            slices_low_for=slices_low_for,
+            erosion_for=erosion_for,
+            burst_start_budget=burst_start_budget,
+            severity=severity,
+        )
+        self.name = names.dns_subdomain(
+            f"{self._rules.headroom}-alerts" if name is None else name, field="name"
+        )
+        extra = names.labels(labels, field="labels")
+        super().__init__(scope, id)
+        self.resource = RenderedApiObject(
+            self,
+            "Resource",
+            api_version=PROMETHEUS_RULE_API_VERSION,
+            kind="PrometheusRule",
+            metadata=cdk8s.ApiObjectMetadata(
+                name=self.name,
+                namespace=headroom.namespace,
+                labels={**extra, "app.kubernetes.io/part-of": PART_OF},
+            ),
+            render=self._render,
+        )
+
+    def alert_rules(self) -> HeadroomAlertRules:
+        """The rules for the headroom as it is now (its reserver and burst workloads)."""
+        bursts = tuple(workload.name for workload in self.headroom.burst_workloads)
+        return dataclasses.replace(self._rules, bursts=bursts)
+
+    def _render(self) -> dict[str, Any]:
+        rules = self.alert_rules()
+        if not rules.rules():
+            raise HeadroomConfigError(
+                f"{self.node.path}.headroom",
+                self.headroom.node.path,
+                "a headroom with slices or burst workloads: there is nothing to watch",
+            )
+        return {"spec": {"groups": [rules.group()]}}

@@ -1,0 +1,397 @@
+"""HeadroomAlerts: a PrometheusRule on kube-state-metrics' series that stays quiet while the
+headroom works and fires on erosion, low slices, no targets and a waiting burst pod.
+
+The rules are checked by Prometheus itself: ``promtool check rules`` (syntax and PromQL)
+and ``promtool test rules`` (prometheus/prometheus ``cmd/promtool/unittest.go``), on
+input series in kube-state-metrics' exact names and labels (kubernetes/kube-state-metrics
+``internal/store/pod.go``: ``kube_pod_status_phase``, ``kube_pod_owner``;
+``daemonset.go``: ``kube_daemonset_status_desired_number_scheduled``,
+``kube_daemonset_status_number_available``; ``deployment.go``:
+``kube_deployment_status_replicas_available``). promtool comes from Debian's
+``prometheus`` package, which ``make test`` installs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import cdk8s
+import pytest
+import yaml
+
+from cdk8s_headroom import HeadroomAlerts, HeadroomConfigError, NodeHeadroom, synth
+from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules, rule_file
+from scripts.validation import validate_models
+
+PROMTOOL = shutil.which("promtool")
+needs_promtool = pytest.mark.skipif(
+    PROMTOOL is None,
+    reason="promtool is not installed (Debian package `prometheus`; `make test` installs it)",
+)
+NS = "node-headroom"
+KSM = 'job="kube-state-metrics",instance="10.0.0.7:8080"'
+
+
+def _app() -> tuple[cdk8s.App, NodeHeadroom, HeadroomAlerts]:
+    app = cdk8s.App()
+    chart = cdk8s.Chart(app, "chart")
+    headroom = NodeHeadroom(chart, "headroom", cpu="500m", memory="512Mi", namespace=NS)
+    alerts = HeadroomAlerts(chart, "alerts", headroom=headroom, labels={"release": "kps"})
+    # added after the alerts: still watched, since the rules render at synthesis
+    headroom.add_burst_workload("api", image="nginx:1.27", cpu="250m", memory="256Mi")
+    return app, headroom, alerts
+
+
+def _rule_document() -> Any:
+    _, _, alerts = _app()
+    return alerts.resource.to_json()
+
+
+def _phase_series(pod: str, phase: str, values: str, uid: str) -> list[dict[str, str]]:
+    """kube_pod_status_phase as kube-state-metrics exports it: one series per phase."""
+    return [
+        {
+            "series": f'kube_pod_status_phase{{{KSM},namespace="{NS}",pod="{pod}",'
+            f'uid="{uid}",phase="{each}"}}',
+            "values": values if each == phase else "0x90",
+        }
+        for each in ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+    ]
+
+
+def _owner(pod: str, kind: str, owner: str, uid: str) -> dict[str, str]:
+    return {
+        "series": f'kube_pod_owner{{{KSM},namespace="{NS}",pod="{pod}",uid="{uid}",'
+        f'owner_kind="{kind}",owner_name="{owner}",owner_is_controller="true"}}',
+        "values": "1x90",
+    }
+
+
+def _daemonset(desired: int, available: int) -> list[dict[str, str]]:
+    labels = f'{KSM},namespace="{NS}",daemonset="headroom-reserver"'
+    return [
+        {
+            "series": f"kube_daemonset_status_desired_number_scheduled{{{labels}}}",
+            "values": f"{desired}x90",
+        },
+        {
+            "series": f"kube_daemonset_status_number_available{{{labels}}}",
+            "values": f"{available}x90",
+        },
+    ]
+
+
+def _burst_deployment(available: int) -> dict[str, str]:
+    return {
+        "series": f'kube_deployment_status_replicas_available{{{KSM},namespace="{NS}",'
+        f'deployment="api"}}',
+        "values": f"{available}x90",
+    }
+
+
+def _waiting_reservers(count: int) -> list[dict[str, str]]:
+    series: list[dict[str, str]] = []
+    for index in range(count):
+        pod, uid = f"headroom-reserver-w{index}", f"uid-w{index}"
+        series += _phase_series(pod, "Pending", "1x90", uid)
+        series.append(_owner(pod, "DaemonSet", "headroom-reserver", uid))
+    return series
+
+
+def _burst_pods(count: int, phase: str) -> list[dict[str, str]]:
+    series: list[dict[str, str]] = []
+    for index in range(count):
+        pod, uid = f"api-7d9f8c6b5-{index}x", f"uid-b{index}"
+        series += _phase_series(pod, phase, "1x90", uid)
+        series.append(_owner(pod, "ReplicaSet", "api-7d9f8c6b5", uid))
+    return series
+
+
+ALERTS = (
+    "HeadroomNoTargetNodes",
+    "HeadroomSlicesLow",
+    "HeadroomSlicesEroded",
+    "HeadroomBurstPodPending",
+)
+
+
+def _promtool_test(
+    tmp_path: Path, series: list[dict[str, str]], firing: dict[str, int], held: str = ""
+) -> None:
+    """Runs promtool's unit test: at minute 60, the alerts in ``firing`` fire that many
+    times and every other alert of the headroom fires not at all. ``held`` is how
+    Prometheus' ``humanizePercentage`` shows the share of slices held."""
+    (tmp_path / "rules.yaml").write_text(
+        yaml.safe_dump({"groups": _rule_document()["spec"]["groups"]})
+    )
+    cases = [
+        {"eval_time": "60m", "alertname": alert, "exp_alerts": [{}] * firing.get(alert, 0)}
+        for alert in ALERTS
+    ]
+    # exp_alerts must name each alert's labels exactly: filled from the rule's labels
+    # (and the pod, for the per-pod alert) so that a wrong label fails the test too.
+    for case in cases:
+        case["exp_alerts"] = [
+            {
+                "exp_labels": _expected_labels(case["alertname"], index),
+                "exp_annotations": _expected_annotations(case["alertname"], index, held),
+            }
+            for index in range(len(case["exp_alerts"]))
+        ]
+    (tmp_path / "test.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "rule_files": ["rules.yaml"],
+                "evaluation_interval": "1m",
+                "tests": [{"interval": "1m", "input_series": series, "alert_rule_test": cases}],
+            }
+        )
+    )
+    assert PROMTOOL is not None
+    result = subprocess.run(
+        [PROMTOOL, "test", "rules", "test.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _expected_labels(alert: str, index: int) -> dict[str, str]:
+    labels = {
+        "alertname": alert,
+        "severity": "warning",
+        "headroom": "headroom-reserver",
+        "namespace": NS,
+    }
+    if alert in ("HeadroomNoTargetNodes", "HeadroomSlicesLow"):  # the DaemonSet's series
+        labels.update(
+            job="kube-state-metrics", instance="10.0.0.7:8080", daemonset="headroom-reserver"
+        )
+    if alert == "HeadroomBurstPodPending":
+        labels.update(
+            job="kube-state-metrics",
+            instance="10.0.0.7:8080",
+            pod=f"api-7d9f8c6b5-{index}x",
+            uid=f"uid-b{index}",
+            phase="Pending",
+        )
+    return labels
+
+
+def _expected_annotations(alert: str, index: int, held: str) -> dict[str, str]:
+    """The rule's annotations as Prometheus expands their templates."""
+    (rule,) = [r for r in _rule_document()["spec"]["groups"][0]["rules"] if r["alert"] == alert]
+    return {
+        key: text.replace("{{ $value | humanizePercentage }}", held).replace(
+            "{{ $labels.pod }}", f"api-7d9f8c6b5-{index}x"
+        )
+        for key, text in rule["annotations"].items()
+    }
+
+
+def test_the_rule_is_a_prometheus_rule_in_the_headrooms_namespace_with_the_given_labels() -> None:
+    document = _rule_document()
+
+    assert document["apiVersion"] == "monitoring.coreos.com/v1"
+    assert document["kind"] == "PrometheusRule"
+    assert document["metadata"]["namespace"] == NS
+    assert document["metadata"]["labels"]["release"] == "kps"
+    (group,) = document["spec"]["groups"]
+    assert [rule["alert"] for rule in group["rules"]] == list(ALERTS)
+    assert all(
+        rule["annotations"]["summary"] and rule["annotations"]["description"]
+        for rule in group["rules"]
+    )
+    assert all("headroom-reserver" in rule["annotations"]["summary"] for rule in group["rules"])
+
+
+def test_the_rules_use_kube_state_metrics_standard_series_only() -> None:
+    expressions = " ".join(rule["expr"] for rule in _rule_document()["spec"]["groups"][0]["rules"])
+
+    assert "kube_pod_labels" not in expressions
+    assert set(__import__("re").findall(r"\b(kube_[a-z_]+)\{", expressions)) == {
+        "kube_daemonset_status_desired_number_scheduled",
+        "kube_daemonset_status_number_available",
+        "kube_deployment_status_replicas_available",
+        "kube_pod_owner",
+        "kube_pod_status_phase",
+    }
+
+
+def test_the_prometheus_rule_passes_the_prometheus_operator_schema_strictly() -> None:
+    document = _rule_document()
+    bad = {**document, "spec": {**document["spec"], "colour": "red"}}
+
+    good_result, bad_result = validate_models([document, bad])
+
+    assert good_result.errors == ()
+    assert any("colour" in error for error in bad_result.errors)
+
+
+def test_synthesis_emits_the_rule_beside_the_headroom(tmp_path: Path) -> None:
+    app, _, _ = _app()
+    app = cdk8s.App(outdir=str(tmp_path))
+    chart = cdk8s.Chart(app, "chart")
+    headroom = NodeHeadroom(chart, "headroom", cpu="500m", memory="512Mi", namespace=NS)
+    HeadroomAlerts(chart, "alerts", headroom=headroom)
+
+    synth(app)
+
+    kinds = [
+        d["kind"] for f in tmp_path.glob("*.k8s.yaml") for d in yaml.safe_load_all(f.read_text())
+    ]
+    assert "PrometheusRule" in kinds and "DaemonSet" in kinds
+
+
+@needs_promtool
+def test_promtool_check_rules_accepts_the_rules(tmp_path: Path) -> None:
+    path = tmp_path / "rules.yaml"
+    path.write_text(yaml.safe_dump({"groups": _rule_document()["spec"]["groups"]}))
+
+    result = subprocess.run(
+        [str(PROMTOOL), "check", "rules", str(path)], capture_output=True, text=True, check=False
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS: 4 rules found" in result.stdout
+
+
+@needs_promtool
+def test_a_healthy_headroom_fires_nothing(tmp_path: Path) -> None:
+    # every one of 10 slices held, the burst Deployment scaled to zero
+    _promtool_test(tmp_path, [*_daemonset(10, 10), _burst_deployment(0)], firing={})
+
+
+@needs_promtool
+def test_slices_in_use_by_running_burst_pods_are_low_but_not_eroded(tmp_path: Path) -> None:
+    # 4 of 10 reservers wait because 4 burst pods run in their slices: normal operation,
+    # but only 6 of 10 slices are left for the next burst
+    series = [
+        *_daemonset(10, 6),
+        *_waiting_reservers(4),
+        _burst_deployment(4),
+        *_burst_pods(4, "Running"),
+    ]
+
+    _promtool_test(tmp_path, series, firing={"HeadroomSlicesLow": 1}, held="60%")
+
+
+@needs_promtool
+def test_reservers_waiting_with_no_burst_pod_running_are_erosion(tmp_path: Path) -> None:
+    # 3 reservers wait and no burst pod runs: ordinary pods took the room
+    series = [*_daemonset(10, 7), *_waiting_reservers(3), _burst_deployment(0)]
+
+    _promtool_test(
+        tmp_path, series, firing={"HeadroomSlicesLow": 1, "HeadroomSlicesEroded": 1}, held="70%"
+    )
+
+
+@needs_promtool
+def test_a_burst_pod_pending_past_its_budget_fires_once_per_pod(tmp_path: Path) -> None:
+    # two burst pods wait; a pod of another Deployment whose name starts alike does not count
+    other = "api-v2-5c4b3a2d1-zz"
+    series = [
+        *_daemonset(10, 10),
+        _burst_deployment(0),
+        *_burst_pods(2, "Pending"),
+        *_phase_series(other, "Pending", "1x90", "uid-other"),
+        _owner(other, "ReplicaSet", "api-v2-5c4b3a2d1", "uid-other"),
+    ]
+
+    _promtool_test(tmp_path, series, firing={"HeadroomBurstPodPending": 2})
+
+
+@needs_promtool
+def test_a_reserver_that_targets_no_node_fires(tmp_path: Path) -> None:
+    _promtool_test(
+        tmp_path, [*_daemonset(0, 0), _burst_deployment(0)], firing={"HeadroomNoTargetNodes": 1}
+    )
+
+
+@needs_promtool
+def test_each_alert_waits_for_its_for_window(tmp_path: Path) -> None:
+    # erosion (for: 30m) that began at minute 0 has not fired at minute 29, and has at 31
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(yaml.safe_dump({"groups": _rule_document()["spec"]["groups"]}))
+    labels = _expected_labels("HeadroomSlicesEroded", 0)
+    (tmp_path / "test.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "rule_files": ["rules.yaml"],
+                "evaluation_interval": "1m",
+                "tests": [
+                    {
+                        "interval": "1m",
+                        "input_series": [
+                            *_daemonset(10, 7),
+                            *_waiting_reservers(3),
+                            _burst_deployment(0),
+                        ],
+                        "alert_rule_test": [
+                            {
+                                "eval_time": "29m",
+                                "alertname": "HeadroomSlicesEroded",
+                                "exp_alerts": [],
+                            },
+                            {
+                                "eval_time": "31m",
+                                "alertname": "HeadroomSlicesEroded",
+                                "exp_alerts": [
+                                    {
+                                        "exp_labels": labels,
+                                        "exp_annotations": _expected_annotations(
+                                            "HeadroomSlicesEroded", 0, ""
+                                        ),
+                                    }
+                                ],
+                            },
+                        ],
+                    }
+                ],
+            }
+        )
+    )
+
+    result = subprocess.run(
+        [str(PROMTOOL), "test", "rules", "test.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "allowed"),
+    [
+        ("slices_low_for", "15 minutes", "a Prometheus duration"),
+        ("erosion_for", "0m", "longer than zero"),
+        ("burst_start_budget", "٢m", "ASCII digits"),
+        ("min_held_percent", 0, "from 1 to 100"),
+        ("severity", "page", "one of ['info', 'warning', 'critical']"),
+    ],
+)
+def test_bad_alert_options_name_the_field_and_what_is_allowed(
+    field: str, value: object, allowed: str
+) -> None:
+    options: dict[str, Any] = {"headroom": "h", "namespace": NS, "reserver": "h", "bursts": ()}
+
+    with pytest.raises(HeadroomConfigError) as raised:
+        HeadroomAlertRules(**{**options, field: value})
+
+    assert str(raised.value).startswith(f"{field}: invalid value")
+    assert allowed in str(raised.value)
+
+
+def test_the_rule_file_holds_the_groups_as_promtool_reads_them() -> None:
+    group = HeadroomAlertRules(headroom="h", namespace=NS, reserver="h", bursts=("api",)).group()
+
+    assert rule_file([group]) == {"groups": [group]}
+    assert group["name"] == f"node-headroom.{NS}.h"
