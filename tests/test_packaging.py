@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from pathlib import Path
@@ -105,3 +106,34 @@ def test_a_consumer_app_runs_against_the_installed_wheel(wheel: Path, tmp_path: 
         "cpu": "1",
         "memory": "2Gi",
     }
+
+
+def test_the_sdist_builds_without_manifest_warnings_and_holds_the_package_only(
+    tmp_path: Path,
+) -> None:
+    # `make dist` printed about 70 "no previously-included files" warnings: MANIFEST.in
+    # excluded files that setuptools never includes
+    result = subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    (sdist,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+
+    manifest_warnings = [
+        line
+        for line in (result.stdout + result.stderr).splitlines()
+        if "previously-included" in line or "no files found matching" in line
+    ]
+    assert manifest_warnings == []
+    assert {
+        "README.md",
+        "LICENSE",
+        "pyproject.toml",
+        "constructs/cdk8s_headroom/__init__.py",
+    } <= members
+    assert not {m for m in members if m.startswith(("tests/", "dist/", "charts/", "main.py"))}
