@@ -52,8 +52,12 @@ def plot_usage(
         matplotlib.use("Agg")
         from matplotlib import pyplot
     except ImportError:
+        # The package is not on PyPI, so its `plot` extra cannot be installed by name.
         raise HeadroomConfigError(
-            "--plot", str(path), "matplotlib installed: pip install 'cdk8s-headroom[plot]'"
+            "--plot",
+            str(path),
+            "matplotlib installed in this Python: pip install 'matplotlib>=3.8' (the "
+            "version the package's plot extra asks for)",
         ) from None
 
     width = min(max(10.0, 2.0 + 0.8 * len(nodes) * len(columns) / 2), 40.0)
