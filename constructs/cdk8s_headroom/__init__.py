@@ -23,16 +23,16 @@ from cdk8s_headroom._exports import lazy_module
 # The public names, each declared once: type checkers read these imports, and
 # `_exports` serves them lazily at run time (see its docstring for why).
 if TYPE_CHECKING:
-    from cdk8s_headroom.karpenter.node_pool import BudgetNodes as BudgetNodes
-    from cdk8s_headroom.karpenter.node_pool import BudgetSchedule as BudgetSchedule
-    from cdk8s_headroom.karpenter.node_pool import ConsolidationPolicy as ConsolidationPolicy
-    from cdk8s_headroom.karpenter.node_pool import DisruptionBudget as DisruptionBudget
-    from cdk8s_headroom.karpenter.node_pool import DisruptionReason as DisruptionReason
-    from cdk8s_headroom.karpenter.node_pool import Ec2NodeClass as Ec2NodeClass
+    from cdk8s_headroom.karpenter.disruption import BudgetNodes as BudgetNodes
+    from cdk8s_headroom.karpenter.disruption import BudgetSchedule as BudgetSchedule
+    from cdk8s_headroom.karpenter.disruption import ConsolidationPolicy as ConsolidationPolicy
+    from cdk8s_headroom.karpenter.disruption import DisruptionBudget as DisruptionBudget
+    from cdk8s_headroom.karpenter.disruption import DisruptionReason as DisruptionReason
+    from cdk8s_headroom.karpenter.node_class import Ec2NodeClass as Ec2NodeClass
+    from cdk8s_headroom.karpenter.node_class import NodeClassRef as NodeClassRef
     from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool as KarpenterNodePool
-    from cdk8s_headroom.karpenter.node_pool import KarpenterNodePoolRef as KarpenterNodePoolRef
-    from cdk8s_headroom.karpenter.node_pool import NodeClassRef as NodeClassRef
-    from cdk8s_headroom.karpenter.node_pool import NodePoolFlavour as NodePoolFlavour
+    from cdk8s_headroom.karpenter.pool_ref import KarpenterNodePoolRef as KarpenterNodePoolRef
+    from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour as NodePoolFlavour
     from cdk8s_headroom.objects.alerts import HeadroomAlerts as HeadroomAlerts
     from cdk8s_headroom.objects.app_checks import validate_app as validate_app
     from cdk8s_headroom.objects.burst import BurstWorkload as BurstWorkload
@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from cdk8s_headroom.objects.capacity_buffer import BufferHold as BufferHold
     from cdk8s_headroom.objects.capacity_buffer import CapacityBuffer as CapacityBuffer
     from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm as CapacityBufferForm
-    from cdk8s_headroom.objects.headroom import HeadroomSummary as HeadroomSummary
     from cdk8s_headroom.objects.headroom import NodeHeadroom as NodeHeadroom
+    from cdk8s_headroom.objects.headroom_cost import HeadroomSummary as HeadroomSummary
     from cdk8s_headroom.objects.namespace import HeadroomNamespace as HeadroomNamespace
     from cdk8s_headroom.objects.prepuller import ImagePrepuller as ImagePrepuller
     from cdk8s_headroom.objects.priority_classes import (

@@ -31,43 +31,34 @@ Default pool, with the source of each value:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from enum import Enum
 from fractions import Fraction
 from typing import Any
 
 import cdk8s
 from constructs import Construct
 
+from cdk8s_headroom.karpenter.disruption import ConsolidationPolicy, DisruptionBudget, check_budget
+from cdk8s_headroom.karpenter.durations import DurationLike, parse_duration
+from cdk8s_headroom.karpenter.node_class import Ec2NodeClass, NodeClassRef
+from cdk8s_headroom.karpenter.pool_ref import KarpenterNodePoolRef, NodePoolFlavour
+from cdk8s_headroom.karpenter.requirements import (
+    check_label_against,
+    check_requirement,
+    check_requirement_count,
+    check_template_labels,
+    requirement_json,
+)
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import PART_OF
-from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL, NodePoolRef
-from cdk8s_headroom.vocabulary.node_sizes import INSTANCE_LABEL_PREFIXES, NodeSize, smallest_node
+from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
+from cdk8s_headroom.vocabulary.node_sizes import NodeSize, smallest_node
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, NodeSelectorRequirement, Taint
 from cdk8s_headroom.vocabulary.quantity import QuantityLike, parse_quantity, quantity_text
 from cdk8s_headroom.vocabulary.rules import QUANTITY_SYNTAX
-
-DurationLike = str | cdk8s.Duration
-"""A Karpenter duration: a string such as ``"1m"``, ``"720h"``, ``"1h30m"`` or ``"Never"``,
-or a ``cdk8s.Duration`` of whole seconds."""
-
-KNOWN_INSTANCE_CATEGORIES = frozenset(
-    {
-        "a", "c", "d", "dl", "f", "g", "gr", "h", "hpc", "i", "im", "inf", "is",
-        "m", "mac", "p", "r", "t", "trn", "u", "vt", "x", "z",
-    }
-)  # fmt: skip
-"""EC2 instance categories: the letters of an instance family before its generation
-(``c`` of c7i, ``inf`` of inf2, ``hpc`` of hpc7g), as Karpenter's ``instance-category``
-label and Auto Mode's ``eks.amazonaws.com/instance-category`` carry them."""
-
-CAPACITY_TYPES = ("on-demand", "spot", "reserved")
-"""Values of ``karpenter.sh/capacity-type`` (``reserved``: capacity reservations)."""
 
 AUTO_MODE_MAX_EXPIRE_AFTER_HOURS = 336
 """The longest ``expireAfter`` accepted for EKS Auto Mode pools.
@@ -84,401 +75,6 @@ NODE_ROOM_ANNOTATION = "headroom.cdk8s.io/node-room"
 
 AUTO_MODE_BUILTIN_POOLS = rules.AUTO_MODE_BUILTIN_POOLS
 """The NodePools EKS Auto Mode creates and manages; reference them, never emit them."""
-
-_DURATION = re.compile(r"^(?:(\d+)(s|m|h))+$")
-_BUDGET_DURATION = re.compile(r"^(?:\d+h|\d+m|\d+h\d+m)$")
-_BUDGET_NODES = re.compile(r"^(?:(?:100|[0-9]{1,2})%|[0-9]+)$")
-_DURATION_PART = re.compile(r"(\d+)(s|m|h)")
-_SECONDS = {"s": 1, "m": 60, "h": 3600}
-_AMI_FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
-_IAM_ROLE_NAME = re.compile(r"^[\w+=,.@-]{1,64}$")
-_RESERVED_LABEL_DOMAINS = ("karpenter.sh", "karpenter.k8s.aws", "eks.amazonaws.com")
-_KUBERNETES_LABELS = (
-    "kubernetes.io/arch",
-    "kubernetes.io/os",
-    "node.kubernetes.io/instance-type",
-    "node.kubernetes.io/windows-build",
-    "topology.kubernetes.io/region",
-    "topology.kubernetes.io/zone",
-)
-"""Well-known labels a NodePool may set in the ``kubernetes.io`` domain, whose other
-keys the kubelet and Karpenter reserve (but the ``node.kubernetes.io`` and
-``node-restriction.kubernetes.io`` subdomains, which exist for node labels)."""
-
-
-class NodePoolFlavour(Enum):
-    """Who runs the pool's nodes, named by the API group of its node class."""
-
-    KARPENTER_EC2 = "karpenter.k8s.aws"
-    """Karpenter on EC2: an ``EC2NodeClass``; instance labels ``karpenter.k8s.aws/*``."""
-    EKS_AUTO_MODE = rules.AUTO_MODE_DOMAIN
-    """EKS Auto Mode: its ``NodeClass``; instance labels ``eks.amazonaws.com/*``."""
-
-    @property
-    def label_prefix(self) -> str:
-        """The prefix of the instance labels (``instance-category``, ``instance-cpu``...)."""
-        return f"{self.value}/"
-
-
-class ConsolidationPolicy(Enum):
-    """Which nodes Karpenter may consolidate (``spec.disruption.consolidationPolicy``)."""
-
-    WHEN_EMPTY = "WhenEmpty"
-    WHEN_EMPTY_OR_UNDERUTILIZED = "WhenEmptyOrUnderutilized"
-
-
-class DisruptionReason(Enum):
-    """A method of disruption a budget can be limited to (``budgets[].reasons``)."""
-
-    DRIFTED = "Drifted"
-    """Nodes whose NodePool template (or node class) changed since they launched."""
-    UNDERUTILIZED = "Underutilized"
-    """Consolidation of nodes whose pods fit elsewhere (``WhenEmptyOrUnderutilized``)."""
-    EMPTY = "Empty"
-    """Consolidation of nodes without workload pods."""
-
-
-MAX_REQUIREMENTS = 100
-"""The most requirements a NodePool template holds (the CRD's ``maxItems``)."""
-
-MAX_TEMPLATE_LABELS = 100
-"""The most labels a NodePool template holds (the CRD's ``maxProperties``)."""
-
-MAX_BUDGETS = 50
-"""The most budgets a NodePool's schema accepts."""
-
-
-@dataclass(frozen=True)
-class BudgetNodes:
-    """How many of a pool's nodes may be disrupted at once. Build it with
-    ``percent(n)`` or ``count(n)``; ``text`` is Karpenter's ``nodes`` string."""
-
-    text: str
-
-    @staticmethod
-    def percent(value: int) -> BudgetNodes:
-        """A share of the pool's nodes, 0-100 (``"10%"``); Karpenter rounds it up."""
-        names.int32(value, field="budgets.nodes", minimum=0, maximum=100)
-        return BudgetNodes(f"{value}%")
-
-    @staticmethod
-    def count(value: int) -> BudgetNodes:
-        """A number of nodes, 0 or more (``"3"``); 0 blocks the disruption."""
-        names.int32(value, field="budgets.nodes", minimum=0)
-        return BudgetNodes(str(value))
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.text, str) or not _BUDGET_NODES.match(self.text):
-            raise HeadroomConfigError(
-                "budgets.nodes",
-                self.text,
-                "BudgetNodes.percent(0-100) or BudgetNodes.count(n), e.g. '10%' or '3'",
-            )
-
-
-@dataclass(frozen=True)
-class BudgetSchedule:
-    """When a budget is active: from each time ``cron`` fires, for ``duration``.
-
-    Args:
-        cron: a cron expression in UTC, as Kubernetes CronJobs write it: five fields
-            (minute, hour, day of month, month, day of week), each ``*``, ``?``, a
-            number or name, a range ``a-b``, a step ``/n`` or a list of those, e.g.
-            ``"0 9 * * mon-fri"``; or a macro ``@yearly``, ``@annually``,
-            ``@monthly``, ``@weekly``, ``@daily``, ``@midnight``, ``@hourly``. Time
-            zones are not supported (Karpenter).
-        duration: how long the budget stays active, in hours and minutes (``"8h"``,
-            ``"30m"``, ``"1h30m"``) or a ``cdk8s.Duration`` of whole minutes, at
-            least a minute: cron has no seconds.
-    """
-
-    cron: str
-    duration: DurationLike
-
-    def __post_init__(self) -> None:
-        check_cron(self.cron, field="budgets.schedule")
-        object.__setattr__(
-            self, "duration", _budget_duration(self.duration, field="budgets.duration")
-        )
-
-
-@dataclass(frozen=True)
-class DisruptionBudget:
-    """A limit on how many of the pool's nodes Karpenter disrupts at once
-    (``spec.disruption.budgets``). Where several budgets are active, the most
-    restrictive applies; a pool without budgets gets Karpenter's ``nodes: 10%``.
-
-    Args:
-        nodes: ``BudgetNodes.percent(n)`` or ``BudgetNodes.count(n)``.
-        reasons: the ``DisruptionReason`` s the budget limits. Default: none, every
-            reason (and expiry, which budgets do not block, stays unlimited).
-        schedule: when the budget is active (``BudgetSchedule``). Default: always.
-    """
-
-    nodes: BudgetNodes
-    reasons: tuple[DisruptionReason, ...] = ()
-    schedule: BudgetSchedule | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.nodes, BudgetNodes):
-            raise HeadroomConfigError(
-                "budgets.nodes",
-                self.nodes,
-                "BudgetNodes.percent(0-100) or BudgetNodes.count(n), e.g. BudgetNodes.percent(10)",
-            )
-        if isinstance(self.reasons, (str, bytes)) or not isinstance(self.reasons, Sequence):
-            raise HeadroomConfigError(
-                "budgets.reasons", self.reasons, "a list of DisruptionReason members"
-            )
-        for reason in self.reasons:
-            if not isinstance(reason, DisruptionReason):
-                allowed = ", ".join(f"DisruptionReason.{r.name}" for r in DisruptionReason)
-                raise HeadroomConfigError("budgets.reasons", reason, f"one of {allowed}")
-        # A set in Karpenter's schema: each reason once.
-        object.__setattr__(self, "reasons", tuple(dict.fromkeys(self.reasons)))
-        if self.schedule is not None and not isinstance(self.schedule, BudgetSchedule):
-            raise HeadroomConfigError(
-                "budgets.schedule",
-                self.schedule,
-                "None or a BudgetSchedule(cron=..., duration=...), e.g. "
-                "BudgetSchedule('0 9 * * mon-fri', '8h')",
-            )
-
-    def to_json(self) -> dict[str, Any]:
-        """The budget as it appears in ``spec.disruption.budgets``."""
-        body: dict[str, Any] = {"nodes": self.nodes.text}
-        if self.reasons:
-            body["reasons"] = [reason.value for reason in self.reasons]
-        if self.schedule is not None:
-            body["schedule"] = self.schedule.cron
-            body["duration"] = self.schedule.duration
-        return body
-
-
-_CRON_MACROS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
-_CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
-    ("minute", 0, 59, ()),
-    ("hour", 0, 23, ()),
-    ("day of month", 1, 31, ()),
-    ("month", 1, 12, _MONTHS),
-    ("day of week", 0, 6, _WEEKDAYS),
-)
-_CRON_PART = re.compile(r"^(?:(?P<any>[*?])|(?P<low>\w+)(?:-(?P<high>\w+))?)(?:/(?P<step>\d+))?$")
-
-
-def check_cron(value: object, *, field: str) -> str:
-    """A cron expression as Karpenter parses budget schedules (robfig/cron's standard
-    parser: five fields or a macro, no time zone, no ``@every``)."""
-    allowed = (
-        "a cron expression of five fields (minute 0-59, hour 0-23, day of month 1-31, "
-        "month 1-12 or jan-dec, day of week 0-6 or sun-sat), each *, ?, a value, a range "
-        f"a-b, a step /n or a list of those, e.g. '0 9 * * mon-fri'; or one of "
-        f"{', '.join(_CRON_MACROS)}"
-    )
-    if not isinstance(value, str):
-        raise HeadroomConfigError(field, value, allowed)
-    if value in _CRON_MACROS:
-        return value
-    fields = value.split(" ")
-    if len(fields) != len(_CRON_FIELDS):
-        raise HeadroomConfigError(field, value, allowed)
-    for text, (name, low, high, words) in zip(fields, _CRON_FIELDS, strict=True):
-        for part in text.split(","):
-            if not _cron_part_ok(part, low, high, words):
-                raise HeadroomConfigError(
-                    field, value, f"{allowed} (the {name} field {text!r} is not)"
-                )
-    return value
-
-
-def _cron_part_ok(part: str, low: int, high: int, words: tuple[str, ...]) -> bool:
-    match = _CRON_PART.match(part)
-    if match is None or match["step"] == "0":
-        return False
-    if match["any"]:
-        return True
-
-    def number(text: str) -> int | None:
-        if text.isdigit():
-            return int(text)
-        lowered = text.lower()
-        return words.index(lowered) + low if lowered in words else None
-
-    start = number(match["low"])
-    end = start if match["high"] is None else number(match["high"])
-    return start is not None and end is not None and low <= start <= end <= high
-
-
-@dataclass(frozen=True)
-class NodeClassRef:
-    """A NodePool's ``nodeClassRef``. Build it with ``ec2()`` or ``eks_auto_mode()``.
-
-    Args:
-        group: the node class's API group; it decides the flavour.
-        kind: ``EC2NodeClass`` or ``NodeClass``.
-        name: the node class's name.
-    """
-
-    group: str
-    kind: str
-    name: str
-
-    def __post_init__(self) -> None:
-        kinds = {"karpenter.k8s.aws": "EC2NodeClass", "eks.amazonaws.com": "NodeClass"}
-        if kinds.get(self.group) != self.kind:
-            raise HeadroomConfigError(
-                "node_class",
-                f"{self.group}/{self.kind}",
-                "NodeClassRef.ec2(name) (karpenter.k8s.aws/EC2NodeClass) or "
-                "NodeClassRef.eks_auto_mode(name) (eks.amazonaws.com/NodeClass)",
-            )
-        names.dns_subdomain(self.name, field="node_class.name")
-
-    @staticmethod
-    def ec2(name: str = "default") -> NodeClassRef:
-        """An existing ``karpenter.k8s.aws/v1`` EC2NodeClass. Default name: ``default``."""
-        return NodeClassRef("karpenter.k8s.aws", "EC2NodeClass", name)
-
-    @staticmethod
-    def eks_auto_mode(name: str = "default") -> NodeClassRef:
-        """An EKS Auto Mode ``eks.amazonaws.com`` NodeClass. Default: ``default``, the
-        class Auto Mode creates with its built-in pools."""
-        return NodeClassRef("eks.amazonaws.com", "NodeClass", name)
-
-    @property
-    def flavour(self) -> NodePoolFlavour:
-        return NodePoolFlavour(self.group)
-
-    def to_json(self) -> dict[str, str]:
-        return {"group": self.group, "kind": self.kind, "name": self.name}
-
-
-class Ec2NodeClass(HeadroomConstruct):
-    """A ``karpenter.k8s.aws/v1`` EC2NodeClass: the AMI, IAM role and network of nodes.
-
-    Subnets and security groups are discovered by a tag, as in Karpenter's getting
-    started guide: tag them ``karpenter.sh/discovery=<cluster name>``.
-
-    Args:
-        role: the nodes' IAM role name (not its ARN); Karpenter creates the instance
-            profile.
-        discovery_tag_value: the value of the discovery tag on the subnets and
-            security groups, by convention the cluster's name.
-        name: default: ``default``, the name Karpenter's guides use.
-        ami_alias: ``<family>@<version>``. Default: ``al2023@latest``. Pin a version
-            (``al2023@v20240807``) to roll new AMIs out on your own schedule.
-        discovery_tag_key: default: ``karpenter.sh/discovery``.
-        tags: extra tags on the instances. Default: none.
-    """
-
-    def __init__(
-        self,
-        scope: Construct,
-        id: str,
-        *,
-        role: str,
-        discovery_tag_value: str,
-        name: str = "default",
-        ami_alias: str = "al2023@latest",
-        discovery_tag_key: str = "karpenter.sh/discovery",
-        tags: Mapping[str, str] | None = None,
-    ) -> None:
-        if not isinstance(role, str) or role.startswith("arn:") or not _IAM_ROLE_NAME.match(role):
-            raise HeadroomConfigError(
-                "role", role, "an IAM role name (not an ARN): 1-64 letters, digits or +=,.@_-"
-            )
-        self.role = role
-        self.name = names.dns_subdomain(name, field="name")
-        family, _, version = (
-            ami_alias.partition("@") if isinstance(ami_alias, str) else ("", "", "")
-        )
-        if family not in _AMI_FAMILIES or not re.match(r"^(latest|v\d{8})$", version):
-            raise HeadroomConfigError(
-                "ami_alias",
-                ami_alias,
-                f"<family>@<version> with a family of {', '.join(_AMI_FAMILIES)} and a "
-                "version 'latest' or 'vYYYYMMDD', e.g. 'al2023@latest'",
-            )
-        self.ami_alias = ami_alias
-        self.discovery_tag_key = names.label_key(discovery_tag_key, field="discovery_tag_key")
-        if not isinstance(discovery_tag_value, str) or not discovery_tag_value.strip():
-            raise HeadroomConfigError(
-                "discovery_tag_value", discovery_tag_value, "a non-empty tag value"
-            )
-        self.discovery_tag_value = discovery_tag_value
-        self.tags = _string_map(tags, field="tags")
-
-        super().__init__(scope, id)
-        self.resource = RenderedApiObject(
-            self,
-            "Resource",
-            api_version="karpenter.k8s.aws/v1",
-            kind="EC2NodeClass",
-            metadata=cdk8s.ApiObjectMetadata(
-                name=self.name, labels={"app.kubernetes.io/part-of": PART_OF}
-            ),
-            render=self._render,
-        )
-
-    @property
-    def ref(self) -> NodeClassRef:
-        """The reference a NodePool uses."""
-        return NodeClassRef.ec2(self.name)
-
-    def _render(self) -> dict[str, Any]:
-        discovery = [{"tags": {self.discovery_tag_key: self.discovery_tag_value}}]
-        spec: dict[str, Any] = {
-            "amiSelectorTerms": [{"alias": self.ami_alias}],
-            "role": self.role,
-            "securityGroupSelectorTerms": discovery,
-            "subnetSelectorTerms": [dict(term) for term in discovery],
-        }
-        if self.tags:
-            spec["tags"] = dict(self.tags)
-        return {"spec": spec}
-
-
-@dataclass(frozen=True)
-class KarpenterNodePoolRef(NodePoolRef):
-    """A Karpenter or Auto Mode NodePool that exists already (``KarpenterNodePool.from_name``).
-
-    It selects nodes by ``karpenter.sh/nodepool``, like ``NodePoolRef.karpenter``, and
-    also knows the sizes and limits you declare, for the fit check and the summary.
-
-    Args:
-        pool_name: the NodePool's name.
-        taints: the taints its nodes carry. Default: none.
-        requirements: its requirements, as far as they bound instance sizes. Default:
-            none (node size unknown).
-        limits: its ``limits`` as (resource, quantity) pairs. Default: ``None``, not
-            declared.
-    """
-
-    requirements: tuple[NodeSelectorRequirement, ...] = ()
-    limits: tuple[tuple[str, str], ...] | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "requirements", tuple(self.requirements))
-        for requirement in self.requirements:
-            if not isinstance(requirement, NodeSelectorRequirement):
-                raise HeadroomConfigError(
-                    "node_pool.requirements", requirement, "NodeSelectorRequirement objects"
-                )
-        # Surfaces requirements that exclude every instance now, not at synth.
-        smallest_node(self.requirements, field="node_pool.requirements")
-
-    @property
-    def smallest_node(self) -> NodeSize:
-        return smallest_node(self.requirements, field="node_pool.requirements")
-
-    @property
-    def limit_amounts(self) -> Mapping[str, Fraction] | None:
-        if self.limits is None:
-            return None
-        return {key: parse_quantity(value, field=f"limits[{key}]") for key, value in self.limits}
 
 
 class KarpenterNodePool(HeadroomConstruct):
@@ -564,7 +160,7 @@ class KarpenterNodePool(HeadroomConstruct):
                 "which EKS manages: target one with "
                 f"KarpenterNodePool.from_name({self.name!r}) instead of emitting it",
             )
-        self._labels = self._check_label_keys(labels)
+        self._labels = check_template_labels(labels, self.flavour)
         if requirements is None:
             requirements = default_requirements(self.flavour)
         if isinstance(requirements, (str, bytes)) or not isinstance(requirements, Sequence):
@@ -577,8 +173,8 @@ class KarpenterNodePool(HeadroomConstruct):
                 raise HeadroomConfigError(
                     "requirements", requirement, "NodeSelectorRequirement objects"
                 )
-            requirement = self._check_requirement(requirement)
-            self._check_requirement_count(len(self._requirements) + 1)
+            requirement = check_requirement(requirement, self.flavour)
+            check_requirement_count(len(self._requirements) + 1)
             self._check_sizes(
                 [*self._requirements, requirement], field=f"requirements[{requirement.key}]"
             )
@@ -586,7 +182,7 @@ class KarpenterNodePool(HeadroomConstruct):
         # Labels are judged against the requirements here, and the label is blamed:
         # the requirements may be defaults the user never wrote.
         for key, value in self._labels.items():
-            self._check_label_against(key, value, self._requirements, field=f"labels[{key}]")
+            check_label_against(key, value, self._requirements, field=f"labels[{key}]")
         self._taints: list[Taint] = []
         if isinstance(taints, (str, bytes)) or not isinstance(taints, Sequence):
             raise HeadroomConfigError("taints", taints, "a sequence of Taint objects")
@@ -602,10 +198,10 @@ class KarpenterNodePool(HeadroomConstruct):
                 "ConsolidationPolicy.WHEN_EMPTY or ConsolidationPolicy.WHEN_EMPTY_OR_UNDERUTILIZED",
             )
         self.consolidation_policy = consolidation_policy
-        self.consolidate_after, _ = _duration(consolidate_after, field="consolidate_after")
+        self.consolidate_after, _ = parse_duration(consolidate_after, field="consolidate_after")
         if expire_after is None:
             expire_after = f"{AUTO_MODE_MAX_EXPIRE_AFTER_HOURS}h" if self.auto_mode else "720h"
-        self.expire_after, lifetime = _duration(expire_after, field="expire_after")
+        self.expire_after, lifetime = parse_duration(expire_after, field="expire_after")
         if self.auto_mode and (
             lifetime is None or lifetime > AUTO_MODE_MAX_EXPIRE_AFTER_HOURS * 3600
         ):
@@ -622,8 +218,7 @@ class KarpenterNodePool(HeadroomConstruct):
             raise HeadroomConfigError("budgets", budgets, "a list of DisruptionBudget objects")
         self._budgets: list[DisruptionBudget] = []
         for budget in budgets:
-            self._check_budget(budget)
-            self._budgets.append(budget)
+            self._budgets.append(check_budget(budget, count=len(self._budgets)))
         self.termination_grace_period = None
         if termination_grace_period is not None:
             if termination_grace_period == "Never":
@@ -632,7 +227,7 @@ class KarpenterNodePool(HeadroomConstruct):
                     termination_grace_period,
                     'a duration such as "1h" or "24h"; leave it None to wait for ever',
                 )
-            self.termination_grace_period, _ = _duration(
+            self.termination_grace_period, _ = parse_duration(
                 termination_grace_period, field="termination_grace_period"
             )
         self._slice_checks: list[Callable[[NodeSize], None]] = []
@@ -749,11 +344,11 @@ class KarpenterNodePool(HeadroomConstruct):
             raise HeadroomConfigError(
                 f"{field}.{error.field.rpartition('.')[2]}", error.value, error.allowed
             ) from error
-        requirement = self._check_requirement(requirement)
-        self._check_requirement_count(len(self._requirements) + 1)
+        requirement = check_requirement(requirement, self.flavour)
+        check_requirement_count(len(self._requirements) + 1)
         candidate = [*self._requirements, requirement]
         for label, value in self._labels.items():
-            self._check_label_against(label, value, [requirement], field=field)
+            check_label_against(label, value, [requirement], field=field)
         new_size = smallest_node(candidate, field=field, auto_mode=self.auto_mode)
         for check in self._slice_checks:
             try:
@@ -777,21 +372,8 @@ class KarpenterNodePool(HeadroomConstruct):
         """Limits how many nodes Karpenter disrupts at once, e.g.
         ``add_disruption_budget(DisruptionBudget(nodes=BudgetNodes.count(1),
         reasons=[DisruptionReason.DRIFTED]))``."""
-        self._check_budget(budget)
-        self._budgets.append(budget)
+        self._budgets.append(check_budget(budget, count=len(self._budgets)))
         return budget
-
-    def _check_budget(self, budget: object) -> None:
-        if not isinstance(budget, DisruptionBudget):
-            raise HeadroomConfigError(
-                "budgets",
-                budget,
-                "DisruptionBudget objects, e.g. DisruptionBudget(nodes=BudgetNodes.percent(10))",
-            )
-        if len(self._budgets) >= MAX_BUDGETS:
-            raise HeadroomConfigError(
-                "budgets", len(self._budgets) + 1, f"at most {MAX_BUDGETS} budgets (Karpenter)"
-            )
 
     def add_taint(self, taint: Taint) -> None:
         """Taints the pool's nodes; pods that target the pool tolerate it."""
@@ -823,117 +405,14 @@ class KarpenterNodePool(HeadroomConstruct):
         if not isinstance(taint, Taint):
             raise HeadroomConfigError("taints", taint, "Taint objects, e.g. Taint('key', 'value')")
 
-    @staticmethod
-    def _check_requirement_count(count: int) -> None:
-        if count > MAX_REQUIREMENTS:
-            raise HeadroomConfigError(
-                "requirements", count, f"at most {MAX_REQUIREMENTS} requirements (Karpenter)"
-            )
-
-    def _check_label_keys(self, labels: Mapping[str, str] | None) -> dict[str, str]:
-        checked = names.labels(labels, field="labels")
-        if len(checked) > MAX_TEMPLATE_LABELS:
-            raise HeadroomConfigError(
-                "labels", len(checked), f"at most {MAX_TEMPLATE_LABELS} labels (Karpenter)"
-            )
-        for key in checked:
-            domain = key.rpartition("/")[0]
-            reserved = key in (KARPENTER_NODEPOOL_LABEL, "kubernetes.io/hostname") or (
-                key != "karpenter.sh/capacity-type" and _in_domain(domain, _RESERVED_LABEL_DOMAINS)
-            )
-            kubernetes = (
-                _in_domain(domain, ("kubernetes.io", "k8s.io"))
-                and key not in _KUBERNETES_LABELS
-                and not _in_domain(domain, ("node.kubernetes.io", "node-restriction.kubernetes.io"))
-            )
-            if reserved or kubernetes:
-                raise HeadroomConfigError(
-                    f"labels[{key}]",
-                    checked[key],
-                    "a label Karpenter, EC2, EKS and the kubelet do not set themselves: "
-                    "karpenter.sh/* (but capacity-type), karpenter.k8s.aws/*, "
-                    "eks.amazonaws.com/* and the kubernetes.io and k8s.io domains (but "
-                    "well-known labels and node.kubernetes.io/*) are theirs "
-                    "(karpenter.sh/nodepool is the pool's name); use a requirement to "
-                    "choose instances",
-                )
-            if self.auto_mode and key in ("kubernetes.io/os", "node.kubernetes.io/windows-build"):
-                raise HeadroomConfigError(
-                    f"labels[{key}]", checked[key], "no OS labels on EKS Auto Mode (Linux only)"
-                )
-        return checked
-
-    def _check_requirement(self, requirement: NodeSelectorRequirement) -> NodeSelectorRequirement:
-        key = requirement.key
-        field = f"requirements[{key}]"
-        domain = key.rpartition("/")[0]
-        if key in (KARPENTER_NODEPOOL_LABEL, "kubernetes.io/hostname") or (
-            _in_domain(domain, ("karpenter.sh",)) and key != "karpenter.sh/capacity-type"
-        ):
-            raise HeadroomConfigError(
-                field,
-                list(requirement.values),
-                "a key Karpenter allows in requirements: karpenter.sh/* (but capacity-type) "
-                "and kubernetes.io/hostname are restricted (karpenter.sh/nodepool is the "
-                "pool's own name)",
-            )
-        own = self.flavour.label_prefix
-        other = next(p for p in INSTANCE_LABEL_PREFIXES if p != own)
-        if key.startswith(other):
-            raise HeadroomConfigError(
-                field,
-                list(requirement.values),
-                f"the {self.flavour.name} instance labels: use {own}{key.removeprefix(other)} "
-                f"({other}* labels are not set on these nodes)",
-            )
-        if self.auto_mode and key in ("kubernetes.io/os", "node.kubernetes.io/windows-build"):
-            raise HeadroomConfigError(
-                field,
-                list(requirement.values),
-                "no OS requirement on EKS Auto Mode, which runs Linux only and does not "
-                "support this label",
-            )
-        listed = requirement.operator in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN)
-        if listed and key == f"{own}instance-category":
-            unknown = [v for v in requirement.values if v not in KNOWN_INSTANCE_CATEGORIES]
-            if unknown:
-                raise HeadroomConfigError(
-                    f"{field}.values",
-                    unknown,
-                    f"EC2 instance categories: {', '.join(sorted(KNOWN_INSTANCE_CATEGORIES))}",
-                )
-        if listed and key == "karpenter.sh/capacity-type":
-            unknown = [v for v in requirement.values if v not in CAPACITY_TYPES]
-            if unknown:
-                raise HeadroomConfigError(
-                    f"{field}.values", unknown, f"capacity types: {', '.join(CAPACITY_TYPES)}"
-                )
-        return requirement
-
     def _check_sizes(self, requirements: Sequence[NodeSelectorRequirement], *, field: str) -> None:
         smallest_node(requirements, field=field, auto_mode=self.auto_mode)
-
-    @staticmethod
-    def _check_label_against(
-        key: str, value: str, requirements: Sequence[NodeSelectorRequirement], *, field: str
-    ) -> None:
-        for requirement in requirements:
-            if requirement.key != key or requirement.matches(value):
-                continue
-            values = f" {list(requirement.values)}" if requirement.values else ""
-            raise HeadroomConfigError(
-                field,
-                value,
-                f"a label value the pool's requirement {key} {requirement.operator.value}"
-                f"{values} allows: Karpenter adds labels as requirements, and these "
-                "contradict, so the pool could launch no node",
-            )
 
     def _render(self) -> dict[str, Any]:
         template_spec: dict[str, Any] = {
             "expireAfter": self.expire_after,
             "nodeClassRef": self.node_class.to_json(),
-            "requirements": [_requirement_json(r) for r in self._requirements],
+            "requirements": [requirement_json(r) for r in self._requirements],
         }
         if self._taints:
             template_spec["taints"] = [t.to_manifest() for t in self._taints]
@@ -985,29 +464,6 @@ def default_requirements(flavour: NodePoolFlavour) -> list[NodeSelectorRequireme
     return requirements
 
 
-def _in_domain(domain: str, domains: Sequence[str]) -> bool:
-    return any(domain == d or domain.endswith(f".{d}") for d in domains)
-
-
-def _requirement_json(requirement: NodeSelectorRequirement) -> dict[str, Any]:
-    body: dict[str, Any] = {"key": requirement.key, "operator": requirement.operator.value}
-    if requirement.values:
-        body["values"] = list(requirement.values)
-    if requirement.min_values is not None:
-        body["minValues"] = requirement.min_values
-    return body
-
-
-def _string_map(value: Mapping[str, str] | None, *, field: str) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-    ):
-        raise HeadroomConfigError(field, value, "a mapping of strings to strings")
-    return dict(sorted(value.items()))
-
-
 def _limits(value: Mapping[str, QuantityLike]) -> dict[str, str]:
     if not isinstance(value, Mapping):
         raise HeadroomConfigError(
@@ -1021,45 +477,3 @@ def _limits(value: Mapping[str, QuantityLike]) -> dict[str, str]:
             raise HeadroomConfigError(field, value[resource], "a quantity of zero or more")
         limits[resource] = quantity_text(value[resource], field=field, grammar=QUANTITY_SYNTAX)
     return limits
-
-
-def _budget_duration(value: DurationLike, *, field: str) -> str:
-    """A budget's duration: hours and minutes only (cron has no seconds), at least 1m."""
-    allowed = (
-        'a duration of at least a minute in hours and minutes, e.g. "30m", "8h" or "1h30m", '
-        "or a cdk8s.Duration of whole minutes"
-    )
-    if isinstance(value, cdk8s.Duration):
-        millis = int(value.to_milliseconds())
-        if millis <= 0 or millis % 60000:
-            raise HeadroomConfigError(field, f"{millis}ms", allowed)
-        hours, minutes = divmod(millis // 60000, 60)
-        return (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes else "")
-    if not isinstance(value, str) or not _BUDGET_DURATION.match(value):
-        raise HeadroomConfigError(field, value, allowed)
-    if not any(int(n) for n, _ in _DURATION_PART.findall(value)):
-        raise HeadroomConfigError(field, value, allowed)
-    return value
-
-
-def _duration(value: DurationLike, *, field: str) -> tuple[str, int | None]:
-    """The Karpenter text of a duration and its seconds (``None`` for ``Never``)."""
-    allowed = (
-        'a duration in hours, minutes and seconds such as "30s", "1m", "720h" or "1h30m", '
-        '"Never", or a cdk8s.Duration of whole seconds'
-    )
-    if isinstance(value, cdk8s.Duration):
-        millis = int(value.to_milliseconds())
-        if millis % 1000:
-            raise HeadroomConfigError(field, f"{millis}ms", allowed)
-        seconds = millis // 1000
-        for suffix, size in (("h", 3600), ("m", 60)):
-            if seconds and seconds % size == 0:
-                return f"{seconds // size}{suffix}", seconds
-        return f"{seconds}s", seconds
-    if value == "Never":
-        return value, None
-    if not isinstance(value, str) or not _DURATION.match(value):
-        raise HeadroomConfigError(field, value, allowed)
-    seconds = sum(int(n) * _SECONDS[unit] for n, unit in _DURATION_PART.findall(value))
-    return value, seconds

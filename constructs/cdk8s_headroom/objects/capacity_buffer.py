@@ -21,7 +21,8 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool, NodePoolFlavour
+from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
+from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject

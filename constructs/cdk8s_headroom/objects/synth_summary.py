@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from constructs import Construct
 
-from cdk8s_headroom.objects.headroom import HeadroomSummary, NodeHeadroom
+from cdk8s_headroom.objects.headroom import NodeHeadroom
+from cdk8s_headroom.objects.headroom_cost import HeadroomSummary
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel
 from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory
 
