@@ -66,6 +66,8 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
         check=True,
         capture_output=True,
+        # a PYTHONPATH with constructs/ would make pip see the package installed already
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
     return python
 
