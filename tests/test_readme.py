@@ -1,4 +1,4 @@
-"""Every fenced Python block of the README runs."""
+"""Every fenced Python block of the README and of the pages under docs/ runs."""
 
 import re
 
@@ -6,13 +6,24 @@ import pytest
 
 from tests.conftest import ROOT
 
-BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+BLOCKS = [
+    (document.relative_to(ROOT).as_posix(), block)
+    for document in DOCUMENTS
+    for block in re.findall(r"```python\n(.*?)```", document.read_text(), re.DOTALL)
+]
+"""(page, code) of each block, in page order."""
 
 
 def test_the_readme_has_python_examples() -> None:
-    assert BLOCKS
+    assert [page for page, _ in BLOCKS if page == "README.md"]
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"block-{i}" for i in range(len(BLOCKS))])
-def test_readme_python_block_runs(block: str) -> None:
-    exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+@pytest.mark.parametrize(
+    ("page", "block"),
+    BLOCKS,
+    ids=[f"{page}-block-{i}" for i, (page, _) in enumerate(BLOCKS)],
+)
+def test_a_python_block_of_the_docs_runs(page: str, block: str) -> None:
+    exec(compile(block, page, "exec"), {"__name__": "readme"})

@@ -157,3 +157,27 @@ def test_the_docs_link_only_to_files_in_the_repository() -> None:
         if not (document.parent / target).exists()
     ]
     assert missing == []
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of a page: lowercased, punctuation dropped,
+    spaces as hyphens, and `-1`, `-2` after repeats."""
+    seen: dict[str, int] = {}
+    found = set()
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    for heading in re.findall(r"^#{1,6} +(.+?) *#* *$", prose, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def test_the_docs_link_only_to_headings_that_exist() -> None:
+    broken = [
+        f"{document.relative_to(ROOT)}: {target}#{anchor}"
+        for document in DOCUMENTS
+        for target, anchor in re.findall(r"\]\(([^)#:]*)#([^)]+)\)", document.read_text())
+        if (page := (document.parent / target if target else document)).suffix == ".md"
+        and anchor not in anchors(page.read_text())
+    ]
+    assert broken == []
