@@ -25,7 +25,7 @@ from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import default_reserver_name
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import quantity, rule_language, rules
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import workload_labels
@@ -131,7 +131,7 @@ def _as_given(value: Any, rule: Any, field: str) -> Any:
     integer's) is its digits (below ``rules.EXACT_NUMBER_LIMIT``), and a boolean (text's
     only) ``true`` or ``false``."""
     quantity = rule in (rules.QUANTITY, rules.CONTAINER_MEMORY, "quantities")
-    if isinstance(rule, rules.IntRange):
+    if isinstance(rule, rule_language.IntRange):
         # YAML's 2.0 is the chart's whole number 2 (node-headroom.whole), so the library's too
         whole = isinstance(value, float) and value.is_integer()
         return int(value) if whole else value
@@ -174,9 +174,9 @@ def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
             item = rules.LABEL_VALUE if rule == "labels" else rules.QUANTITY
             _check(value, name, f"{field}[{name!r}]", item)
     elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
-        text = rules.quantity_text(value, field=field)
+        text = quantity.checked_text(value, field=field)
         if rule is rules.CONTAINER_MEMORY:
-            rules.check_container_memory(text, field=field, value=value)
+            quantity.check_container_memory(text, field=field, value=value)
     else:
         rule.check(value, field=field)
 

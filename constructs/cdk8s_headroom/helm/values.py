@@ -37,6 +37,7 @@ from cdk8s_headroom.vocabulary.placement import (
 )
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel
 from cdk8s_headroom.vocabulary.reserver_task import TaskKind
+from cdk8s_headroom.vocabulary.rule_language import Grammar, IntRange, Rule
 
 CHART_NAME = "node-headroom"
 """The chart's name, and the release name whose objects keep the library's names."""
@@ -57,13 +58,13 @@ class Value:
     path: str
     kind: str | tuple[str, ...]
     description: str
-    rule: rules.Grammar | rules.IntRange | rules.Rule | None = None
+    rule: Grammar | IntRange | Rule | None = None
     nullable: bool = False
     required: bool = False
     prop: str | None = None
 
     @property
-    def checked_by(self) -> rules.Grammar | rules.IntRange | rules.Rule | str | None:
+    def checked_by(self) -> Grammar | IntRange | Rule | str | None:
         """What checks the value: its rule, or its map kind (``labels``, ``quantities``),
         whose keys and items are checked one by one."""
         return self.kind if self.kind in ("labels", "quantities") else self.rule
@@ -320,7 +321,7 @@ templates take it as its text."""
 def _leaf_schema(value: Value) -> Schema:
     if isinstance(value.kind, tuple):
         schema: Schema = {"type": "string", "enum": list(value.kind)}
-    elif value.kind == "labels" or (value.kind in _TEXTS and isinstance(value.rule, rules.Grammar)):
+    elif value.kind == "labels" or (value.kind in _TEXTS and isinstance(value.rule, Grammar)):
         schema = json.loads(json.dumps(_TYPES[value.kind]).replace('"string"', json.dumps(_TEXT)))
     else:
         schema = dict(_TYPES[value.kind])
