@@ -5,7 +5,7 @@ change (class specs per model, pod skeletons, security contexts, labels, task de
 read from reference constructs), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
 ranges, messages). ``templates/_helpers.tpl`` applies them: one generic helper per kind of rule
 (a grammar, an integer range, a quantity comparison), fed the declarations, and the
-placement of the values into the skeleton, in the order ``mapping.build`` calls the
+placement of the values into the skeleton, in the order ``values_to_app.build`` calls the
 library, so the first refusal is the same one.
 """
 
