@@ -26,12 +26,10 @@ from cdk8s_headroom.vocabulary.rule_language import (
     AllOf,
     AnyOf,
     AtMost,
-    Clause,
     Const,
     Eq,
     First,
     Given,
-    Grammar,
     In,
     IntRange,
     Length,
@@ -43,12 +41,15 @@ from cdk8s_headroom.vocabulary.rule_language import (
     Rule,
     Truthy,
 )
+from cdk8s_headroom.vocabulary.rule_language import Clause as Clause
+from cdk8s_headroom.vocabulary.rule_language import Grammar as Grammar
 from cdk8s_headroom.vocabulary.rule_language import check_ordered as check_ordered
 
 # Re-exported (``X as X``), not declared here: modules edited concurrently with this
 # split still reach them as ``rules.X`` (``Resource``: objects/burst; the node labels:
 # objects/capacity_buffer, karpenter/node_pool, vocabulary/node_pools; ``check_ordered``:
-# vocabulary/priority_models). Pointing those at the declaring modules drops these.
+# vocabulary/priority_models; ``Grammar`` and ``Clause``: vocabulary/alert_rules).
+# Pointing those at the declaring modules drops these.
 
 # --- names ---------------------------------------------------------------------------
 
