@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from cdk8s_headroom.helm import Release, synthesize
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import quantity_arithmetic, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from scripts.helm_render import CHART, load, render
 from tests.helm.helm_cases import API, DEDICATED_TAINT
@@ -458,7 +458,7 @@ def test_quantities_compare_as_the_scheduler_counts_them(chart: helm.Chart) -> N
         "burstWorkloads": [requests("0.1005", "4194304.5")],
     }
     assert render(chart, overrides)
-    assert rules.amount("0.1005", rules.Resource.CPU) == 101
+    assert quantity_arithmetic.amount("0.1005", quantity_arithmetic.Resource.CPU) == 101
 
 
 # Structure: the schema's messages say what is allowed.

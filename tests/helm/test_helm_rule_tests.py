@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import rule_language, rules
 from scripts.helm_render import CHART, load, render
 
 QUANTITIES = ["1", "2", "500m", "0.5", "0.1", "100m", "1Gi", "1024Mi", "1073741824",
@@ -26,45 +26,45 @@ FLAGS: list[Any] = [None, "", [], "x", 0, 1, False, True, ["a"]]
 NAMES = ["a", "b", "ok-name", "Bad_Name", "x" * 63, "x" * 64, "-x"]
 
 
-def _pools(test: rules.Test, pools: dict[str, list[Any]]) -> None:
+def _pools(test: rule_language.Test, pools: dict[str, list[Any]]) -> None:
     """The values to draw for each operand, by the first comparison that uses it."""
 
-    def texts(*terms: rules.Term) -> list[Any]:
-        consts = [t.value for t in terms if isinstance(t, rules.Const)]
+    def texts(*terms: rule_language.Term) -> list[Any]:
+        consts = [t.value for t in terms if isinstance(t, rule_language.Const)]
         flat = [c for v in consts for c in (v if isinstance(v, tuple) else (v,))]
         return [*flat, "a", "b", None]
 
-    def put(term: rules.Term, values: list[Any]) -> None:
+    def put(term: rule_language.Term, values: list[Any]) -> None:
         if isinstance(term, str):
             pools.setdefault(term, values)
-        elif isinstance(term, rules.Length):
+        elif isinstance(term, rule_language.Length):
             pools.setdefault(term.of, NAMES if values is INTEGERS else LISTS)
-        elif isinstance(term, rules.First):
+        elif isinstance(term, rule_language.First):
             pools.setdefault(term.of, [["5"], ["-5"], ["x"], ["5", "6"], [], None])
 
     match test:
-        case rules.Given(t) | rules.Truthy(t):
+        case rule_language.Given(t) | rule_language.Truthy(t):
             put(t, FLAGS)
-        case rules.Eq(a, b):
+        case rule_language.Eq(a, b):
             put(a, texts(a, b))
             put(b, texts(a, b))
-        case rules.Less(a, b):
+        case rule_language.Less(a, b):
             put(a, INTEGERS)
             put(b, INTEGERS)
-        case rules.AtMost(a, b, resource):
+        case rule_language.AtMost(a, b, resource):
             put(a, QUANTITIES)
             put(b, QUANTITIES)
             put(resource, ["cpu", "memory"])
-        case rules.In(item, items):
+        case rule_language.In(item, items):
             put(item, [*texts(item), "cpu", "In"])
             put(items, LISTS)
-        case rules.Prefix(t, prefix):
+        case rule_language.Prefix(t, prefix):
             put(t, [prefix + "x", "x" + prefix, prefix, None])
-        case rules.Matches(t, _):
+        case rule_language.Matches(t, _):
             put(t, NAMES)
-        case rules.Not(inner):
+        case rule_language.Not(inner):
             _pools(inner, pools)
-        case rules.AllOf(tests) | rules.AnyOf(tests):
+        case rule_language.AllOf(tests) | rule_language.AnyOf(tests):
             for inner in tests:
                 _pools(inner, pools)
 
@@ -80,7 +80,7 @@ def _repr_shown(value: Any) -> bool:
 def _cases(seed: int, per_rule: int) -> list[dict[str, Any]]:
     draw = random.Random(seed)
     cases = []
-    judged: list[rules.Rule | rules.Predicate] = [
+    judged: list[rule_language.Rule | rule_language.Predicate] = [
         *(r for r in rules.RULES if r.test is not None),
         *rules.PREDICATES,
     ]
@@ -127,7 +127,7 @@ def test_the_library_and_the_chart_judge_every_rule_alike(probe_chart: Path) -> 
     values = {
         "cases": [
             {
-                "helper": f"{'rule' if isinstance(c['rule'], rules.Rule) else 'test'}."
+                "helper": f"{'rule' if isinstance(c['rule'], rule_language.Rule) else 'test'}."
                 f"{c['rule'].name}",
                 "operands": c["operands"],
             }
@@ -140,7 +140,7 @@ def test_the_library_and_the_chart_judge_every_rule_alike(probe_chart: Path) -> 
     broken = 0
     for index, case in enumerate(cases):
         rule, operands = case["rule"], case["operands"]
-        if isinstance(rule, rules.Rule):
+        if isinstance(rule, rule_language.Rule):
             expected = rule.broken(**operands) or ""
             broken += bool(expected)
         else:

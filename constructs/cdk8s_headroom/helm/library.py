@@ -5,7 +5,7 @@ change (class specs per model, pod skeletons, security contexts, labels, task de
 read from reference constructs), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
 ranges, messages). ``templates/_helpers.tpl`` applies them: one generic helper per kind of rule
 (a grammar, an integer range, a quantity comparison), fed the declarations, and the
-placement of the values into the skeleton, in the order ``mapping.build`` calls the
+placement of the values into the skeleton, in the order ``values_to_app.build`` calls the
 library, so the first refusal is the same one.
 """
 
@@ -33,7 +33,7 @@ from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.objects.reserver import DEFAULT_RESERVER_NAME
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import quantity_arithmetic, rule_language, rules
 from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP
 from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
@@ -185,8 +185,8 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             for g in rules.GRAMMARS
         },
         "ranges": {r.name: [r.minimum, r.maximum, r.allowed] for r in rules.INT_RANGES},
-        "decimalSuffixes": rules.DECIMAL_SUFFIXES,
-        "binarySuffixes": rules.BINARY_SUFFIXES,
+        "decimalSuffixes": quantity_arithmetic.DECIMAL_SUFFIXES,
+        "binarySuffixes": quantity_arithmetic.BINARY_SUFFIXES,
         "bareBytesHint": rules.BARE_BYTES_HINT,
         "checks": checks(defaults),
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
@@ -200,50 +200,50 @@ def go_literal(item: Any) -> str:
     return json.dumps(item)
 
 
-def _go_term(term: rules.Term) -> str:
-    if isinstance(term, rules.Const):
+def _go_term(term: rule_language.Term) -> str:
+    if isinstance(term, rule_language.Const):
         return go_literal(term.value)
-    if isinstance(term, rules.Length):
+    if isinstance(term, rule_language.Length):
         return f"(len (default (list) .{term.of}))"
-    if isinstance(term, rules.First):
+    if isinstance(term, rule_language.First):
         return f"(first (default (list) .{term.of}))"
     return f".{term}"
 
 
-def go_test(test: rules.Test) -> str:
+def go_test(test: rule_language.Test) -> str:
     """A rule's test as a Go template expression over the helper's operands (``.x``)."""
     match test:
-        case rules.Given(term):
+        case rule_language.Given(term):
             x = _go_term(term)
             return (
                 f'(not (or (kindIs "invalid" {x}) (and (has (kindOf {x}) '
                 f'(list "string" "slice" "map")) (empty {x}))))'
             )
-        case rules.Truthy(term):
+        case rule_language.Truthy(term):
             return f"(not (not {_go_term(term)}))"
-        case rules.Eq(a, b):
+        case rule_language.Eq(a, b):
             return f"(eq (toString {_go_term(a)}) (toString {_go_term(b)}))"
-        case rules.Less(a, b):
+        case rule_language.Less(a, b):
             return f"(lt (int64 {_go_term(a)}) (int64 {_go_term(b)}))"
-        case rules.AtMost(a, b, resource):
+        case rule_language.AtMost(a, b, resource):
             operands = f'"a" {_go_term(a)} "b" {_go_term(b)} "resource" {_go_term(resource)}'
             return f'(ne (include "node-headroom.exceeds" (dict "lib" .lib {operands})) "true")'
-        case rules.In(item, items):
+        case rule_language.In(item, items):
             return f"(has {_go_term(item)} (default (list) {_go_term(items)}))"
-        case rules.Prefix(term, prefix):
+        case rule_language.Prefix(term, prefix):
             return f"(hasPrefix {json.dumps(prefix)} (toString {_go_term(term)}))"
-        case rules.Matches(term, grammar):
+        case rule_language.Matches(term, grammar):
             x = _go_term(term)
             clauses = " ".join(
                 f"({'not ' if c.forbid else ''}(regexMatch {json.dumps(f'^(?:{c.pattern})$')} {x}))"
                 for c in grammar.clauses
             )
             return f'(and (kindIs "string" {x}) {clauses})'
-        case rules.Not(inner):
+        case rule_language.Not(inner):
             return f"(not {go_test(inner)})"
-        case rules.AllOf(tests):
+        case rule_language.AllOf(tests):
             return f"(and {' '.join(go_test(t) for t in tests)})"
-        case rules.AnyOf(tests):
+        case rule_language.AnyOf(tests):
             return f"(or {' '.join(go_test(t) for t in tests)})"
     raise TypeError(test)
 

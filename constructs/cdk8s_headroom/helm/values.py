@@ -7,8 +7,8 @@ refuses, with its message. Descriptions speak Helm and Kubernetes, for the chart
 
 To add values (e.g. for another construct): add rows here, with the library prop each
 gives (``prop``: a burst workload's, a buffer's and a custom task's are passed and read
-back from it); read the others in ``mapping.build`` (the library calls they mean) and
-``mapping.values_from_app`` (their defaults); render them in ``templates/_helpers.tpl``.
+back from it); read the others in ``values_to_app.build`` (the library calls they mean) and
+``app_to_values.values_from_app`` (their defaults); render them in ``templates/_helpers.tpl``.
 A rule across values is declared in ``cdk8s_headroom.vocabulary.rules`` with its test; the
 library's check and the templates' ``node-headroom.rule.<name>`` helper (generated)
 pass it their operands.
@@ -37,11 +37,14 @@ from cdk8s_headroom.vocabulary.placement import (
 )
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel
 from cdk8s_headroom.vocabulary.reserver_task import TaskKind
+from cdk8s_headroom.vocabulary.rule_language import Grammar, IntRange, Rule
 
 CHART_NAME = "node-headroom"
 """The chart's name, and the release name whose objects keep the library's names."""
 
 Schema = dict[str, Any]
+Values = dict[str, Any]
+"""A values map, as values.yaml and ``--set`` give it."""
 
 
 @dataclass(frozen=True)
@@ -57,13 +60,13 @@ class Value:
     path: str
     kind: str | tuple[str, ...]
     description: str
-    rule: rules.Grammar | rules.IntRange | rules.Rule | None = None
+    rule: Grammar | IntRange | Rule | None = None
     nullable: bool = False
     required: bool = False
     prop: str | None = None
 
     @property
-    def checked_by(self) -> rules.Grammar | rules.IntRange | rules.Rule | str | None:
+    def checked_by(self) -> Grammar | IntRange | Rule | str | None:
         """What checks the value: its rule, or its map kind (``labels``, ``quantities``),
         whose keys and items are checked one by one."""
         return self.kind if self.kind in ("labels", "quantities") else self.rule
@@ -273,6 +276,15 @@ CUSTOM_TASK = props("task.")
 """The ``task`` values of a custom task and the ``ReserverTask`` fields they set (props
 of ``ReserverTask.custom``); each task's own are the templates' defaults."""
 
+HEADROOM_FIELDS = {prop: path for path, prop in props("", but="task.").items()}
+"""The library's field names (of ``NodeHeadroom`` and its classes) in the words of values."""
+BURST_WORKLOAD = props("burstWorkloads[].", but="buffer.")
+"""A ``burstWorkloads`` item's values (but ``name``) and the ``add_burst_workload`` props
+they give, which ``BurstWorkload`` keeps as its attributes (but its tolerations, in
+``targeting``): read one way by ``build``, the other by ``values_from_app``."""
+BURST_BUFFER = props("burstWorkloads[].buffer.")
+"""A burst workload's ``buffer`` values and the ``add_capacity_buffer`` props they give."""
+
 
 def read_back(source: object, table: Mapping[str, str], **given: Any) -> dict[str, Any]:
     """The values of ``table`` (``props``) read from the attributes of ``source`` named
@@ -320,7 +332,7 @@ templates take it as its text."""
 def _leaf_schema(value: Value) -> Schema:
     if isinstance(value.kind, tuple):
         schema: Schema = {"type": "string", "enum": list(value.kind)}
-    elif value.kind == "labels" or (value.kind in _TEXTS and isinstance(value.rule, rules.Grammar)):
+    elif value.kind == "labels" or (value.kind in _TEXTS and isinstance(value.rule, Grammar)):
         schema = json.loads(json.dumps(_TYPES[value.kind]).replace('"string"', json.dumps(_TEXT)))
     else:
         schema = dict(_TYPES[value.kind])
@@ -385,7 +397,7 @@ def schema_json() -> str:
 def checks(defaults: Mapping[str, Any]) -> list[list[Any]]:
     """The single-value checks, as the templates' ``node-headroom.checks`` walks them: one
     ``[path, rule, default]`` per value with a rule, in the order of ``VALUES`` (as
-    ``mapping.check_values`` checks them). ``default`` is values.yaml's text or integer,
+    ``value_checks.check_values`` checks them). ``default`` is values.yaml's text or integer,
     valid by construction and not checked again; null otherwise."""
     rows = []
     for value in VALUES:

@@ -6,8 +6,8 @@ The grammar is the one of ``k8s.io/apimachinery/pkg/api/resource``::
     <suffix>   ::= Ki | Mi | Gi | Ti | Pi | Ei | m | "" | k | M | G | T | P | E
                  | e<signedNumber> | E<signedNumber>
 
-The grammar and the comparisons are ``rules.QUANTITY`` and ``rules.amount``; values
-are kept as exact fractions, so ``"0.5"`` and ``"500m"`` compare equal.
+The grammar is ``rules.QUANTITY`` and the comparisons are ``quantity_arithmetic``'s;
+values are kept as exact fractions, so ``"0.5"`` and ``"500m"`` compare equal.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Protocol, runtime_checkable
 
 from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, warn
+from cdk8s_headroom.vocabulary.quantity_arithmetic import BINARY_SUFFIXES, exact_amount
+from cdk8s_headroom.vocabulary.rule_language import Grammar
 
 
 @runtime_checkable
@@ -40,7 +42,7 @@ QuantityLike = str | SizeLike | CpuLike
 """A quantity as a string (``"500m"``, ``"512Mi"``), a ``cdk8s.Size`` or a
 ``cdk8s_plus_27.Cpu``."""
 
-_BINARY = {suffix: 1024**power for suffix, power in rules.BINARY_SUFFIXES.items()}
+_BINARY = {suffix: 1024**power for suffix, power in BINARY_SUFFIXES.items()}
 
 
 _NOT_A_NUMBER = (
@@ -53,8 +55,15 @@ BARE_CORES_WARNING = 64
 millicores (``"500"`` is 500 cores), unless the pool's node sizes say it fits."""
 
 
+def checked_text(value: object, *, field: str, grammar: Grammar = rules.QUANTITY) -> str:
+    """The quantity as Kubernetes receives it: a string as given (stripped) that
+    ``grammar`` accepts; anything else is refused with what ``grammar`` allows (the
+    chart's check, which turns a ``--set`` number into its digits first)."""
+    return grammar.check(value, field=field, text=value.strip() if isinstance(value, str) else None)
+
+
 def quantity_text(
-    value: QuantityLike | None, *, field: str, grammar: rules.Grammar = rules.QUANTITY
+    value: QuantityLike | None, *, field: str, grammar: Grammar = rules.QUANTITY
 ) -> str:
     """Returns the quantity as the string Kubernetes receives; default: one greater than
     zero (``rules.QUANTITY``). A number is refused: the library's quantities are strings
@@ -65,12 +74,12 @@ def quantity_text(
         value = str(value.as_string())
     elif isinstance(value, CpuLike):
         value = str(value.amount)
-    return rules.quantity_text(value, field=field, grammar=grammar)
+    return checked_text(value, field=field, grammar=grammar)
 
 
 def parse_quantity(value: QuantityLike | None, *, field: str) -> Fraction:
     """Parses a quantity into an exact number (cores for CPU, bytes for memory)."""
-    return rules.exact_amount(quantity_text(value, field=field, grammar=rules.QUANTITY_SYNTAX))
+    return exact_amount(quantity_text(value, field=field, grammar=rules.QUANTITY_SYNTAX))
 
 
 def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
@@ -79,7 +88,7 @@ def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, F
     Returns the text to emit and its exact value.
     """
     text = quantity_text(value, field=field)
-    return text, rules.exact_amount(text)
+    return text, exact_amount(text)
 
 
 def memory_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
@@ -88,8 +97,15 @@ def memory_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fra
     Returns the text to emit and its exact value, in bytes.
     """
     text, amount = positive_quantity(value, field=field)
-    rules.check_container_memory(text, field=field, value=value)
+    check_container_memory(text, field=field, value=value)
     return text, amount
+
+
+def check_container_memory(text: str, *, field: str, value: object) -> None:
+    """``rules.CONTAINER_MEMORY`` on a memory slice or request that ``rules.QUANTITY``
+    accepted (``text``); the error shows ``value``, as given."""
+    hint = rules.BARE_BYTES_HINT.format(text=text) if text.isdigit() else ""
+    rules.CONTAINER_MEMORY.check(field, value, memory=text, hint=hint)
 
 
 def warn_if_cores_look_like_millicores(value: QuantityLike, *, field: str) -> None:

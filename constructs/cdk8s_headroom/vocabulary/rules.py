@@ -1,310 +1,55 @@
 """The configuration rules, each declared once, as data both engines read.
 
-The library checks its props with these declarations, and the Helm chart's schema and
-template helpers are generated from the same ones (``cdk8s_headroom.helm``), so the
-two refuse the same values with the same message. Plain Python: no cdk8s here.
-
-- A ``Grammar`` is a single-value rule: regular expressions in the syntax that both
-  Python's ``re`` and Go's RE2 read alike, each with what is allowed when it fails.
-- An ``IntRange`` bounds an integer.
-- A ``Rule`` spans values: its ``Test``, an expression over named operands (``Less``,
-  ``AtMost`` for quantities, ``In``, ``AnyOf``...), and its message template, which
-  names the parts it shows (``{high}``). The library evaluates the test here; the chart
-  runs the same test compiled to a Go template helper. Each engine only says which of
-  its values are the operands.
-- A ``Predicate`` is a named test that the library and the chart ask elsewhere too.
-
-Quantities compare as Kubernetes compares them: CPU in whole milli-units and memory in
-whole bytes, each rounded up (the API server keeps at most nano precision and rounds
-up; the scheduler counts ``MilliValue`` for CPU and ``Value`` for memory).
+Every grammar, integer range and rule across values that the library checks its props
+with. The Helm chart's schema and template helpers are generated from the same
+declarations (``cdk8s_headroom.helm``), so the two refuse the same values with the same
+message. The language they are written in, and how they are judged, is
+``rule_language``. Plain Python: no cdk8s here.
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
-import math
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from enum import Enum
-from fractions import Fraction
-from typing import Any, NamedTuple, NoReturn
-
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
-
-
-@dataclass(frozen=True)
-class Clause:
-    """One regular expression a value must match in full (or, ``forbid``, must not)."""
-
-    pattern: str
-    allowed: str
-    forbid: bool = False
-
-
-@dataclass(frozen=True)
-class Grammar:
-    """A single-value rule: its clauses, checked in order; the first that fails says
-    what is allowed."""
-
-    name: str
-    clauses: tuple[Clause, ...]
-
-    def check(self, value: object, *, field: str, text: object = None) -> str:
-        """Returns ``text`` (default: ``value``) when it matches, else raises an error
-        that shows ``value``, as given."""
-        text = value if text is None else text
-        if not isinstance(text, str):
-            raise HeadroomConfigError(field, value, self.clauses[0].allowed)
-        for clause in self.clauses:
-            if bool(re.fullmatch(clause.pattern, text)) is clause.forbid:
-                raise HeadroomConfigError(field, value, clause.allowed)
-        return text
-
-    def matches(self, value: object) -> bool:
-        return isinstance(value, str) and all(
-            bool(re.fullmatch(c.pattern, value)) is not c.forbid for c in self.clauses
-        )
-
-
-@dataclass(frozen=True)
-class IntRange:
-    """An integer from ``minimum`` to ``maximum`` (a boolean is not an integer)."""
-
-    name: str
-    minimum: int
-    maximum: int
-
-    @property
-    def allowed(self) -> str:
-        return f"an integer from {self.minimum} to {self.maximum}"
-
-    def check(self, value: object, *, field: str) -> int:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int)
-            or not self.minimum <= value <= self.maximum
-        ):
-            raise HeadroomConfigError(field, value, self.allowed)
-        return value
-
-
-# --- the tests of rules across values ------------------------------------------------
-#
-# A rule across values carries its test: a small expression over named operands, which
-# each engine evaluates with the operands it has at hand. Here each node's ``holds``
-# evaluates it (the library's checks); the chart's generated helper
-# ``node-headroom.rule.<name>`` is the same expression compiled to Go
-# (``cdk8s_headroom.helm.library``). An operand is named by a string; ``Const`` holds a
-# constant. The nodes are named tuples, not dataclasses: a dozen dataclasses cost the
-# simulator's start-up some 10 ms of generated methods. They compare as tuples, so
-# nothing compares tests.
-
-
-class Const(NamedTuple):
-    """A constant in a test."""
-
-    value: object
-
-
-class Length(NamedTuple):
-    """The length of an operand (a string or a list)."""
-
-    of: str
-
-
-class First(NamedTuple):
-    """The first item of a list operand (null for an empty list)."""
-
-    of: str
-
-
-Term = str | Const | Length | First
-
-
-def _term(term: Term, operands: Mapping[str, object]) -> Any:
-    """A term's value; an operand not passed is null, as in Go templates."""
-    if isinstance(term, Const):
-        return term.value
-    if isinstance(term, Length):
-        return len(operands.get(term.of) or ())  # type: ignore[arg-type]
-    if isinstance(term, First):
-        return (list(operands.get(term.of) or ()) or [None])[0]  # type: ignore[call-overload]
-    return operands.get(term)
-
-
-class Given(NamedTuple):
-    """The operand is given: not null, and not an empty text, list or map."""
-
-    term: Term
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        value = _term(self.term, operands)
-        return value is not None and not (isinstance(value, (str, list, tuple, dict)) and not value)
-
-
-class Truthy(NamedTuple):
-    """The operand is true (a flag, or anything given that is not false)."""
-
-    term: Term
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        return bool(_term(self.term, operands))
-
-
-class Eq(NamedTuple):
-    """Two texts (or flags) are the same."""
-
-    a: Term
-    b: Term
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        a, b = _term(self.a, operands), _term(self.b, operands)
-        return type(a) is type(b) and a == b
-
-
-class Less(NamedTuple):
-    """An integer below another (an integer's text is the integer)."""
-
-    a: Term
-    b: Term
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        return int(_term(self.a, operands)) < int(_term(self.b, operands))
-
-
-class AtMost(NamedTuple):
-    """Quantity ``a`` is at most quantity ``b`` of the resource named by ``resource``
-    (``cpu`` or ``memory``), as the scheduler counts them (``amount``)."""
-
-    a: Term
-    b: Term
-    resource: Term
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        resource = Resource[str(_term(self.resource, operands)).upper()]
-        a, b = (str(_term(t, operands)).strip() for t in (self.a, self.b))
-        return amount(a, resource) <= amount(b, resource)
-
-
-class In(NamedTuple):
-    """An item is in a list."""
-
-    item: Term
-    items: Term
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        return _term(self.item, operands) in (_term(self.items, operands) or ())
-
-
-class Prefix(NamedTuple):
-    """A text starts with a constant prefix."""
-
-    term: Term
-    prefix: str
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        value = _term(self.term, operands)
-        return isinstance(value, str) and value.startswith(self.prefix)
-
-
-class Matches(NamedTuple):
-    """A text matches a grammar."""
-
-    term: Term
-    grammar: Grammar
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        return self.grammar.matches(_term(self.term, operands))
-
-
-class Not(NamedTuple):
-    test: Test
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        return not self.test.holds(operands)
-
-
-class _Several(NamedTuple):
-    tests: tuple[Test, ...]
-
-
-class AllOf(_Several):
-    def __new__(cls, *tests: Test) -> AllOf:
-        return super().__new__(cls, tests)
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        return all(test.holds(operands) for test in self.tests)
-
-
-class AnyOf(_Several):
-    def __new__(cls, *tests: Test) -> AnyOf:
-        return super().__new__(cls, tests)
-
-    def holds(self, operands: Mapping[str, object]) -> bool:
-        return any(test.holds(operands) for test in self.tests)
-
-
-Test = Given | Truthy | Eq | Less | AtMost | In | Prefix | Matches | Not | AllOf | AnyOf
-"""An expression over operands that is true when the rule holds (``holds``)."""
-
-
-@dataclass(frozen=True)
-class Predicate:
-    """A named test that more than one rule, or the library elsewhere, asks."""
-
-    name: str
-    test: Test
-
-    def holds(self, **operands: object) -> bool:
-        return self.test.holds(operands)
-
-
-class _Operand:
-    """An operand in a rule's message: ``{part!r}`` shows it as ``errors.shown`` does
-    (a plain ``str.format``, which the simulator's start-up can afford)."""
-
-    def __init__(self, value: object) -> None:
-        self.value = value
-
-    def __repr__(self) -> str:
-        return shown(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-
-def _message(template: str, operands: Mapping[str, object]) -> str:
-    return template.format(**{name: _Operand(value) for name, value in operands.items()})
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A rule across values: its test, and a template of its message (``{part}``, or
-    ``{part!r}`` for the operand as a message shows a value, ``errors.shown``)."""
-
-    name: str
-    allowed: str
-    test: Test
-
-    def fail(self, field: str, value: object, /, **parts: object) -> NoReturn:
-        raise HeadroomConfigError(field, value, _message(self.allowed, parts))
-
-    def broken(self, **operands: object) -> str | None:
-        """The message when the test fails on ``operands``, else ``None``."""
-        return None if self.test.holds(operands) else _message(self.allowed, operands)
-
-    def check(self, field: str, value: object, /, **operands: object) -> None:
-        """Raises the error of ``field``, showing ``value``, when the test fails; the
-        test sees ``value`` as the operand ``value`` (whatever else is passed under that
-        name), as the chart's helper does.
-        An ``advice`` operand is the error's advice (see ``HeadroomConfigError``)."""
-        advice = str(operands.pop("advice", ""))
-        message = self.broken(**{**operands, "value": value})
-        if message is not None:
-            raise HeadroomConfigError(field, value, message, advice)
-
+from cdk8s_headroom.vocabulary.node_labels import (
+    AUTO_MODE_BUILTIN_POOLS as AUTO_MODE_BUILTIN_POOLS,
+)
+from cdk8s_headroom.vocabulary.node_labels import (
+    AUTO_MODE_COMPUTE_TYPE,
+    AUTO_MODE_COMPUTE_TYPE_LABEL,
+    AUTO_MODE_INSTANCE_LABEL_PREFIX,
+)
+from cdk8s_headroom.vocabulary.node_labels import AUTO_MODE_DOMAIN as AUTO_MODE_DOMAIN
+from cdk8s_headroom.vocabulary.node_labels import (
+    KARPENTER_NODEPOOL_LABEL as KARPENTER_NODEPOOL_LABEL,
+)
+from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource as Resource
+from cdk8s_headroom.vocabulary.rule_language import (
+    AllOf,
+    AnyOf,
+    AtMost,
+    Const,
+    Eq,
+    First,
+    Given,
+    In,
+    IntRange,
+    Length,
+    Less,
+    Matches,
+    Not,
+    Predicate,
+    Prefix,
+    Rule,
+    Truthy,
+)
+from cdk8s_headroom.vocabulary.rule_language import Clause as Clause
+from cdk8s_headroom.vocabulary.rule_language import Grammar as Grammar
+from cdk8s_headroom.vocabulary.rule_language import check_ordered as check_ordered
+
+# Re-exported (``X as X``), not declared here: modules edited concurrently with this
+# split still reach them as ``rules.X`` (``Resource``: objects/burst; the node labels:
+# objects/capacity_buffer, karpenter/node_pool, vocabulary/node_pools; ``check_ordered``:
+# vocabulary/priority_models; ``Grammar`` and ``Clause``: vocabulary/alert_rules).
+# Pointing those at the declaring modules drops these.
 
 # --- names ---------------------------------------------------------------------------
 
@@ -450,40 +195,6 @@ QUANTITY = Grammar(
 )
 """A quantity greater than zero, as a string."""
 
-DECIMAL_SUFFIXES = {"m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-BINARY_SUFFIXES = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
-"""Powers of ten, and of 1024, of each suffix."""
-
-
-class Resource(Enum):
-    """A resource whose quantities the scheduler counts; the value is the power of ten
-    of its unit (milli-units for CPU, bytes for memory)."""
-
-    CPU = 3
-    MEMORY = 0
-
-
-def quantity_text(value: object, *, field: str, grammar: Grammar = QUANTITY) -> str:
-    """The quantity as Kubernetes receives it: a string as given (stripped)."""
-    return grammar.check(value, field=field, text=value.strip() if isinstance(value, str) else None)
-
-
-@functools.lru_cache(maxsize=4096)  # the same few quantities, judged by many rules
-def exact_amount(text: str) -> Fraction:
-    """The exact value of a quantity that ``QUANTITY_SYNTAX`` accepts (cores, bytes)."""
-    match = re.fullmatch(r"([+-]?[0-9.]+)(.*)", text)
-    assert match is not None, text
-    number, suffix = Fraction(match[1]), match[2]
-    if suffix in BINARY_SUFFIXES:
-        return number * 1024 ** BINARY_SUFFIXES[suffix]  # type: ignore[no-any-return]
-    exponent = DECIMAL_SUFFIXES[suffix] if suffix in DECIMAL_SUFFIXES else int(suffix[1:])
-    return number * Fraction(10) ** exponent
-
-
-def amount(text: str, resource: Resource) -> int:
-    """The quantity in the resource's unit, rounded up, as the scheduler counts it."""
-    return math.ceil(exact_amount(text) * 10**resource.value)
-
 
 MIN_CONTAINER_MEMORY = 4 * 2**20
 """4Mi, in bytes: less memory than any container starts with. A smaller slice or request
@@ -495,12 +206,6 @@ CONTAINER_MEMORY = Rule(
 )
 BARE_BYTES_HINT = 'did you mean "{text}Mi"? a number without a unit is bytes; '
 """``CONTAINER_MEMORY``'s {hint} for a number without a unit."""
-
-
-def check_container_memory(text: str, *, field: str, value: object) -> None:
-    """``CONTAINER_MEMORY`` on a memory slice or request that ``QUANTITY`` accepted."""
-    hint = BARE_BYTES_HINT.format(text=text) if text.isdigit() else ""
-    CONTAINER_MEMORY.check(field, value, memory=text, hint=hint)
 
 
 # --- rules across values -------------------------------------------------------------
@@ -643,22 +348,8 @@ REQUIREMENT_NOT_NEGATIVE = Rule(
 )
 """Of Karpenter's NodePool requirements only (Gte and Lte are not a pod's)."""
 
-# --- where pods go: the node labels the rules judge ------------------------------------
+# --- where pods go: the node-selector requirements the rules judge -------------------
 
-KARPENTER_NODEPOOL_LABEL = "karpenter.sh/nodepool"
-"""The label Karpenter puts on its nodes: the name of their NodePool."""
-AUTO_MODE_DOMAIN = "eks.amazonaws.com"
-"""EKS Auto Mode's API group and node-label domain."""
-AUTO_MODE_INSTANCE_LABEL_PREFIX = f"{AUTO_MODE_DOMAIN}/instance-"
-"""Auto Mode's instance labels (``instance-category``, ``instance-cpu``...), which only
-its nodes carry. Other EKS node labels share the domain and are not Auto Mode's: a
-managed node group's ``nodegroup`` and ``capacityType``, which Cluster Autoscaler
-scales, where buffers work."""
-AUTO_MODE_COMPUTE_TYPE_LABEL = f"{AUTO_MODE_DOMAIN}/compute-type"
-AUTO_MODE_COMPUTE_TYPE = "auto"
-"""The ``compute-type`` of Auto Mode nodes (Fargate's nodes carry ``fargate``)."""
-AUTO_MODE_BUILTIN_POOLS = ("general-purpose", "system")
-"""The NodePools EKS Auto Mode creates and manages; reference them, never emit them."""
 REQUIRING_OPERATORS = ("In", "Exists", "Gt", "Lt")
 """The node-selector operators a node must carry the key to match (``NotIn`` and
 ``DoesNotExist`` also match nodes without it)."""
@@ -773,9 +464,3 @@ RULES = (
 )
 """Every rule across values, for the chart generator."""
 PREDICATES = (ON_KARPENTER,)
-
-
-def check_ordered(rule: Rule, ladder: list[tuple[str, str, int]]) -> None:
-    """``rule`` on each step of ``(field, role, value)``, lowest first."""
-    for (field, _, low), (_, role, high) in itertools.pairwise(ladder):
-        rule.check(field, low, low=low, high=high, above=role)

@@ -1,0 +1,140 @@
+"""The chart values' own checks, as the templates make them before the build (``values_to_app``).
+
+``check_values`` runs each value's rule (``helm.values``' table names it) on the value as
+the library is given it; ``check_placement`` runs the rules across a toleration's or a
+node affinity term's fields. An error names the value's path (``ValuesError``), and
+``in_values`` renames a library error that way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from cdk8s_headroom.helm.values import HEADROOM_FIELDS, VALUES
+from cdk8s_headroom.vocabulary import quantity, rule_language, rules
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.placement import (
+    TolerationOperator,
+    check_requirement_values,
+    check_toleration,
+)
+
+
+class ValuesError(HeadroomConfigError):
+    """An invalid chart value; ``field`` is its value path, e.g. ``reservation.cpu``."""
+
+
+@contextmanager
+def in_values(
+    table: Mapping[str, str] = HEADROOM_FIELDS, prefix: str = "", outside: Mapping[str, str] = {}
+) -> Iterator[None]:
+    """Re-raises a library error with the value path of the field that was wrong."""
+    try:
+        yield
+    except ValuesError:
+        raise
+    except HeadroomConfigError as error:
+        field = re.sub(r"^(burst_workloads|capacity_buffers)\[[^\]]*\]\.", "", error.field)
+        field = re.sub(r"^node_selector\[", "nodeSelector[", field)
+        head, bracket, rest = field.partition("[")
+        if field in outside:
+            path = outside[field]
+        elif bracket and head in outside:
+            path = f"{outside[head]}[{rest}"
+        else:
+            path = prefix + table.get(field, field)
+        raise ValuesError(path, error.value, error.allowed) from None
+
+
+def _as_given(value: Any, rule: Any, field: str) -> Any:
+    """A value as the library is given it, as the templates' ``node-headroom.check``
+    does: ``--set`` makes numbers and booleans of text, so a whole number (but an
+    integer's) is its digits (below ``rules.EXACT_NUMBER_LIMIT``), and a boolean (text's
+    only) ``true`` or ``false``."""
+    quantity = rule in (rules.QUANTITY, rules.CONTAINER_MEMORY, "quantities")
+    if isinstance(rule, rule_language.IntRange):
+        # YAML's 2.0 is the chart's whole number 2 (node-headroom.whole), so the library's too
+        whole = isinstance(value, float) and value.is_integer()
+        return int(value) if whole else value
+    if isinstance(value, bool) and quantity:
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        if abs(value) >= rules.EXACT_NUMBER_LIMIT:
+            # shown as the whole number it is, as the chart shows a float's digits
+            raise ValuesError(field, int(value), rules.EXACT_NUMBER_ALLOWED)
+        return str(int(value))
+    return value
+
+
+def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
+    """``rule`` on every value at ``parts`` (``[]`` marks a list's items)."""
+    *inner, leaf = parts
+    for index, part in enumerate(inner):
+        field = f"{field}.{part}" if field else part
+        node = node.get(part.removesuffix("[]")) if isinstance(node, Mapping) else None
+        if part.endswith("[]"):
+            for position, item in enumerate(node or ()):
+                name = item.get("name") if part == "burstWorkloads[]" else position
+                _check_path(item, parts[index + 1 :], f"{field[:-2]}[{name}]", rule)
+            return
+    if isinstance(node, dict) and node.get(leaf) is not None:
+        _check(node, leaf, f"{field}.{leaf}" if field else leaf, rule)
+
+
+def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
+    """``rule`` on ``holder[key]``, which becomes what the library is given."""
+    value = holder[key] = _as_given(holder[key], rule, field)
+    if isinstance(value, list):
+        for index in range(len(value)):
+            _check(value, index, field, rule)
+    elif rule in ("labels", "quantities"):
+        for name in sorted(value):
+            rules.LABEL_KEY.check(name, field=f"{field}[{name!r}]")
+            item = rules.LABEL_VALUE if rule == "labels" else rules.QUANTITY
+            _check(value, name, f"{field}[{name!r}]", item)
+    elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
+        text = quantity.checked_text(value, field=field)
+        if rule is rules.CONTAINER_MEMORY:
+            quantity.check_container_memory(text, field=field, value=value)
+    else:
+        rule.check(value, field=field)
+
+
+def check_values(values: Mapping[str, Any]) -> None:
+    """Every value's own rule, in the order of ``VALUES``, as the templates check them;
+    each value becomes what the library is given (``_as_given``), in place."""
+    for value in VALUES:
+        rule = value.checked_by
+        if rule is not None:
+            with in_values({}):
+                _check_path(values, value.path.split("."), "", rule)
+
+
+def check_placement(values: Mapping[str, Any]) -> None:
+    """Each toleration's and node affinity term's rules across its fields, as the
+    templates check them after the single values: the reserver's, then each burst
+    workload's tolerations, then the node affinity."""
+    lists = [("tolerations", values.get("tolerations"))] + [
+        (f"burstWorkloads[{w['name']}].tolerations", w.get("tolerations"))
+        for w in values.get("burstWorkloads") or ()
+    ]
+    for at, items in lists:
+        for index, item in enumerate(items or ()):
+            item_at = f"{at}[{index}]"
+            fields = (f"{item_at}.key", f"{item_at}.value", f"{item_at}.tolerationSeconds")
+            check_toleration(
+                item.get("key") or "",
+                item.get("operator") or TolerationOperator.EQUAL.value,
+                item.get("value") or "",
+                item.get("effect"),
+                item.get("tolerationSeconds"),
+                fields=fields,
+            )
+    for item in values.get("nodeAffinity") or ():
+        field = f"nodeAffinity[{item['key']}].values"
+        check_requirement_values(item["operator"], list(item.get("values") or ()), field=field)

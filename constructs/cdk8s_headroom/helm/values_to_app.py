@@ -1,0 +1,276 @@
+"""What each chart value means, as the library calls it makes: values into an app.
+
+``build`` turns a complete values map into the constructs the chart's templates
+render; the parity tests hold the two to the same objects. ``synthesize`` gives their
+objects for the defaults merged with a user's values, as Helm merges them
+(``merge_values``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cdk8s
+from constructs import Construct
+
+from cdk8s_headroom.helm.value_checks import ValuesError, check_placement, check_values, in_values
+from cdk8s_headroom.helm.values import (
+    BURST_BUFFER,
+    BURST_WORKLOAD,
+    CHART_NAME,
+    CUSTOM_TASK,
+    HEADROOM_FIELDS,
+    Values,
+    value_at,
+)
+from cdk8s_headroom.objects.app_checks import validate_app
+from cdk8s_headroom.objects.burst import ImagePullPolicy
+from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
+from cdk8s_headroom.objects.headroom import NodeHeadroom
+from cdk8s_headroom.objects.namespace import HeadroomNamespace
+from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
+from cdk8s_headroom.objects.reserver import default_reserver_name
+from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
+from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
+from cdk8s_headroom.vocabulary.placement import (
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
+    Taint,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
+)
+from cdk8s_headroom.vocabulary.priority_models import PriorityModel
+from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
+
+
+@dataclass(frozen=True)
+class Release:
+    """The Helm release the chart is rendered for.
+
+    Attributes:
+        name: the release name; ``node-headroom`` keeps the library's names, as in dist/.
+        namespace: the release namespace (``-n``), where the workloads go by default.
+    """
+
+    name: str = CHART_NAME
+    namespace: str = CHART_NAME
+
+
+_BUFFER_INVERSE = {prop: key for key, prop in BURST_BUFFER.items()}
+_BUFFER_OUTSIDE = {
+    "node_pool": "nodePool.name",
+    "workload.node_selector": "nodeSelector",
+    "workload.node_affinity": "nodeAffinity",
+}
+"""A buffer's fields are under ``burstWorkloads[<name>].buffer.``, but its pool's and the
+placement its pods share with the headroom (``nodeSelector[<key>]``, ``nodeAffinity[<key>]``)."""
+
+
+def name_prefix(values: Mapping[str, Any], release: Release) -> str:
+    """The prefix of every workload name (see the ``namePrefix`` value)."""
+    given = values.get("namePrefix")
+    if isinstance(given, str):
+        return given
+    return "" if release.name == CHART_NAME else f"{release.name}-"
+
+
+def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Values:
+    """Helm's coalescing: maps merge key by key, anything else replaces, null removes."""
+    merged: Values = copy.deepcopy(dict(base))
+    for key, given in overrides.items():
+        if given is None:
+            merged.pop(key, None)
+        elif isinstance(given, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = merge_values(merged[key], given)
+        else:
+            merged[key] = copy.deepcopy(given)
+    return merged
+
+
+def _taint(item: Mapping[str, Any]) -> Taint:
+    return Taint(
+        item["key"], item.get("value") or "", TaintEffect(item.get("effect") or "NoSchedule")
+    )
+
+
+def _tolerations(items: Sequence[Mapping[str, Any]] | None) -> list[Toleration]:
+    return [
+        Toleration(
+            key=item.get("key") or "",
+            operator=TolerationOperator(item.get("operator") or "Equal"),
+            value=item.get("value") or "",
+            effect=TaintEffect(item["effect"]) if item.get("effect") else None,
+            toleration_seconds=item.get("tolerationSeconds"),
+        )
+        for item in items or ()
+    ]
+
+
+def _task(values: Mapping[str, Any]) -> ReserverTask:
+    kind = TaskKind(value_at(values, "task.kind"))
+    pause_image = value_at(values, "images.pause") or PAUSE_IMAGE
+    if kind is TaskKind.PAUSE:
+        return ReserverTask.pause(image=pause_image)
+    if kind is TaskKind.MAINTENANCE:
+        return ReserverTask.maintenance(image=value_at(values, "images.maintenance") or SEED_IMAGE)
+    if kind is TaskKind.PREPULL:
+        return ReserverTask.prepull(
+            value_at(values, "task.prepullImages") or [],
+            command=value_at(values, "task.prepullCommand") or [],
+            pause_image=pause_image,
+        )
+    image = value_at(values, "task.image")
+    rules.CUSTOM_TASK_NEEDS_IMAGE.check("task.image", image, image=image)
+    task = values.get("task") or {}
+    given = {prop: task[key] for key, prop in CUSTOM_TASK.items() if task.get(key) is not None}
+    with in_values({f"task.{prop}": f"task.{key}" for key, prop in CUSTOM_TASK.items()}):
+        return ReserverTask.custom(image=image, **given)
+
+
+def _prefixed(name: str, field: str, values: Mapping[str, Any], release: Release) -> str:
+    """A prefixed name; a release name that makes it invalid is named as the cause."""
+    prefixed = not isinstance(values.get("namePrefix"), str) and name_prefix(values, release)
+    rules.PREFIXED_NAME.check(
+        field,
+        name,
+        name=name,
+        release=release.name if prefixed else None,
+        allowed=rules.DNS_LABEL.clauses[0].allowed,
+    )
+    return rules.DNS_LABEL.check(name, field=field)
+
+
+def build(
+    app: Construct, values: Mapping[str, Any], release: Release = Release()
+) -> list[cdk8s.Chart]:
+    """Builds what the chart renders for ``values`` (the defaults merged with the user's)
+    into ``app``, and returns the charts whose objects the chart renders.
+
+    Raises:
+        HeadroomConfigError: for an invalid value, named by its value path.
+    """
+    values = copy.deepcopy(dict(values))
+    check_values(values)
+    check_placement(values)
+    prefix = name_prefix(values, release)
+    model = PriorityModel(values["model"])
+    namespace = value_at(values, "namespace.name") or release.namespace
+    cluster = cdk8s.Chart(app, "cluster")
+    if value_at(values, "namespace.create"):
+        HeadroomNamespace(cluster, "namespace", name=namespace)
+    # Classes the release does not render exist in the cluster: the library checks
+    # the pods against them, but their chart stays out of the rendered output.
+    classes_scope = cluster if value_at(values, "priorityClasses.create") else cdk8s.Chart(app, "x")
+    classes_props = {
+        prop: value_at(values, path)
+        for prop, path in HEADROOM_FIELDS.items()
+        if "_" in prop and path.startswith("priorityClasses")
+    }
+    with in_values():
+        classes = HeadroomPriorityClasses(
+            classes_scope, "priority-classes", model=model, **classes_props
+        )
+    workloads = cdk8s.Chart(app, "headroom")
+    workloads.add_dependency(cluster)
+    pool_name = value_at(values, "nodePool.name")
+    pool = None
+    if pool_name:
+        taints = tuple(_taint(item) for item in value_at(values, "nodePool.taints") or ())
+        pool = NodePoolRef(
+            pool_name, label_key=value_at(values, "nodePool.labelKey"), taints=taints
+        )
+    slices = any(value_at(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
+    kind = value_at(values, "task.kind")
+    # task.kind pause is the library's default task: no task given
+    given = None if kind == TaskKind.PAUSE.value else kind
+    rules.NO_TASK_WITHOUT_SLICES.check("task.kind", kind, slices=slices, given=given)
+    task = _task(values) if slices else None
+    reserver_name = f"{prefix}{values.get('reserverName') or default_reserver_name(pool_name)}"
+    _prefixed(reserver_name, "reserverName", values, release)
+    with in_values():
+        headroom = NodeHeadroom(
+            workloads,
+            "headroom",
+            cpu=value_at(values, "reservation.cpu"),
+            memory=value_at(values, "reservation.memory"),
+            model=model,
+            node_pool=pool,
+            namespace=namespace,
+            priority_classes=classes,
+            task=task,
+            prepull_burst_images=bool(values.get("prepullBurstImages")),
+            prepull_tools_image=value_at(values, "images.prepullTools"),
+            prepull_pause_image=value_at(values, "images.pause"),
+            reserver_name=reserver_name,
+            node_selector=values.get("nodeSelector") or {},
+            tolerations=_tolerations(values.get("tolerations")),
+            node_affinity=[
+                NodeSelectorRequirement(
+                    item["key"],
+                    NodeSelectorOperator(item["operator"]),
+                    tuple(item.get("values") or ()),
+                )
+                for item in values.get("nodeAffinity") or ()
+            ],
+            dedicated_taint=_taint(value_at(values, "dedicatedTaint")),
+            labels=values.get("labels") or None,
+        )
+    seen: set[str] = set()
+    for index, workload in enumerate(values.get("burstWorkloads") or ()):
+        name = workload["name"]
+        rules.UNIQUE_BURST_NAMES.check(f"burstWorkloads[{index}].name", name, name=name, seen=seen)
+        seen.add(name)
+        with in_values(_BURST_INVERSE, prefix=f"burstWorkloads[{name}]."):
+            burst = headroom.add_burst_workload(name, **burst_props(workload, prefix))
+        buffer = workload.get("buffer")
+        if buffer is not None:
+            at = f"burstWorkloads[{name}].buffer"
+            _prefixed(f"{burst.name}-buffer", at, values, release)
+            # Empty limits are none, as the templates read them
+            given = {prop: buffer.get(key) for key, prop in BURST_BUFFER.items()}
+            props = {prop: item for prop, item in given.items() if item not in (None, {})}
+            if "form" in props:
+                props["form"] = CapacityBufferForm(props["form"])
+            if "api_version" in props:
+                props["api_version"] = CapacityBufferVersion(props["api_version"])
+            with in_values(_BUFFER_INVERSE, f"{at}.", _BUFFER_OUTSIDE):
+                headroom.add_capacity_buffer(burst, **props)
+    missing = headroom.missing_room()
+    if missing is not None:
+        raise ValuesError("reservation.cpu", None, missing.allowed)
+    with in_values():
+        validate_app(app)
+    return [cluster, workloads]
+
+
+_BURST_INVERSE = {prop: path for path, prop in BURST_WORKLOAD.items()}
+
+
+def burst_props(workload: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """The ``add_burst_workload`` props of one ``burstWorkloads`` item."""
+    given = {prop: value_at(workload, path) for path, prop in BURST_WORKLOAD.items()}
+    props = {prop: item for prop, item in given.items() if item is not None}
+    # The container keeps the workload's own name: a release prefix says which
+    # Deployment it is, not what the container is.
+    props.setdefault("container_name", workload["name"])
+    props["tolerations"] = _tolerations(props.get("tolerations"))
+    if "image_pull_policy" in props:
+        props["image_pull_policy"] = ImagePullPolicy(props["image_pull_policy"])
+    return {**props, "name": f"{prefix}{workload['name']}"}
+
+
+def synthesize(
+    values: Mapping[str, Any],
+    release: Release = Release(),
+    *,
+    chart_defaults: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """The objects the library synthesizes for ``values`` merged over ``chart_defaults``."""
+    app = cdk8s.App()
+    charts = build(app, merge_values(chart_defaults, values), release)
+    return [document for chart in charts for document in chart.to_json()]
