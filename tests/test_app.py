@@ -166,6 +166,17 @@ def test_a_failing_extra_check_stops_the_swap(tmp_path: Path) -> None:
     assert snapshot_tree(tmp_path) == before
 
 
+def test_a_named_pipe_in_the_staging_folder_is_refused_without_blocking(tmp_path: Path) -> None:
+    target = write(tmp_path / "dist", {"0000-old.k8s.yaml": [NAMESPACE]})
+    before = snapshot_tree(tmp_path)
+    staging = write(tmp_path / "stage", {"0000-new.k8s.yaml": [NAMESPACE]})
+    os.mkfifo(staging / "0001-pipe.k8s.yaml")  # reading it would wait for a writer
+
+    with pytest.raises(HeadroomConfigError, match=r"\['0001-pipe\.k8s\.yaml'\]; only regular"):
+        promote(staging, target)
+    assert snapshot_tree(tmp_path) == before
+
+
 def test_a_good_promotion_replaces_the_target_whole(tmp_path: Path) -> None:
     target = write(tmp_path / "dist", {"0000-old.k8s.yaml": [NAMESPACE]})
     promote(write(tmp_path / "stage", {"0000-new.k8s.yaml": [NAMESPACE]}), target)
