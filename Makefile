@@ -63,10 +63,12 @@ $(VENV)/bin/cdk8s: $(VENV_STAMP) $(NODE_STAMP)
 
 install: $(VENV_STAMP) $(NODE_STAMP) $(VENV_TOOLS) ## create the virtualenv (with Node 22 and cdk8s in .venv/bin) and install the pinned Python and npm packages
 
-synth: install ## synthesize into dist/ (staged, checked, then swapped in); Q=1 for no summary
-	rm -rf $(STAGE)
+# `cdk8s synth` runs main.py, which stages, checks and swaps in dist/ itself (see its
+# docstring), so `make synth`, `cdk8s synth` and `python main.py` publish the same way;
+# $(STAGE) (cdk8s.yaml's output) only receives a copy, removed here.
+synth: install ## synthesize into dist/ (staged, checked, swapped in whole; on failure dist/ is untouched and cdk8s synth exits 1 with one message); Q=1 for no summary
 	HEADROOM_QUIET=$(Q) cdk8s synth --output $(STAGE) $(if $(Q),> /dev/null,) || { rm -rf $(STAGE); exit 1; }
-	$(PY) -m scripts.promote $(STAGE) $(DIST)
+	rm -rf $(STAGE)
 	$(PY) scripts/chart.py --out $(CHART)
 
 chart: install ## generate the Helm chart charts/node-headroom/ from main.py's app (written whole, or not at all)

@@ -1,7 +1,19 @@
 """The cdk8s app: the seed blueprint, built on cdk8s-headroom with the GUARDED model.
 
-`make synth` (or `cdk8s synth`) runs this file and writes dist/. Edit the settings
-below to fit your cluster; every other knob is a prop of the constructs.
+`cdk8s synth`, `make synth` and `python main.py` all run this file, and all publish
+dist/ the same way: the app is synthesized into a staging folder, checked (the
+whole-app checks, the strict schemas and Pod Security, scripts/promote.py's CHECKS),
+and only then swapped in whole. On any failure dist/ keeps every byte it had.
+`python main.py` writes to $CDK8S_OUTDIR when it is set, else to dist/ (`--out DIR`
+overrides both); `cdk8s synth` gives the app build/synth-stage (cdk8s.yaml's `output`,
+which cdk8s-cli empties first) and it receives a copy of what was published.
+
+Exit status: 0 when dist/ was replaced; 2 for a configuration error (a bad setting,
+or objects the checks refuse), printed as one line without a traceback; 1 for
+anything else. `cdk8s synth` exits 1 on every failure.
+
+Edit the settings below to fit your cluster; every other knob is a prop of the
+constructs.
 """
 
 from __future__ import annotations
@@ -14,14 +26,16 @@ from pathlib import Path
 import cdk8s
 
 from cdk8s_headroom import (
+    HeadroomConfigError,
     HeadroomNamespace,
     HeadroomPriorityClasses,
     NodeHeadroom,
     NodePoolRef,
     PriorityModel,
-    synth,
 )
+from cdk8s_headroom.files.publish import load_manifests
 from cdk8s_headroom.objects.synth_summary import render, summarize
+from cdk8s_headroom.objects.synthesis import publish_app
 
 MODEL = PriorityModel.GUARDED
 """The priority model; GUARDED keeps P1-P3 on shared nodes (see the README)."""
@@ -77,14 +91,32 @@ def build(app: cdk8s.App) -> NodeHeadroom:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="Synthesize the headroom blueprint.")
     parser.add_argument("-q", "--quiet", action="store_true", help="no summary table")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="the folder to publish (default: $CDK8S_OUTDIR, else dist); when "
+        "$CDK8S_OUTDIR names another folder, as under cdk8s synth, it gets a copy",
+    )
     args = parser.parse_args(argv)
-    app = cdk8s.App()
-    build(app)
-    synth(app)
-    # stderr, because cdk8s synth captures the app's stdout; HEADROOM_QUIET lets
-    # `make synth Q=1` silence it.
+    outdir = os.environ.get("CDK8S_OUTDIR")
+    target: Path = args.out or Path(outdir or "dist")
+    copy_to = Path(outdir) if outdir and args.out is not None else None
+    # Imported here: the schemas load kubernetes-validate, which `import main` (the chart
+    # generator, the tests) does not need.
+    from scripts.promote import CHECKS
+
+    # stderr throughout, because cdk8s synth captures the app's stdout.
+    try:
+        app = publish_app(build, target, checks=CHECKS, copy_to=copy_to)
+    except HeadroomConfigError as error:
+        print(f"synth failed, {target}/ left as it was: {error}", file=sys.stderr)
+        return 2
+    # HEADROOM_QUIET lets `make synth Q=1` silence a success.
     if not (args.quiet or os.environ.get("HEADROOM_QUIET")):
-        files = sorted(p.name for p in Path(app.outdir).glob("*.k8s.yaml"))
+        files = sorted(p.name for p in target.glob("*.k8s.yaml"))
+        objects = sum(1 for _ in load_manifests(target))
+        print(f"wrote {objects} objects in {len(files)} files to {target}/", file=sys.stderr)
         print(render(summarize(app), files), file=sys.stderr)
     return 0
 

@@ -1,9 +1,12 @@
 """Checks a staged synthesis and swaps it into place: `python -m scripts.promote STAGING TARGET`.
 
-`make synth` runs `cdk8s synth` into a staging folder, then this script. The staged
-objects must pass the strict schemas (Kubernetes 1.27 and the newest release known,
-Karpenter's own) and Pod Security "restricted"; a failed check leaves the committed
-dist/ exactly as it was, so a GitOps tool never syncs an invalid or half-written folder.
+CHECKS is what every synthesis of dist/ must pass: main.py publishes with them
+(`cdk8s synth`, `make synth` and `python main.py` alike, through
+``cdk8s_headroom.objects.synthesis.publish_app``), and this script applies them to a
+folder staged some other way. The staged objects must pass the strict schemas
+(Kubernetes 1.27 and the newest release known, Karpenter's own) and Pod Security
+"restricted"; a failed check leaves the target exactly as it was, so a GitOps tool
+never syncs an invalid or half-written folder. Exits 1 with one line when a check fails.
 """
 
 from __future__ import annotations

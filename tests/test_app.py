@@ -14,6 +14,7 @@ import yaml
 import main
 from cdk8s_headroom import HeadroomConfigError
 from cdk8s_headroom.files.publish import load_manifests, promote
+from cdk8s_headroom.objects.synthesis import publish_app
 from tests.conftest import ROOT, find, find_all, pod_spec
 
 NODE_BIN = ROOT / "node_modules" / ".bin"
@@ -116,23 +117,6 @@ def test_the_node_pool_setting_targets_the_reserver_and_the_burst(
     assert pod_spec(find(objects, "Deployment"))["nodeSelector"] == expected
 
 
-def test_cdk8s_synth_honours_its_output_flag(tmp_path: Path) -> None:
-    out = tmp_path / "elsewhere"
-    result = subprocess.run(
-        [str(NODE_BIN / "cdk8s"), "synth", "--output", str(out)],
-        cwd=ROOT,
-        env=run_env(),
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == [
-        "0000-cluster.k8s.yaml",
-        "0001-headroom.k8s.yaml",
-    ]
-    assert "end-of-life" not in result.stderr + result.stdout
-
-
 def write(folder: Path, files: dict[str, Any]) -> Path:
     folder.mkdir(parents=True)
     for name, docs in files.items():
@@ -182,6 +166,17 @@ def test_a_failing_extra_check_stops_the_swap(tmp_path: Path) -> None:
     assert snapshot_tree(tmp_path) == before
 
 
+def test_a_named_pipe_in_the_staging_folder_is_refused_without_blocking(tmp_path: Path) -> None:
+    target = write(tmp_path / "dist", {"0000-old.k8s.yaml": [NAMESPACE]})
+    before = snapshot_tree(tmp_path)
+    staging = write(tmp_path / "stage", {"0000-new.k8s.yaml": [NAMESPACE]})
+    os.mkfifo(staging / "0001-pipe.k8s.yaml")  # reading it would wait for a writer
+
+    with pytest.raises(HeadroomConfigError, match=r"\['0001-pipe\.k8s\.yaml'\]; only regular"):
+        promote(staging, target)
+    assert snapshot_tree(tmp_path) == before
+
+
 def test_a_good_promotion_replaces_the_target_whole(tmp_path: Path) -> None:
     target = write(tmp_path / "dist", {"0000-old.k8s.yaml": [NAMESPACE]})
     promote(write(tmp_path / "stage", {"0000-new.k8s.yaml": [NAMESPACE]}), target)
@@ -197,7 +192,9 @@ def test_an_interrupted_swap_is_recovered_before_the_next_one(tmp_path: Path) ->
     assert [p.name for p in (tmp_path / "dist").iterdir()] == ["0000-old.k8s.yaml"]
 
 
-def test_a_bad_prop_in_main_fails_synthesis_before_anything_is_written(tmp_path: Path) -> None:
+def test_a_bad_prop_left_uncaught_by_a_script_prints_one_line_without_a_traceback(
+    tmp_path: Path,
+) -> None:
     out = tmp_path / "dist"
     script = "import main, cdk8s\nmain.SLICE_CPU = '500mm'\napp = cdk8s.App()\nmain.build(app)\n"
     result = subprocess.run(
@@ -207,6 +204,73 @@ def test_a_bad_prop_in_main_fails_synthesis_before_anything_is_written(tmp_path:
         capture_output=True,
         text=True,
     )
-    assert result.returncode != 0
-    assert "HeadroomConfigError: cpu: invalid value '500mm'" in result.stderr
+    assert result.returncode == 1
+    # synthesis' excepthook: the innermost line outside the library (main.py's
+    # NodeHeadroom(...)), then the error's message.
+    assert result.stderr.startswith(f"{ROOT / 'main.py'}:")
+    assert ": cpu: invalid value '500mm'; a Kubernetes quantity" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert "Traceback" not in result.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        ("SLICE_CPU", 500, "cpu: invalid value 500"),
+        ("NAMESPACE", "Node_Headroom", "namespace: invalid value 'Node_Headroom'"),
+        ("SLICE_MEMORY", "512", "memory: invalid value '512'"),
+    ],
+)
+def test_main_refuses_a_bad_setting_with_status_2_and_keeps_the_target(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    setting: str,
+    value: object,
+    message: str,
+) -> None:
+    target = write(tmp_path / "dist", {"0000-old.k8s.yaml": [NAMESPACE]})
+    before = snapshot_tree(tmp_path)
+    monkeypatch.setattr(main, setting, value)
+
+    status = main.main(["-q", "--out", str(target)])
+
+    assert status == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"synth failed, {target}/ left as it was: {message}")
+    assert len(error.splitlines()) == 1
+    assert snapshot_tree(tmp_path) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["dist"]  # no staging folder left
+
+
+def test_main_publishes_into_out_and_copies_into_cdk8s_outdir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: Path
+) -> None:
+    # As under cdk8s synth: CDK8S_OUTDIR is cdk8s-cli's output folder, --out the target.
+    monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path / "stage"))
+    assert main.main(["-q", "--out", str(tmp_path / "dist")]) == 0
+    expected = {p.name: p.read_bytes() for p in fresh.iterdir()}
+    for folder in ("dist", "stage"):
+        assert {p.name: p.read_bytes() for p in (tmp_path / folder).iterdir()} == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist", "stage"]
+
+
+def test_publish_app_refuses_to_copy_into_its_own_target(tmp_path: Path) -> None:
+    with pytest.raises(HeadroomConfigError, match=r"copy_to: invalid value .*a folder other than"):
+        publish_app(main.build, tmp_path / "dist", copy_to=tmp_path / "dist")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_publish_app_stops_at_a_failing_check_and_keeps_the_target(tmp_path: Path) -> None:
+    target = write(tmp_path / "dist", {"0000-old.k8s.yaml": [NAMESPACE]})
+    before = snapshot_tree(tmp_path)
+
+    def refuse(folder: Path) -> None:
+        names = sorted(p.name for p in folder.iterdir())
+        raise HeadroomConfigError("staged", names, "nothing (a test check)")
+
+    with pytest.raises(HeadroomConfigError, match=r"0000-cluster\.k8s\.yaml"):
+        publish_app(main.build, target, checks=(refuse,))
+    assert snapshot_tree(tmp_path) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["dist"]

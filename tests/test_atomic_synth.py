@@ -1,10 +1,13 @@
-"""`make synth` on a copy of the repository: a failed synthesis changes nothing at all.
+"""`make synth`, `cdk8s synth` and `python main.py` on a copy of the repository: a failed
+synthesis changes nothing at all.
 
 GitOps tools sync dist/, often pruning what disappears from it. So a synthesis that
 fails, whether by a bad prop, a crash halfway through writing, or objects that would
-fail at apply time, must leave dist/ byte-identical and the rest of the tree as it was.
-Each case runs on a temporary copy of the repository with its own git history, so the
-real worktree is never touched.
+fail at apply time, must leave dist/ byte-identical and the rest of the tree as it was,
+whichever of the three entry points ran it; cdk8s-cli empties its output folder before
+it starts the app (node_modules/cdk8s-cli/lib/cli/cmds/synth.js, ``fs.rmSync(outdir)``),
+so that folder must never be dist/. Each case runs on a temporary copy of the
+repository with its own git history, so the real worktree is never touched.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,6 +33,12 @@ MAKE_SYNTH = [
     "node_modules/.installed",
     "synth",
 ]
+ENTRY_POINTS = {
+    "make-synth": MAKE_SYNTH,
+    "cdk8s-synth": [str(ROOT / "node_modules" / ".bin" / "cdk8s"), "synth"],
+    "python-main": [sys.executable, "main.py", "-q"],
+}
+"""The three ways to synthesize dist/; they must publish the same way."""
 GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@example.com"]
 
 
@@ -87,8 +97,21 @@ def tree_state(repo: Path) -> tuple[str, dict[str, bytes]]:
     return status, files
 
 
+def run_in(repo: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
+    """Runs an entry point in the copy, with the copy's library first on the path (the
+    shared virtualenv's editable install points at another worktree)."""
+    env = {
+        **os.environ,
+        "PATH": f"{ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}",
+        "CDK8S_CHECK_UPGRADE": "false",
+        "PYTHONPATH": f"{repo / 'constructs'}{os.pathsep}{repo}",
+    }
+    env.pop("CDK8S_OUTDIR", None)
+    return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+
+
 def make_synth(repo: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(MAKE_SYNTH, cwd=repo, capture_output=True, text=True)
+    return run_in(repo, MAKE_SYNTH)
 
 
 def edit_main(repo: Path, edit: Callable[[str], str]) -> None:
@@ -97,13 +120,23 @@ def edit_main(repo: Path, edit: Callable[[str], str]) -> None:
     git(repo, "commit", "-q", "-am", "edit main.py")
 
 
-def inject_before_synth(code: str) -> Callable[[str], str]:
-    """Puts ``code`` into main.py's __main__ block, after build(app), before synth(app)."""
+def inject_into_build(code: str) -> Callable[[str], str]:
+    """Puts ``code`` at the end of main.py's ``build(app)``, after the blueprint."""
 
     def edit(text: str) -> str:
-        marker = "    build(app)\n"
+        marker = "    return headroom\n"
         assert marker in text
-        return text.replace(marker, marker + code)
+        return text.replace(marker, code + marker)
+
+    return edit
+
+
+def setting(old: str, new: str) -> Callable[[str], str]:
+    """Replaces one of main.py's settings."""
+
+    def edit(text: str) -> str:
+        assert old in text
+        return text.replace(old, new)
 
     return edit
 
@@ -120,6 +153,14 @@ UNKNOWN_FIELD = """\
         app.charts[-1], "typo", api_version="v1", kind="ConfigMap",
         metadata=cdk8s.ApiObjectMetadata(name="typo", namespace=NAMESPACE),
     ).add_json_patch(cdk8s.JsonPatch.add("/dataa", {"k": "v"}))
+"""
+HOST_NETWORK_PATCH = """\
+    for child in app.charts[-1].node.find_all():
+        if isinstance(child, cdk8s.ApiObject) and child.kind == "DaemonSet":
+            child.add_json_patch(cdk8s.JsonPatch.add("/spec/template/spec/hostNetwork", True))
+"""
+SECOND_CLASSES = """\
+    HeadroomPriorityClasses(app.charts[0], "priority-classes-again", model=MODEL)
 """
 HOST_PATH_POD = """\
     from imports import k8s
@@ -138,30 +179,102 @@ def test_a_good_synthesis_reproduces_dist_and_leaves_nothing_behind(repo: Path) 
     before = tree_state(repo)
     result = make_synth(repo)
     assert result.returncode == 0, result.stderr
-    assert "wrote 7 objects in 2 files to dist/" in result.stdout
+    assert "wrote 7 objects in 2 files to dist/" in result.stderr
     assert tree_state(repo) == before
 
 
+def test_cdk8s_synth_publishes_dist_and_gives_its_output_folder_a_copy(repo: Path) -> None:
+    dist = {p.name: p.read_bytes() for p in (repo / "dist").iterdir()}
+    shutil.rmtree(repo / "dist")
+    out = repo / "build" / "elsewhere"
+
+    result = run_in(repo, [*ENTRY_POINTS["cdk8s-synth"], "--output", str(out)])
+
+    assert result.returncode == 0, result.stderr
+    assert {p.name: p.read_bytes() for p in (repo / "dist").iterdir()} == dist
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == dist
+    assert "end-of-life" not in result.stderr + result.stdout
+
+
+REFUSED_APPS: dict[str, tuple[Callable[[str], str], str]] = {
+    "bad-quantity": (
+        setting('SLICE_CPU = "500m"', 'SLICE_CPU = "500mm"'),
+        "cpu: invalid value '500mm'",
+    ),
+    "cpu-as-a-number": (setting('SLICE_CPU = "500m"', "SLICE_CPU = 500"), "cpu: invalid value 500"),
+    "bad-namespace": (
+        setting('NAMESPACE = "node-headroom"', 'NAMESPACE = "Node_Headroom"'),
+        "namespace: invalid value 'Node_Headroom'",
+    ),
+    "memory-without-unit": (
+        setting('SLICE_MEMORY = "512Mi"', 'SLICE_MEMORY = "512"'),
+        "memory: invalid value '512'",
+    ),
+    "second-priority-classes": (
+        inject_into_build(SECOND_CLASSES),
+        "a name no other PriorityClass has",
+    ),
+    "schema-check": (inject_into_build(UNKNOWN_FIELD), "'dataa' was unexpected"),
+    "pod-security-check": (inject_into_build(HOST_PATH_POD), "hostPath is not allowed"),
+    "host-network-patch": (inject_into_build(HOST_NETWORK_PATCH), "hostNetwork"),
+}
+"""Apps that must be refused: a bad setting, a configuration error raised inside the app,
+objects that fail the schemas or Pod Security, a JSON patch that adds hostNetwork."""
+
+# python main.py is fast: it gets every case. The slower entry points get one case of
+# each kind (a bad setting, an error inside the app, a JSON patch), since all three
+# run main.py's one publication path.
+REFUSED_CASES = [
+    *(("python-main", case) for case in REFUSED_APPS),
+    *(
+        ("cdk8s-synth", case)
+        for case in ("cpu-as-a-number", "second-priority-classes", "host-network-patch")
+    ),
+    *(
+        ("make-synth", case)
+        for case in ("bad-namespace", "memory-without-unit", "host-network-patch")
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    ("edit", "reason"),
-    [
-        (lambda text: text.replace('SLICE_CPU = "500m"', 'SLICE_CPU = "500mm"'), "cpu"),
-        (inject_before_synth(CRASH_WHILE_WRITING), "injected crash halfway through writing"),
-        (inject_before_synth(UNKNOWN_FIELD), "'dataa' was unexpected"),
-        (inject_before_synth(HOST_PATH_POD), "hostPath is not allowed"),
-    ],
-    ids=["bad-prop", "crash-while-writing", "schema-check", "pod-security-check"],
+    ("entry_point", "case"), REFUSED_CASES, ids=[f"{e}-{c}" for e, c in REFUSED_CASES]
 )
-def test_a_failed_synthesis_leaves_dist_and_the_tree_unchanged(
-    repo: Path, edit: Callable[[str], str], reason: str
+def test_a_refused_app_leaves_dist_and_the_tree_unchanged_with_one_message(
+    repo: Path, entry_point: str, case: str
 ) -> None:
+    edit, reason = REFUSED_APPS[case]
     edit_main(repo, edit)
     dist_before = {p.name: p.read_bytes() for p in (repo / "dist").iterdir()}
     before = tree_state(repo)
 
-    result = make_synth(repo)
+    result = run_in(repo, ENTRY_POINTS[entry_point])
 
     assert result.returncode != 0
-    assert reason in result.stdout + result.stderr
+    if entry_point == "python-main":
+        assert result.returncode == 2  # main.py's documented status for a refused app
+    output = result.stdout + result.stderr
+    messages = [line for line in output.splitlines() if line.startswith("synth failed")]
+    assert len(messages) == 1, output
+    assert messages[0].startswith("synth failed, dist/ left as it was: ")
+    assert reason in messages[0]
+    assert "Traceback" not in output
+    assert "    at " not in output  # no Node stack trace from cdk8s-cli either
+    assert {p.name: p.read_bytes() for p in (repo / "dist").iterdir()} == dist_before
+    assert tree_state(repo) == before
+
+
+@pytest.mark.parametrize("entry_point", list(ENTRY_POINTS))
+def test_a_crash_halfway_through_writing_leaves_dist_and_the_tree_unchanged(
+    repo: Path, entry_point: str
+) -> None:
+    edit_main(repo, inject_into_build(CRASH_WHILE_WRITING))
+    dist_before = {p.name: p.read_bytes() for p in (repo / "dist").iterdir()}
+    before = tree_state(repo)
+
+    result = run_in(repo, ENTRY_POINTS[entry_point])
+
+    assert result.returncode != 0
+    assert "injected crash halfway through writing" in result.stdout + result.stderr
     assert {p.name: p.read_bytes() for p in (repo / "dist").iterdir()} == dist_before
     assert tree_state(repo) == before

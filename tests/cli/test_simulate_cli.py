@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import cdk8s
@@ -214,3 +217,158 @@ def test_node_headroom_does_not_warn_by_default(model: PriorityModel) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", HeadroomWarning)
         NodeHeadroom(chart, "h", cpu="500m", memory="512Mi", model=model, node_pool=pool)
+
+
+# --- hostile input: numbers, special files -------------------------------------------
+
+EVERYTHING = ROOT / "tests" / "fixtures" / "kubectl" / "everything.json"
+SIMULATE_DIST = ["simulate", "--manifests", str(DIST), "--cluster", str(EXAMPLE_CLUSTER)]
+TOO_MANY_DIGITS = "9" * 5000
+"""More digits than Python converts (4300, CVE-2020-10735: a plain ValueError)."""
+NOT_ASCII_DIGITS = {
+    "superscript-two": "²",  # a digit to str.isdigit(), not to int()
+    "arabic-indic": "\u0663",  # int() reads it as 3; strconv.ParseInt refuses it
+    "full-width": "\uff13",
+    "underscore": "1_0",  # int() reads it as 10
+    "too-many-digits": TOO_MANY_DIGITS,
+}
+
+
+def _refused(capsys: pytest.CaptureFixture[str], argv: list[str], expected: str) -> str:
+    """Runs the command, which must exit 2 with one line holding ``expected``."""
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code == 2, captured.out
+    assert captured.err.count("\n") == 1, captured.err
+    assert expected in captured.err
+    assert len(captured.err) < 400  # a 5000-digit value is shown shortened
+    return captured.err
+
+
+@pytest.mark.parametrize("count", [*NOT_ASCII_DIGITS.values(), "150001", "99999999999", "-1"])
+def test_a_burst_count_is_ascii_digits_within_the_clusters_pod_limit(
+    capsys: pytest.CaptureFixture[str], count: str
+) -> None:
+    _refused(
+        capsys,
+        [*SIMULATE_DIST, "--burst", f"demo-burst={count}"],
+        "--burst demo-burst: invalid value '",
+    )
+
+
+@pytest.mark.parametrize(
+    "version", ["1." + TOO_MANY_DIGITS, "\u0661.\u0662\u0667", "\uff11.\uff12\uff17"]
+)
+def test_a_kubernetes_version_is_ascii_digits_of_a_sane_length(
+    capsys: pytest.CaptureFixture[str], version: str
+) -> None:
+    _refused(
+        capsys,
+        [*SIMULATE_DIST, "--kubernetes-version", version],
+        "--kubernetes-version: invalid value",
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        *(("count", digits) for digits in NOT_ASCII_DIGITS.values()),
+        ("priority", TOO_MANY_DIGITS),
+        ("priority", "\u0663"),
+    ],
+)
+def test_a_number_quoted_in_a_cluster_file_is_ascii_digits_within_its_bounds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: str
+) -> None:
+    pod = {"name": "web", "nodeName": "node", "requests": {"cpu": "100m"}, field: value}
+    cluster = {
+        "nodes": [{"name": "node", "count": 1, "allocatable": {"cpu": "4", "memory": "16Gi"}}],
+        "pods": [pod],
+    }
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps(cluster))
+
+    _refused(
+        capsys,
+        ["simulate", "--manifests", str(DIST), "--cluster", str(path)],
+        f"{path}: pods[0].{field}: invalid value",
+    )
+
+
+@pytest.mark.parametrize("command", ["plan", "status"])
+@pytest.mark.parametrize("value", ["²", TOO_MANY_DIGITS, "5001"])
+def test_max_pending_is_ascii_digits_up_to_the_largest_cluster(
+    capsys: pytest.CaptureFixture[str], command: str, value: str
+) -> None:
+    _refused(
+        capsys,
+        [command, "--manifests", str(DIST), "--snapshot", str(EVERYTHING), "--max-pending", value],
+        "--max-pending: invalid value",
+    )
+
+
+def test_a_kubelet_version_with_too_many_digits_is_a_field_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    snapshot = json.loads(EVERYTHING.read_text())
+    node = next(item for item in snapshot["items"] if item["kind"] == "Node")
+    node["status"]["nodeInfo"]["kubeletVersion"] = "v1." + TOO_MANY_DIGITS
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(snapshot))
+
+    _refused(
+        capsys,
+        ["status", "--snapshot", str(path)],
+        f"Node {node['metadata']['name']}: status.nodeInfo.kubeletVersion: invalid value",
+    )
+
+
+@pytest.fixture
+def no_hang() -> Iterator[None]:
+    """Fails the test, instead of hanging the suite, if reading blocks for 10 s."""
+
+    def blocked(signum: int, frame: object) -> None:
+        raise TimeoutError("the command blocked on a special file")
+
+    previous = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(10)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize(
+    ("option", "where"),
+    [
+        ("--cluster", "named"),  # --cluster names one file, never a folder
+        ("--manifests", "named"),
+        ("--manifests", "in-a-folder"),
+        ("--snapshot", "named"),
+        ("--snapshot", "in-a-folder"),
+    ],
+)
+def test_a_named_pipe_is_refused_by_name_without_blocking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], no_hang: None, option: str, where: str
+) -> None:
+    folder = tmp_path / "input"
+    folder.mkdir()
+    pipe = folder / "pipe.yaml"
+    os.mkfifo(pipe)
+    given = str(pipe) if where == "named" else str(folder)
+    argv = {
+        "--cluster": ["simulate", "--manifests", str(DIST), "--cluster", given],
+        "--manifests": ["simulate", "--manifests", given, "--cluster", str(EXAMPLE_CLUSTER)],
+        "--snapshot": ["status", "--snapshot", given],
+    }[option]
+
+    _refused(capsys, argv, f"{pipe}: a named pipe (FIFO), not a regular file")
+
+
+def test_a_character_device_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    _refused(
+        capsys,
+        ["simulate", "--manifests", str(DIST), "--cluster", "/dev/zero"],
+        "/dev/zero: a character device, not a regular file",
+    )

@@ -133,6 +133,13 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
     # control characters in file names: escaped, so each listing line stays one line
     (tmp_path / "i-new\nline.yaml").write_text(yaml.safe_dump(good))
     (tmp_path / "j-\tbroken.yaml").write_text("kind: [\n")
+    # the API server's strict decoding (k8s.io/apimachinery, sigs.k8s.io/yaml
+    # UnmarshalStrict) refuses a key given twice; the last one must not silently win
+    (tmp_path / "k-duplicate.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n  name: other\n"
+    )
+    os.mkfifo(tmp_path / "l-pipe.yaml")  # read, it would block until killed
+    (tmp_path / "m-cut.json").write_text(json.dumps(good)[:30])
 
     result = validate(tmp_path)
 
@@ -141,7 +148,8 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
     assert result.stdout.splitlines() == [
         "a-broken.yaml\t-\t-\tFAILED",
         "    cannot read the file: line 4, column 1: invalid YAML: while parsing a flow "
-        "mapping (started at line 3, column 11), did not find expected ',' or '}'",
+        "mapping (started at line 3, column 11), did not find expected ',' or '}'; the "
+        "file ends early: is it truncated?",
         "b-good.yaml\tConfigMap\tok\tOK",
         "c-utf16.yaml\t-\t-\tFAILED",
         "    cannot read the file: UTF-16 text (it starts with a UTF-16 byte-order mark); "
@@ -159,8 +167,17 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
         "i-new\\nline.yaml\tConfigMap\tok\tOK",
         "j-\\tbroken.yaml\t-\t-\tFAILED",
         "    cannot read the file: line 2, column 1: invalid YAML: while parsing a flow "
-        "node, did not find expected node content",
-        f"4 objects in {tmp_path}: 3 OK, 1 failed, 6 files unreadable (schemas: Kubernetes "
+        "node, did not find expected node content; the file ends early: is it truncated?",
+        "k-duplicate.yaml\t-\t-\tFAILED",
+        "    cannot read the file: line 5, column 3: invalid YAML: the key 'name' appears "
+        "twice in one mapping (first at line 4); Kubernetes' strict decoding refuses "
+        "duplicate keys (the last value would silently win)",
+        "l-pipe.yaml\t-\t-\tFAILED",
+        "    cannot read the file: a named pipe (FIFO), not a regular file: only files are read",
+        "m-cut.json\t-\t-\tFAILED",
+        "    cannot read the file: line 1, column 30: invalid JSON: Unterminated string "
+        "starting at; the file ends early: is it truncated?",
+        f"4 objects in {tmp_path}: 3 OK, 1 failed, 9 files unreadable (schemas: Kubernetes "
         + " and ".join(kubernetes_versions())
         + "; Pod Security restricted; checkov)",
     ]

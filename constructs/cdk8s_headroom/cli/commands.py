@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.names import int_text
 
 if TYPE_CHECKING:
     from cdk8s_headroom.cluster.snapshot import Snapshot
@@ -84,9 +85,10 @@ def _version(given: str | None, snapshot: Snapshot | None) -> tuple[KubernetesVe
 
 
 def _max_pending(value: str) -> int:
-    if not value.isdigit():
-        raise HeadroomConfigError("--max-pending", value, "a whole number of nodes, 0 or more")
-    return int(value)
+    from cdk8s_headroom.simulate.cluster import MAX_NODES
+
+    # A threshold on nodes: a cluster has at most MAX_NODES, so a larger one is a typo.
+    return int_text(value, field="--max-pending", minimum=0, maximum=MAX_NODES)
 
 
 def _plan(args: argparse.Namespace) -> int:

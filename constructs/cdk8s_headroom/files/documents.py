@@ -18,6 +18,13 @@ YAML is read with YAML 1.1's safe schema, except that timestamps stay strings:
 ``kubectl get -o yaml`` writes ``creationTimestamp`` unquoted, and Kubernetes itself
 reads it as a string (sigs.k8s.io/yaml converts YAML to JSON first).
 
+Only regular files are read (and ``-``): a named pipe, a device or a socket, named
+directly or found in a folder, is refused by name without blocking. A mapping with the
+same key twice is refused, in YAML and JSON, as the API server's strict decoding
+refuses it (k8s.io/apimachinery ``yaml.NewYAMLOrJSONDecoder`` with strict fields,
+sigs.k8s.io/yaml ``UnmarshalStrict``: "key ... already set in map"); where the last
+value would silently win, the reader names the key and its line.
+
 Bounds, so that a hostile or broken file ends in a message rather than in exhausted
 memory or a ``RecursionError``: files up to ``MAX_FILE_BYTES``, nesting up to
 ``MAX_DEPTH``, alias expansion limited as Kubernetes' YAML decoder limits it
@@ -220,13 +227,39 @@ def read_bytes(path: Path | str) -> tuple[str, bytes]:
         return "<stdin>", _read_limited(sys.stdin.buffer, "<stdin>")
     name = str(Path(path))
     try:
-        with open(path, "rb") as stream:
+        # Judged before opening (a socket cannot be opened at all), and again on the open
+        # file, so that it cannot change in between; O_NONBLOCK keeps the open of a named
+        # pipe from waiting for a writer.
+        _refuse_special(name, os.stat(path).st_mode)
+        with open(path, "rb", opener=_open_nonblocking) as stream:
+            _refuse_special(name, os.fstat(stream.fileno()).st_mode)
             return name, _read_limited(stream, name)
     except OSError as error:
         if Path(path).is_symlink() and not Path(path).exists():
             raise InputFileError(name, _symlink_problem(Path(path), error)) from None
         problem = "a folder, not a file" if Path(path).is_dir() else "cannot read it"
         raise InputFileError(name, f"{problem} ({error.strerror})") from None
+
+
+def _open_nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NONBLOCK)
+
+
+_SPECIAL_FILES = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _refuse_special(name: str, mode: int) -> None:
+    """Refuses what is neither a regular file nor a folder (opening a folder fails
+    with its own message)."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = next((kind for test, kind in _SPECIAL_FILES if test(mode)), "a special file")
+    raise InputFileError(name, f"{kind}, not a regular file: only files are read")
 
 
 def _read_limited(stream: BinaryIO, name: str) -> bytes:
@@ -272,7 +305,42 @@ _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 class _Loader(_BaseLoader):  # type: ignore[misc]
     """The safe loader (libyaml's when PyYAML has it: it parses large files several
-    times faster), with the scalars Kubernetes reads as strings kept as strings."""
+    times faster), with the scalars Kubernetes reads as strings kept as strings, and
+    duplicate keys refused."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        _refuse_duplicate_keys(node)
+        return super().construct_mapping(node, deep=deep)
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _duplicate_key_problem(key: object, first_line: int | None) -> str:
+    where = f" (first at line {first_line})" if first_line is not None else ""
+    return (
+        f"the key {key!r} appears twice in one mapping{where}; Kubernetes' strict "
+        "decoding refuses duplicate keys (the last value would silently win)"
+    )
+
+
+def _refuse_duplicate_keys(node: yaml.MappingNode) -> None:
+    """Refuses a mapping that gives one key twice, before the constructor keeps the
+    last value. Merged keys (``<<``) may be overridden, as YAML's merge says."""
+    seen: dict[tuple[str, str], int] = {}
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+            continue
+        identity = (key_node.tag, key_node.value)
+        line = key_node.start_mark.line + 1
+        if identity in seen:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                _duplicate_key_problem(key_node.value, seen[identity]),
+                key_node.start_mark,
+            )
+        seen[identity] = line
 
 
 def _as_string(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -434,6 +502,8 @@ def _yaml_documents(text: str, name: str) -> Iterator[_Document]:
         if context and opened and mark and (opened.line, opened.column) != (mark.line, mark.column):
             context += f" (started at line {opened.line + 1}, column {opened.column + 1})"
         problem = ", ".join(str(p) for p in (context, error.problem) if p)
+        if _ends_early(text, mark, problem):
+            problem += "; the file ends early: is it truncated?"
         raise InputFileError(
             name,
             f"invalid YAML: {problem}{_nul_hint(text)}",
@@ -444,6 +514,19 @@ def _yaml_documents(text: str, name: str) -> Iterator[_Document]:
         raise InputFileError(name, f"invalid YAML: {error}") from None
     finally:
         loader.dispose()
+
+
+def _ends_early(text: str, mark: yaml.Mark | None, problem: str) -> bool:
+    """Whether the parser stopped because the text ended inside a structure (an open
+    quote, bracket or brace): the sign of a file cut short."""
+    if "end of stream" in problem or "stream end" in problem:
+        return True
+    if mark is None:
+        return False
+    content = text.rstrip()
+    last_line = content.count("\n")
+    last_column = len(content) - (content.rfind("\n") + 1)
+    return (mark.line, mark.column) >= (last_line, last_column)
 
 
 def _nul_hint(text: str) -> str:
@@ -467,16 +550,59 @@ class _JsonSyntaxError(InputFileError):
     """Text that is not JSON: for text that only looked like JSON, YAML gets a try."""
 
 
+class _DuplicateKeyError(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict; a key given twice raises ``_DuplicateKeyError``."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return result
+
+
+def _json_duplicate_error(text: str, name: str, key: str) -> InputFileError:
+    """The error for a key given twice in a JSON object, with its line: the JSON decoder
+    knows no positions, so the text is read again as YAML (JSON is YAML), whose reader
+    refuses the same key with its line."""
+    try:
+        for _ in _yaml_documents(text, name):
+            pass
+    except InputFileError as error:
+        if "appears twice" in error.problem:
+            return InputFileError(
+                name,
+                error.problem.replace("invalid YAML", "invalid JSON", 1).replace(
+                    "one mapping", "one object", 1
+                ),
+                line=error.line,
+                column=error.column,
+            )
+    problem = _duplicate_key_problem(key, None).replace("one mapping", "one object", 1)
+    return InputFileError(name, f"invalid JSON: {problem}")
+
+
 def _json_documents(text: str, name: str) -> Iterator[_Document]:
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys)
     position = _skip_space(text, 0)
     while position < len(text):
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
-            raise _JsonSyntaxError(
-                name, f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno
-            ) from None
+            problem = f"invalid JSON: {error.msg}"
+            # The decoder reports an unclosed string where the string starts.
+            if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
+                problem += "; the file ends early: is it truncated?"
+            raise _JsonSyntaxError(name, problem, line=error.lineno, column=error.colno) from None
+        except _DuplicateKeyError as duplicate:
+            raise _json_duplicate_error(text, name, duplicate.key) from None
         except RecursionError:
             raise InputFileError(name, f"nested more than {MAX_DEPTH} levels deep") from None
         except ValueError:  # Python's limit on the digits of an int

@@ -43,12 +43,18 @@ def check_manifest_folder(folder: Path) -> None:
     """The structural check: manifests only, at least one object, each one named."""
     if not folder.is_dir():
         raise HeadroomConfigError("staging", str(folder), "an existing folder of manifests")
+    # Anything but folders and regular *.k8s.yaml files: a named pipe would block the
+    # reading below, and a GitOps tool would sync whatever else is there.
     strays = [
-        p.name for p in folder.rglob("*") if p.is_file() and not p.name.endswith(MANIFEST_SUFFIX)
+        p.name
+        for p in folder.rglob("*")
+        if not p.is_dir() and not (p.is_file() and p.name.endswith(MANIFEST_SUFFIX))
     ]
     if strays:
         raise HeadroomConfigError(
-            "staging", sorted(strays), f"only {MANIFEST_SUFFIX} files (dist/ holds objects only)"
+            "staging",
+            sorted(strays),
+            f"only regular {MANIFEST_SUFFIX} files (dist/ holds objects only)",
         )
     count = 0
     for path, document in load_manifests(folder):

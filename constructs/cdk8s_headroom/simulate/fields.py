@@ -17,6 +17,7 @@ from typing import Any
 
 from cdk8s_headroom.simulate.model import LabelSelector, Resources
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.names import INT64_MAX, INT64_MIN, int_text
 from cdk8s_headroom.vocabulary.placement import (
     KARPENTER_ONLY_OPERATORS,
     NodeSelectorOperator,
@@ -147,8 +148,13 @@ class Value:
 
     def integer(self, *, minimum: int | None = None, maximum: int | None = None) -> int:
         value = self.value
-        if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
-            value = int(value)
+        if isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value.strip()):
+            value = int_text(
+                value.strip(),
+                field=self.where,
+                minimum=INT64_MIN if minimum is None else minimum,
+                maximum=INT64_MAX if maximum is None else maximum,
+            )
         if (
             isinstance(value, bool)
             or not isinstance(value, int)

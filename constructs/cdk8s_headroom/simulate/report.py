@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from cdk8s_headroom.simulate.cluster import ClusterFile
+from cdk8s_headroom.simulate.cluster import MAX_PODS, ClusterFile
 from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Resources, Role
 from cdk8s_headroom.simulate.scheduler import ClusterState
@@ -23,6 +23,7 @@ from cdk8s_headroom.simulate.whatif import (
 )
 from cdk8s_headroom.simulate.workloads import ClassRegistry
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.names import int_text
 from cdk8s_headroom.vocabulary.priority_models import PriorityClassSpec
 from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory
 
@@ -159,14 +160,14 @@ def parse_bursts(values: Sequence[str], manifests: Manifests) -> dict[str, int]:
     counts: dict[str, int] = {}
     for value in values:
         name, _, count = value.partition("=")
-        if name not in names or not count.isdigit():
+        if name not in names:
             raise HeadroomConfigError(
                 "--burst",
                 value,
                 f"NAME=COUNT with NAME a Deployment of the manifests ({listed}) "
                 "and COUNT a whole number",
             )
-        counts[name] = int(count)
+        counts[name] = int_text(count, field=f"--burst {name}", minimum=0, maximum=MAX_PODS)
     return counts
 
 

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass
 
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.names import INT32_MAX, int_text
 
-_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?")
+_VERSION = re.compile(r"v?([0-9]+)\.([0-9]+)(?:\.[0-9]+)?(?:[-+].*)?")
 
 
 @dataclass(frozen=True, order=True)
@@ -30,7 +31,7 @@ class KubernetesVersion:
             raise HeadroomConfigError(
                 field, text, 'a Kubernetes version such as "1.37" or "v1.38.2"'
             )
-        return cls(int(match[1]), int(match[2]))
+        return cls(*(int_text(match[i], field=field, minimum=0, maximum=INT32_MAX) for i in (1, 2)))
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}"

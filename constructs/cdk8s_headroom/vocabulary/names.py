@@ -94,6 +94,43 @@ def int32(value: object, *, field: str, minimum: int = INT32_MIN, maximum: int =
     return value
 
 
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+_SHOWN_DIGITS = 40
+"""The most characters of a refused number that a message shows."""
+
+
+def int_text(
+    text: object, *, field: str, minimum: int = INT64_MIN, maximum: int = INT64_MAX
+) -> int:
+    """An integer written as text (a command-line value, a number quoted in a file),
+    within [minimum, maximum] (default: int64, as ``strconv.ParseInt(s, 10, 64)``).
+
+    The grammar is strconv.ParseInt's (``rules.INTEGER``): an optional sign and ASCII
+    digits. Python's ``int()`` also takes other scripts' digits (Arabic-Indic,
+    full-width), underscores and spaces, and fails with a plain ``ValueError`` on
+    ``'²'`` (a digit to ``str.isdigit``, not to ``int``) and beyond 4300 digits; a text
+    with more digits than the bounds have is refused before it is converted.
+    """
+    allowed = f"an integer from {minimum} to {maximum}, in ASCII digits"
+    if not isinstance(text, str) or not rules.INTEGER.matches(text):
+        raise HeadroomConfigError(field, _shortened(text), allowed)
+    widest = max(len(str(abs(minimum))), len(str(abs(maximum))))
+    if len(text.lstrip("+-").lstrip("0")) > widest:
+        raise HeadroomConfigError(field, _shortened(text), allowed)
+    value = int(text)
+    if not minimum <= value <= maximum:
+        raise HeadroomConfigError(field, text, allowed)
+    return value
+
+
+def _shortened(value: object) -> object:
+    if isinstance(value, str) and len(value) > _SHOWN_DIGITS:
+        return f"{value[:_SHOWN_DIGITS]}... ({len(value)} characters)"
+    return value
+
+
 _E = TypeVar("_E", bound=Enum)
 
 
