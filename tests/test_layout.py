@@ -2,7 +2,8 @@
 circle, and one declaration of the public names.
 
 The layers, bottom up (``cdk8s_headroom/__init__.py`` says what each holds):
-vocabulary, files, simulate, the constructs (objects, karpenter), cluster, helm, cli.
+vocabulary, files, simulate, the constructs (objects, karpenter), cluster, gitops, helm,
+cli.
 """
 
 from __future__ import annotations
@@ -25,15 +26,23 @@ RANK = {
     "objects": 3,
     "karpenter": 3,
     "cluster": 3,
+    "gitops": 3,
     "helm": 4,
     "cli": 5,
 }
 """A module may import its own layer and the layers of a lower rank. The constructs
 (objects, karpenter) and the cluster checks share a rank: neither may import the other."""
 
-APART = {("cluster", "objects"), ("cluster", "karpenter"), ("objects", "cluster")}
-"""Layers of one rank that must not import each other: plan and status read plain
-objects, never a construct (and no construct reads a cluster)."""
+APART = {
+    ("cluster", "objects"),
+    ("cluster", "karpenter"),
+    ("objects", "cluster"),
+    ("gitops", "objects"),
+    ("gitops", "karpenter"),
+    ("gitops", "cluster"),
+}
+"""Layers of one rank that must not import each other: plan, status and the GitOps
+wiring read plain objects, never a construct (and no construct reads a cluster)."""
 
 
 def _module_name(path: Path) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 # - ``simulate``: kube-scheduler's fit and preemption decisions, and the what-if.
 # - ``objects`` and ``karpenter``: the cdk8s constructs (they start Node through jsii).
 # - ``cluster``: ``plan`` and ``status`` on a kubectl snapshot (no construct).
+# - ``gitops``: the Argo CD and Flux objects that pull the manifests (no construct).
 # - ``helm``: the chart generated from the constructs and rules.
 # - ``cli``: the ``cdk8s-headroom`` command.
 from typing import TYPE_CHECKING

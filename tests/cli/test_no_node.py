@@ -22,7 +22,7 @@ SNAPSHOT = ROOT / "docs" / "examples" / "snapshot.json"
 SNAPSHOT_AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "cdk8s-headroom"
 NODE_MODULES = ("jsii", "cdk8s", "cdk8s_plus_27", "constructs")
-NODE_FREE_LAYERS = ("vocabulary", "files", "simulate", "cluster", "cli")
+NODE_FREE_LAYERS = ("vocabulary", "files", "simulate", "cluster", "gitops", "cli")
 """The layers that start no Node: everything but the constructs (``objects``,
 ``karpenter``) and the chart generator (``helm``), which reads them."""
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cdk8s_headroom.cli import gitops
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.names import int_text
@@ -226,6 +227,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_common(status)
     status.set_defaults(run=_status)
+    gitops.add_parser(commands)
     return parser
 
 

@@ -19,17 +19,18 @@ from typing import Any
 
 from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.rule_language import Clause, Grammar
 
-PROMETHEUS_DURATION = rules.Grammar(
+PROMETHEUS_DURATION = Grammar(
     "prometheusDuration",
     (
-        rules.Clause(
+        Clause(
             r"(?:[0-9]+y)?(?:[0-9]+w)?(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?"
             r"(?:[0-9]+ms)?",
             'a Prometheus duration such as "30s", "5m" or "1h30m" (units y, w, d, h, m, '
             "s, ms, largest first, ASCII digits)",
         ),
-        rules.Clause(
+        Clause(
             r"(?:0+(?:y|w|d|h|m|s|ms))*",
             "a duration longer than zero: an alert that fires at once pages on every blip",
             forbid=True,
