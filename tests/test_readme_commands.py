@@ -69,7 +69,12 @@ def shell_commands(text: str) -> list[str]:
     return commands
 
 
-MENTIONS = ("cdk8s-headroom simulate", "cdk8s-headroom plan", "cdk8s-headroom status")
+MENTIONS = (
+    "cdk8s-headroom simulate",
+    "cdk8s-headroom plan",
+    "cdk8s-headroom status",
+    "cdk8s-headroom gitops",
+)
 """Inline code that names a command in the prose rather than showing one to run."""
 
 
