@@ -50,8 +50,10 @@ def test_plan_on_the_tainted_master_cluster_keeps_the_master_out() -> None:
 
     (reserver,) = report.reservers
     assert len(reserver.established) == 3
-    assert [(n.node, n.reason) for n in reserver.pending] == [("k8s-master-10851795-0", "taint")]
-    assert "node-role.kubernetes.io/master" in reserver.pending[0].detail
+    assert reserver.pending == ()
+    (master,) = reserver.not_targeted
+    assert master.node == "k8s-master-10851795-0"
+    assert "node-role.kubernetes.io/master=true:NoSchedule" in master.detail
 
 
 def test_yaml_lists_with_unquoted_timestamps_and_v1beta1_classes() -> None:
