@@ -23,6 +23,7 @@ from cdk8s_headroom.simulate.daemon_targets import (
 )
 from cdk8s_headroom.simulate.manifests import read_manifests
 from cdk8s_headroom.simulate.model import Node
+from cdk8s_headroom.simulate.report import whatif
 from cdk8s_headroom.simulate.scheduler import ClusterState
 from cdk8s_headroom.simulate.whatif import Simulation, Step
 from cdk8s_headroom.simulate.workloads import ClassRegistry
@@ -197,3 +198,25 @@ def test_the_simulator_establishes_a_reserver_on_each_target_only() -> None:
         (Step.ESTABLISH, "ready", "ready"),
         (Step.ESTABLISH, "cordoned", "cordoned"),
     ]
+
+
+def test_the_what_if_reports_the_nodes_a_reserver_does_not_target() -> None:
+    # desiredNumberScheduled leaves the tainted node out: the what-if establishes no
+    # reserver there, counts none pending, and names the node with its taint.
+    manifests = read_manifests(ROOT / "dist")
+    classes = ClassRegistry()
+    classes.update(manifests.classes)
+    state = ClusterState(
+        nodes(kubectl_node("worker"), kubectl_node("gpu", taint("nvidia.com/gpu", "NoSchedule")))
+    )
+
+    report = whatif(state, classes, manifests)
+
+    (daemonset,) = manifests.daemonsets
+    assert [e.pod.placement.pinned_node for e in report.establishment] == ["worker"]
+    assert [n.node for n in report.not_targeted[daemonset.ref]] == ["gpu"]
+    text = report.render()
+    assert "Headroom established: 1/1 reserver pods running, 0 pending" in text
+    assert "  not targeted (1) gpu: untolerated taint nvidia.com/gpu=:NoSchedule" in text
+    establishment = report.to_json()["establishment"]
+    assert establishment["not_targeted"][daemonset.ref][0]["node"] == "gpu"  # type: ignore[index]

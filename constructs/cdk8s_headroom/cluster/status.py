@@ -108,6 +108,8 @@ class HeadroomStatus:
     """Reservers on nodes the selector no longer matches, or with an untolerated
     NoExecute taint: the controller deletes them."""
     not_targeted: tuple[NotTargeted, ...] = ()
+    """The nodes that are no targets, with the selector or taints that leave them out:
+    never missing."""
 
     def to_json(self) -> dict[str, object]:
         return {

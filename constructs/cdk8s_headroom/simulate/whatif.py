@@ -31,6 +31,7 @@ from enum import Enum
 
 from cdk8s_headroom.simulate.daemon_targets import (
     DAEMON_POD_TOLERATIONS,
+    NotTargeted,
     daemon_pod_placement,
     daemon_targets,
 )
@@ -113,6 +114,8 @@ class Simulation:
         """Buffer placeholders holding room, ``node`` set but not bound."""
         self.displaced: list[Pod] = []
         """Buffer placeholders without room on the nodes: the autoscaler adds nodes."""
+        self.not_targeted: dict[str, tuple[NotTargeted, ...]] = {}
+        """Per established DaemonSet, the nodes it puts no pod on, in their order."""
         self._clock = max(
             (pod.start_time for pod in state.pods() if pod.start_time is not None), default=0
         )
@@ -206,6 +209,8 @@ class Simulation:
         targets = daemon_targets(
             daemon_pod_placement(template.placement), (state.node for state in self.state.nodes)
         )
+        if targets.not_targeted:
+            self.not_targeted[daemonset.ref] = targets.not_targeted
         return [
             self.place(
                 template.instantiate(
