@@ -23,7 +23,6 @@ from enum import Enum
 
 from cdk8s_headroom.simulate.model import Node
 from cdk8s_headroom.simulate.scheduler import selects, untolerated_taints
-from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
 from cdk8s_headroom.vocabulary.placement import (
     Placement,
     Taint,
@@ -93,8 +92,6 @@ class NotTargeted:
     taints: tuple[Taint, ...] = ()
     """For ``TAINT``: every untolerated NoSchedule and NoExecute taint, in the node's
     order; a toleration for each adds the node."""
-    karpenter: bool = False
-    """The node carries ``karpenter.sh/nodepool``: Karpenter launched it."""
 
     @property
     def keeps_running(self) -> bool:
@@ -123,7 +120,7 @@ class NotTargeted:
         """``advice``, naming the node(s) as ``nodes`` ("it", "them")."""
         if self.reason is Exclusion.SELECTOR:
             return ""
-        wanted = ", ".join(_toleration_text(taint.toleration()) for taint in self.taints)
+        wanted = ", ".join(_toleration_text(taint) for taint in self.taints)
         return f"to target {nodes}, add tolerations=[{wanted}] to the headroom"
 
     def to_json(self) -> dict[str, object]:
@@ -136,15 +133,12 @@ class NotTargeted:
         }
 
 
-def _toleration_text(toleration: Toleration) -> str:
-    """The toleration as a NodeHeadroom prop item, e.g.
-    ``Toleration("type", value="hound", effect=TaintEffect.NO_SCHEDULE)``."""
-    given = [f'"{toleration.key}"']
-    if toleration.value:
-        given.append(f'value="{toleration.value}"')
-    if toleration.effect is not None:
-        given.append(f"effect=TaintEffect.{toleration.effect.name}")
-    return f"Toleration({', '.join(given)})"
+def _toleration_text(taint: Taint) -> str:
+    """The toleration of exactly ``taint`` (``Taint.toleration``) as a NodeHeadroom
+    prop item, e.g. ``Toleration("type", value="hound", effect=TaintEffect.NO_SCHEDULE)``.
+    Written from the taint's fields: a taint read from a node is not validated again."""
+    value = f', value="{taint.value}"' if taint.value else ""
+    return f'Toleration("{taint.key}"{value}, effect=TaintEffect.{taint.effect.name})'
 
 
 @dataclass(frozen=True)
@@ -167,12 +161,11 @@ def should_run(placement: Placement, node: Node) -> NotTargeted | None:
     """``NodeShouldRunDaemonPod`` for a daemon pod of ``placement`` (the controller's
     tolerations included, see ``daemon_pod_placement``): None when the node should run
     it, else why not."""
-    karpenter = KARPENTER_NODEPOOL_LABEL in node.labels
     if not selects(placement, node):
-        return NotTargeted(node.name, Exclusion.SELECTOR, karpenter=karpenter)
+        return NotTargeted(node.name, Exclusion.SELECTOR)
     taints = tuple(untolerated_taints(placement.tolerations, node.taints))
     if taints:
-        return NotTargeted(node.name, Exclusion.TAINT, taints, karpenter)
+        return NotTargeted(node.name, Exclusion.TAINT, taints)
     return None
 
 
