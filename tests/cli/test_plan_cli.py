@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cdk8s_headroom.cli import main
+from tests.cluster.kubectl_objects import kubectl_node, reserver_pod, taint
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = str(ROOT / "dist")
@@ -213,3 +214,35 @@ def test_plot_shows_the_host_part_of_dns_node_names_when_it_tells_nodes_apart() 
     twins = ["node-a.zone-1.example", "node-a.zone-2.example"]
     assert tick_labels(twins) == twins
     assert tick_labels(["node1", "node2"]) == ["node1", "node2"]
+
+
+def test_plan_and_status_pass_when_the_only_waiting_nodes_are_not_targets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pkg/controller/daemon/daemon_controller.go NodeShouldRunDaemonPod: a tainted
+    # control plane is no target, so neither command waits for it or fails on it.
+    master = kubectl_node("master", taint("node-role.kubernetes.io/control-plane", "NoSchedule"))
+    listing = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [kubectl_node("worker"), master, reserver_pod("headroom-reserver-w", "worker")],
+    }
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(listing))
+
+    plan_code, plan_out, _ = run(["plan", "--manifests", DIST, "--snapshot", str(path)], capsys)
+    status_code, status_out, _ = run(["status", "--snapshot", str(path), "--json"], capsys)
+
+    assert plan_code == 0
+    counts = "target nodes: 1; established right after apply: 1; pending: 0; not targeted: 1"
+    excluded = "  not targeted (1) master: untolerated taint node-role.kubernetes.io/control-plane="
+    assert counts in plan_out
+    assert excluded in plan_out
+    assert status_code == 0
+    (headroom,) = json.loads(status_out)["headrooms"]
+    assert (headroom["target_nodes"], headroom["held"], headroom["missing"]) == (
+        ["worker"],
+        ["worker"],
+        [],
+    )
+    assert [(n["node"], n["reason"]) for n in headroom["not_targeted"]] == [("master", "taint")]

@@ -120,14 +120,29 @@ def test_each_pending_reason_of_the_fixture(everything: PlanReport) -> None:
 
     assert {n.node: n.reason for n in reserver.pending} == {
         "node-full": "room",
-        "node-gpu": "taint",
         "node-nominated": "room",
         "node-few-pods": "pods",
     }
     detail = {n.node: n.detail for n in reserver.pending}
-    assert detail["node-gpu"] == "node(s) had untolerated taint {nvidia.com/gpu: true}"
     assert detail["node-few-pods"] == "too many pods: 3 of 3"
     assert "free 370m cpu" in detail["node-full"]
+
+
+def test_the_gpu_node_is_not_targeted_and_not_pending(everything: PlanReport) -> None:
+    # pkg/controller/daemon/daemon_controller.go NodeShouldRunDaemonPod: an
+    # untolerated NoSchedule taint means no daemon pod is created, so none is pending.
+    (reserver,) = everything.reservers
+    (gpu,) = reserver.not_targeted
+
+    assert gpu.node == "node-gpu"
+    assert gpu.reason.value == "taint"
+    assert gpu.detail == "untolerated taint nvidia.com/gpu=true:NoSchedule"
+    assert "node-gpu" not in reserver.target_nodes
+    assert gpu.advice == (
+        'to target it, add tolerations=[Toleration("nvidia.com/gpu", value="true", '
+        "effect=TaintEffect.NO_SCHEDULE)] to the headroom"
+    )
+    assert f"  not targeted (1) node-gpu: {gpu.detail}; {gpu.advice}" in everything.render()
 
 
 def test_a_nominated_pod_holds_the_room_the_reserver_needs(everything: PlanReport) -> None:
@@ -245,6 +260,7 @@ def test_the_json_has_the_documented_keys(example: PlanReport) -> None:
         "target_nodes",
         "established",
         "pending",
+        "not_targeted",
     ]
     assert reserver["pending"][0]["reason"] == "room"
     assert list(data["bursts"]) == ["arrivals", "recreations", "verdict"]  # type: ignore[call-overload]

@@ -133,6 +133,9 @@ def test_the_json_has_the_documented_keys(after: StatusReport) -> None:
         "in_use",
         "eroded",
         "missing",
+        "misscheduled",
+        "being_removed",
+        "not_targeted",
     ]
     assert headroom["eroded"] == [
         {

@@ -14,6 +14,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cdk8s_headroom.cluster.snapshot import NotModelled, Snapshot, not_modelled_json, render_notes
+from cdk8s_headroom.simulate.daemon_targets import (
+    NotTargeted,
+    daemon_pod_placement,
+    daemon_targets,
+    render_not_targeted,
+)
 from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
 from cdk8s_headroom.simulate.report import (
@@ -23,24 +29,16 @@ from cdk8s_headroom.simulate.report import (
     resources_text,
     whatif,
 )
-from cdk8s_headroom.simulate.scheduler import (
-    ClusterState,
-    NodeState,
-    placement_problem,
-    resource_status,
-)
+from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, resource_status
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from cdk8s_headroom.simulate.whatif import Event, Verdict, daemonset_placement
+from cdk8s_headroom.simulate.whatif import Event, Verdict
 from cdk8s_headroom.simulate.workloads import ClassRegistry, Workload
-from cdk8s_headroom.vocabulary.placement import Placement, Toleration, TolerationOperator
+from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
 from cdk8s_headroom.vocabulary.priority_models import (
     SYSTEM_PRIORITY_CLASSES,
     PreemptionPolicy,
     PriorityClassSpec,
 )
-
-_ANY_TAINT = Toleration.unchecked("", TolerationOperator.EXISTS, "", None)
-"""Tolerates every taint: the nodes a DaemonSet selects before taints are judged."""
 
 NO_CLASS_NAME = "(no priorityClassName)"
 
@@ -51,13 +49,15 @@ class PendingNode:
 
     node: str
     reason: str
-    """``room`` (too little free cpu or memory), ``pods`` (too many pods), or
-    ``taint`` (a taint the reserver does not tolerate: the DaemonSet controller creates
-    no pod there)."""
+    """``room`` (too little free cpu or memory) or ``pods`` (too many pods). A node
+    with a taint the reserver does not tolerate is no target: the DaemonSet controller
+    creates no pod there (``NotTargeted``)."""
     detail: str
     free: Resources
     holders: tuple[str, ...] = ()
     """The pods on the node, largest request first: who holds the room."""
+    karpenter: bool = False
+    """The node carries ``karpenter.sh/nodepool``: Karpenter launched it."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -92,8 +92,12 @@ class ReserverPlan:
     slice: Resources
     priority_class: PriorityClassSpec
     target_nodes: tuple[str, ...]
+    """The nodes the DaemonSet controller puts a reserver on (``daemon_targets``)."""
     established: tuple[EstablishedNode, ...]
     pending: tuple[PendingNode, ...]
+    not_targeted: tuple[NotTargeted, ...] = ()
+    """The other nodes, each with the selector or taints that leave it out: no
+    reserver is created there, so none is pending."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -103,6 +107,7 @@ class ReserverPlan:
             "target_nodes": list(self.target_nodes),
             "established": [node.to_json() for node in self.established],
             "pending": [node.to_json() for node in self.pending],
+            "not_targeted": [node.to_json() for node in self.not_targeted],
         }
 
 
@@ -203,7 +208,8 @@ def _render_reserver(reserver: ReserverPlan) -> list[str]:
         f"Reserver {reserver.name}: slice {resources_text(reserver.slice)}, class {info.name} "
         f"({info.value}, {info.preemption_policy.value})",
         f"  target nodes: {len(reserver.target_nodes)}; established right after apply: "
-        f"{len(reserver.established)}; pending: {len(reserver.pending)}",
+        f"{len(reserver.established)}; pending: {len(reserver.pending)}; "
+        f"not targeted: {len(reserver.not_targeted)}",
     ]
     for node in reserver.established:
         notes = []
@@ -222,11 +228,29 @@ def _render_reserver(reserver: ReserverPlan) -> list[str]:
                 f"    held by (largest first): {named}" + (f" and {more} more" if more > 0 else "")
             )
     if reserver.pending and info.preemption_policy is PreemptionPolicy.NEVER:
-        lines.append(
-            "  a Never reserver evicts nobody, and Karpenter adds no node for a pending "
-            "DaemonSet pod: the slice appears as these nodes are replaced"
-        )
+        lines.append(f"  {_never_advice(reserver.pending)}")
+    lines += render_not_targeted(reserver.not_targeted)
     return lines
+
+
+def _never_advice(pending: Iterable[PendingNode]) -> str:
+    """Where a Never reserver's slice comes from: Karpenter's nodes are replaced
+    (consolidation, drift, expiry) and sized for their DaemonSets; other nodes only
+    free room as their pods leave."""
+    waiting = list(pending)
+    karpenter = [node.node for node in waiting if node.karpenter]
+    others = len(waiting) - len(karpenter)
+    parts = []
+    if karpenter:
+        parts.append(
+            "Karpenter adds no node for a pending DaemonSet pod, and sizes the nodes it "
+            f"launches for their DaemonSets: on its {len(karpenter)} node(s) the slice "
+            "appears as they are replaced"
+        )
+    if others:
+        where = f"on the other {others} node(s) it" if karpenter else "the slice"
+        parts.append(f"{where} appears when pods leave and free the room")
+    return "a Never reserver evicts nobody; " + "; ".join(parts)
 
 
 def _class_json(info: PriorityClassSpec) -> dict[str, object]:
@@ -250,13 +274,6 @@ def _describe_verdict(verdict: Verdict) -> str:
     return f"{verdict.promise} {verdict.label}: {verdict.reason}"
 
 
-def pool_nodes(workload: Workload, nodes: Iterable[Node]) -> list[Node]:
-    """The nodes ``workload``'s selector and required affinity pick, taints aside."""
-    template = workload.template.placement
-    selecting = Placement(template.node_selector, template.affinity, (_ANY_TAINT,))
-    return [node for node in nodes if placement_problem(selecting, node) is None]
-
-
 def holders(state: NodeState) -> tuple[str, ...]:
     """The pods on a node, largest share of its allocatable first."""
     node = state.node.allocatable
@@ -277,14 +294,15 @@ def _pending(state: ClusterState, event: Event) -> PendingNode:
     assert node is not None, "a DaemonSet pod is pinned to a node of the state"
     free = node.free
     reasons = resource_status(pod.requests, node)[1]
+    karpenter = KARPENTER_NODEPOOL_LABEL in node.node.labels
     if reasons == ["Too many pods"]:
         detail = f"too many pods: {len(node.pods)} of {node.node.max_pods}"
-        return PendingNode(node_name, "pods", detail, free, holders(node))
+        return PendingNode(node_name, "pods", detail, free, holders(node), karpenter)
     detail = (
         f"free {resources_text(free)}; the slice needs {resources_text(pod.requests)}: "
         f"{', '.join(reasons).lower() or event.decision.reason}"
     )
-    return PendingNode(node_name, "room", detail, free, holders(node))
+    return PendingNode(node_name, "room", detail, free, holders(node), karpenter)
 
 
 def _plan_reserver(
@@ -295,17 +313,13 @@ def _plan_reserver(
     classes: ClassRegistry,
     cordoned: set[str],
 ) -> ReserverPlan:
-    placement = daemonset_placement(daemonset)
-    pool = pool_nodes(daemonset, nodes)
+    targets = daemon_targets(daemon_pod_placement(daemonset.template.placement), nodes)
     established = []
     pending = []
     by_node = {event.pod.placement.pinned_node: event for event in events}
-    for node in pool:
-        event = by_node.get(node.name)
-        if event is None:
-            problem = placement_problem(placement, node) or "not selected"
-            pending.append(PendingNode(node.name, "taint", problem, Resources(), ()))
-        elif event.decision.node is None:
+    for node in targets.nodes:
+        event = by_node[node.name]
+        if event.decision.node is None:
             pending.append(_pending(state, event))
         else:
             established.append(
@@ -319,9 +333,10 @@ def _plan_reserver(
         name=daemonset.ref.removeprefix("DaemonSet "),
         slice=daemonset.template.requests,
         priority_class=classes.resolve(daemonset.template.class_name, where=daemonset.ref),
-        target_nodes=tuple(node.name for node in pool),
+        target_nodes=targets.names,
         established=tuple(established),
         pending=tuple(pending),
+        not_targeted=targets.not_targeted,
     )
 
 

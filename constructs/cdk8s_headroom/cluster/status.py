@@ -5,8 +5,12 @@ pod holds it (the reserver waits, as designed), or ordinary pods took it (Karpen
 sizes a new node for its DaemonSets but does not hold that room, and GUARDED's
 free-capacity race lets pending ordinary pods take a freed slice). On a snapshot,
 per headroom (the pods labelled ``app.kubernetes.io/component=headroom-reserver``,
-grouped by their DaemonSet), this tells them apart: ``held``, ``in_use``, ``eroded``
-(with the pods that took the room, newest first) and ``missing``.
+grouped by their DaemonSet), this tells them apart on the DaemonSet's target nodes
+(``simulate.daemon_targets``): ``held``, ``in_use``, ``eroded`` (with the pods that
+took the room, newest first) and ``missing``. A reserver on a node that is no longer a
+target is ``misscheduled`` (an untolerated NoSchedule taint: it keeps running and
+holding room) or ``being_removed`` (the selector no longer matches, or an untolerated
+NoExecute taint: the controller deletes it), as the DaemonSet controller counts them.
 docs/plan-status.md has the JSON schema.
 """
 
@@ -22,12 +26,19 @@ from cdk8s_headroom.cluster.snapshot import (
     not_modelled_json,
     render_notes,
 )
+from cdk8s_headroom.simulate.daemon_targets import (
+    NotTargeted,
+    daemon_pod_placement,
+    daemon_pod_tolerations,
+    daemon_targets,
+    render_not_targeted,
+)
 from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
 from cdk8s_headroom.simulate.report import Usage, resources_json, resources_text
-from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, placement_problem
+from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from cdk8s_headroom.simulate.whatif import DAEMONSET_TOLERATIONS, daemonset_placement, usage_by_role
+from cdk8s_headroom.simulate.whatif import usage_by_role
 from cdk8s_headroom.vocabulary.placement import Placement
 
 SHOWN_EVENTS = 20
@@ -63,15 +74,42 @@ class ErodedNode:
 
 
 @dataclass(frozen=True)
+class OffTargetNode:
+    """A node the DaemonSet no longer targets, where one of its reservers still is."""
+
+    node: str
+    pod: str
+    """The reserver, ``namespace/name``."""
+    detail: str
+    """What excludes the node (``NotTargeted.detail``)."""
+    bound: bool
+    """The reserver runs there, holding its slice; else it waits, holding nothing."""
+
+    def to_json(self) -> dict[str, object]:
+        return {"node": self.node, "pod": self.pod, "detail": self.detail, "bound": self.bound}
+
+
+@dataclass(frozen=True)
 class HeadroomStatus:
     name: str
     """The reservers' DaemonSet, ``namespace/name``."""
     slice: Resources
     target_nodes: tuple[str, ...]
+    """The nodes the DaemonSet controller puts a reserver on (``daemon_targets``)."""
     held: tuple[str, ...]
+    """Target nodes where a reserver runs."""
     in_use: tuple[InUseNode, ...]
     eroded: tuple[ErodedNode, ...]
     missing: tuple[str, ...]
+    misscheduled: tuple[OffTargetNode, ...] = ()
+    """Reservers on nodes with an untolerated NoSchedule taint: the controller leaves
+    them running (``numberMisscheduled``), and creates none there once they are gone."""
+    being_removed: tuple[OffTargetNode, ...] = ()
+    """Reservers on nodes the selector no longer matches, or with an untolerated
+    NoExecute taint: the controller deletes them."""
+    not_targeted: tuple[NotTargeted, ...] = ()
+    """The nodes that are no targets, with the selector or taints that leave them out:
+    never missing."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -82,6 +120,9 @@ class HeadroomStatus:
             "in_use": [node.to_json() for node in self.in_use],
             "eroded": [node.to_json() for node in self.eroded],
             "missing": list(self.missing),
+            "misscheduled": [node.to_json() for node in self.misscheduled],
+            "being_removed": [node.to_json() for node in self.being_removed],
+            "not_targeted": [node.to_json() for node in self.not_targeted],
         }
 
 
@@ -154,7 +195,10 @@ def _render_headroom(headroom: HeadroomStatus) -> list[str]:
         f"Headroom {headroom.name}: slice {resources_text(headroom.slice)}, "
         f"{len(headroom.target_nodes)} target nodes",
         f"  held: {len(headroom.held)}; in use by a burst: {len(headroom.in_use)}; "
-        f"eroded: {len(headroom.eroded)}; missing: {len(headroom.missing)}",
+        f"eroded: {len(headroom.eroded)}; missing: {len(headroom.missing)}; "
+        f"misscheduled: {len(headroom.misscheduled)}; "
+        f"being removed: {len(headroom.being_removed)}; "
+        f"not targeted: {len(headroom.not_targeted)}",
     ]
     for in_use in headroom.in_use:
         lines.append(f"  in use {in_use.node}: {', '.join(in_use.burst_pods)}")
@@ -165,6 +209,18 @@ def _render_headroom(headroom: HeadroomStatus) -> list[str]:
         )
     for missing in headroom.missing:
         lines.append(f"  missing {missing}: no reserver pod")
+    for off in headroom.misscheduled:
+        holds = "runs and holds its slice" if off.bound else "waits and holds nothing"
+        lines.append(
+            f"  misscheduled {off.node}: {off.pod} {holds}; {off.detail}: the DaemonSet "
+            "controller creates no reserver there once it is gone"
+        )
+    for off in headroom.being_removed:
+        lines.append(
+            f"  being removed {off.node}: {off.pod}; {off.detail}: the DaemonSet "
+            "controller deletes it"
+        )
+    lines += render_not_targeted(headroom.not_targeted)
     return lines
 
 
@@ -196,13 +252,14 @@ def _taken_by(state: NodeState, slice_size: Resources) -> tuple[str, ...]:
 def _template_placement(reservers: list[Pod], manifests: Manifests | None, owner: str) -> Placement:
     """Where the DaemonSet puts its pods: its template from the manifests when given;
     else a reserver pod's node selector and tolerations (the controller replaces the
-    template's node affinity with the pod's own node, so that is lost)."""
+    template's node affinity with the pod's own node, so that is lost; the pod carries
+    the tolerations the controller added, ``hostNetwork``'s included)."""
     if manifests is not None:
         for daemonset in manifests.daemonsets:
             if daemonset.ref == owner:
-                return daemonset_placement(daemonset)
+                return daemon_pod_placement(daemonset.template.placement)
     sample = reservers[0].placement
-    return Placement(sample.node_selector, None, sample.tolerations + DAEMONSET_TOLERATIONS)
+    return Placement(sample.node_selector, None, daemon_pod_tolerations(sample.tolerations))
 
 
 def _headroom(
@@ -214,39 +271,49 @@ def _headroom(
     bursting: Mapping[str, list[str]],
     slice_size: Resources | None,
 ) -> HeadroomStatus:
-    placement = _template_placement(reservers, manifests, owner)
-    targets = [node.name for node in nodes if placement_problem(placement, node) is None]
+    targets = daemon_targets(_template_placement(reservers, manifests, owner), nodes)
+    excluded = targets.excluded()
     size = slice_size or max(
         (pod.requests for pod in reservers), key=lambda r: (r.cpu, r.memory), default=Resources()
     )
     held: list[str] = []
     in_use: list[InUseNode] = []
     eroded: list[ErodedNode] = []
+    misscheduled: list[OffTargetNode] = []
+    being_removed: list[OffTargetNode] = []
     covered: set[str] = set()
     for pod in reservers:
-        if pod.node is not None:
-            held.append(pod.node)
-            covered.add(pod.node)
-            continue
-        node_name = pod.placement.pinned_node
+        node_name = pod.node or pod.placement.pinned_node
         node = state.get(node_name) if node_name else None
         if node is None:
             continue
+        off = excluded.get(node.name)
+        if off is not None:
+            entry = OffTargetNode(
+                node.name, f"{pod.namespace}/{pod.name}", off.detail, pod.node is not None
+            )
+            (misscheduled if off.keeps_running else being_removed).append(entry)
+            continue
         covered.add(node.name)
+        if pod.node is not None:
+            held.append(pod.node)
+            continue
         bursts = bursting.get(node.name)
         if bursts:
             in_use.append(InUseNode(node.name, tuple(bursts)))
             continue
         eroded.append(ErodedNode(node.name, node.free, _taken_by(node, size)))
-    missing = [name for name in targets if name not in covered]
     return HeadroomStatus(
         name=owner.removeprefix("DaemonSet "),
         slice=size,
-        target_nodes=tuple(targets),
+        target_nodes=targets.names,
         held=tuple(sorted(held)),
         in_use=tuple(sorted(in_use, key=lambda n: n.node)),
         eroded=tuple(sorted(eroded, key=lambda n: n.node)),
-        missing=tuple(missing),
+        missing=tuple(name for name in targets.names if name not in covered),
+        misscheduled=tuple(sorted(misscheduled, key=lambda n: n.node)),
+        being_removed=tuple(sorted(being_removed, key=lambda n: n.node)),
+        not_targeted=targets.not_targeted,
     )
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from cdk8s_headroom.simulate.cluster import MAX_PODS, ClusterFile
+from cdk8s_headroom.simulate.daemon_targets import NotTargeted, render_not_targeted
 from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Resources, Role
 from cdk8s_headroom.simulate.scheduler import ClusterState
@@ -49,6 +50,8 @@ class WhatIfReport:
     """Each buffer placeholder at establishment: the room it holds, or none."""
     refills: tuple[Event, ...] = ()
     """The placeholders whose room was taken, held again where room came back."""
+    not_targeted: Mapping[str, tuple[NotTargeted, ...]] = field(default_factory=dict)
+    """Per reserver DaemonSet, the nodes it puts no pod on (``daemon_targets``)."""
 
     def to_json(self) -> dict[str, object]:
         def usage(snapshot: Usage) -> dict[str, object]:
@@ -61,13 +64,19 @@ class WhatIfReport:
             }
 
         placed = [e for e in self.establishment if e.decision.node is not None]
+        establishment: dict[str, object] = {
+            "running": len(placed),
+            "pending": len(self.establishment) - len(placed),
+            "events": [e.to_json() for e in self.establishment],
+        }
+        if self.not_targeted:
+            establishment["not_targeted"] = {
+                owner: [node.to_json() for node in nodes]
+                for owner, nodes in self.not_targeted.items()
+            }
         document: dict[str, object] = {
             "nodes": self.nodes,
-            "establishment": {
-                "running": len(placed),
-                "pending": len(self.establishment) - len(placed),
-                "events": [e.to_json() for e in self.establishment],
-            },
+            "establishment": establishment,
             "arrivals": [e.to_json() for e in self.arrivals],
             "recreations": [e.to_json() for e in self.recreations],
             "verdict": {v.promise: v.to_json() for v in self.verdicts},
@@ -96,6 +105,11 @@ class WhatIfReport:
         lines += [
             f"  {describe(e)}" for e in self.establishment if e.victims or e.decision.node is None
         ]
+        for owner, nodes in self.not_targeted.items():
+            if len(self.not_targeted) > 1:
+                lines.append(f"  {owner}:")
+            indent = "  " if len(self.not_targeted) > 1 else ""
+            lines += [indent + line for line in render_not_targeted(nodes)]
         if self.buffers:
             homeless = sum(1 for e in self.buffers if e.decision.node is None)
             lines.append(
@@ -253,4 +267,5 @@ def whatif(
         not_simulated=manifests.not_simulated,
         buffers=buffers,
         refills=refills,
+        not_targeted=simulation.not_targeted,
     )

@@ -23,13 +23,13 @@ its possible outcomes), and remaining ties go to the first candidate found.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
-from cdk8s_headroom.vocabulary.placement import Placement, TaintEffect
+from cdk8s_headroom.vocabulary.placement import Placement, Taint, TaintEffect, Toleration
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
@@ -41,7 +41,8 @@ _PRIORITY_SHIFT = 2**31
 """``math.MaxInt32 + 1``: added to each victim priority before summing, so that a node
 with more negative-priority victims does not win just because it has more of them."""
 
-_BLOCKING_EFFECTS = (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE)
+BLOCKING_EFFECTS = (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE)
+"""The taint effects that keep a pod off a node (PreferNoSchedule only scores)."""
 
 _NOT_SELECTED = "node(s) didn't match Pod's node affinity/selector"
 
@@ -138,25 +139,41 @@ class ClusterState:
 
 def placement_problem(placement: Placement, node: Node) -> str | None:
     """Why NodeName, NodeAffinity or TaintToleration reject ``node``, or None."""
-    if placement.pinned_node is not None and placement.pinned_node != node.name:
+    if not selects(placement, node):
         return _NOT_SELECTED
+    taint = next(untolerated_taints(placement.tolerations, node.taints), None)
+    if taint is not None:
+        value = f": {taint.value}" if taint.value else ""
+        return f"node(s) had untolerated taint {{{taint.key}{value}}}"
+    return None
+
+
+def selects(placement: Placement, node: Node) -> bool:
+    """Whether the pinned node, the node selector and the required node affinity admit
+    ``node`` (``nodeaffinity.GetRequiredNodeAffinity(pod).Match``, and NodeName)."""
+    if placement.pinned_node is not None and placement.pinned_node != node.name:
+        return False
     labels = node.labels
     if any(labels.get(key) != value for key, value in placement.node_selector):
-        return _NOT_SELECTED
-    if placement.affinity is not None and not any(
+        return False
+    return placement.affinity is None or any(
         (term.expressions or term.fields)
         and all(r.matches(labels.get(r.key)) for r in term.expressions)
         and all(r.matches(node.name) for r in term.fields)
         for term in placement.affinity
-    ):
-        return _NOT_SELECTED
-    for taint in node.taints:
-        if taint.effect in _BLOCKING_EFFECTS and not any(
-            toleration.tolerates(taint) for toleration in placement.tolerations
-        ):
-            value = f": {taint.value}" if taint.value else ""
-            return f"node(s) had untolerated taint {{{taint.key}{value}}}"
-    return None
+    )
+
+
+def untolerated_taints(
+    tolerations: Sequence[Toleration],
+    taints: Iterable[Taint],
+    effects: Collection[TaintEffect] = BLOCKING_EFFECTS,
+) -> Iterator[Taint]:
+    """The taints of ``effects`` that no toleration tolerates, in the node's order
+    (``v1helper.FindMatchingUntoleratedTaint`` returns the first of them)."""
+    for taint in taints:
+        if taint.effect in effects and not any(t.tolerates(taint) for t in tolerations):
+            yield taint
 
 
 def _fits(request: Resources, node: Node, cpu: int, memory: int, count: int) -> bool:

@@ -29,6 +29,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from cdk8s_headroom.simulate.daemon_targets import (
+    DAEMON_POD_TOLERATIONS,
+    NotTargeted,
+    daemon_pod_placement,
+    daemon_targets,
+)
 from cdk8s_headroom.simulate.model import Pod, Resources, Role
 from cdk8s_headroom.simulate.scheduler import (
     ClusterState,
@@ -39,37 +45,10 @@ from cdk8s_headroom.simulate.scheduler import (
     schedule,
 )
 from cdk8s_headroom.simulate.workloads import Buffer, ClassRegistry, Workload
-from cdk8s_headroom.vocabulary.placement import (
-    Placement,
-    TaintEffect,
-    Toleration,
-    TolerationOperator,
-)
+from cdk8s_headroom.vocabulary.placement import Placement
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy, PriorityClassSpec
 
-DAEMONSET_TOLERATIONS = tuple(
-    Toleration(f"node.kubernetes.io/{key}", TolerationOperator.EXISTS, "", effect)
-    for key, effect in (
-        ("not-ready", TaintEffect.NO_EXECUTE),
-        ("unreachable", TaintEffect.NO_EXECUTE),
-        ("disk-pressure", TaintEffect.NO_SCHEDULE),
-        ("memory-pressure", TaintEffect.NO_SCHEDULE),
-        ("pid-pressure", TaintEffect.NO_SCHEDULE),
-        ("unschedulable", TaintEffect.NO_SCHEDULE),
-    )
-)
-"""The tolerations the DaemonSet controller adds to every DaemonSet pod."""
-
 _SECOND = 10**9
-
-
-def daemonset_placement(daemonset: Workload) -> Placement:
-    """Where the DaemonSet controller puts pods of ``daemonset``: its template's node
-    selector, affinity and tolerations, with the tolerations the controller adds."""
-    template = daemonset.template.placement
-    return Placement(
-        template.node_selector, template.affinity, template.tolerations + DAEMONSET_TOLERATIONS
-    )
 
 
 class Step(Enum):
@@ -135,6 +114,8 @@ class Simulation:
         """Buffer placeholders holding room, ``node`` set but not bound."""
         self.displaced: list[Pod] = []
         """Buffer placeholders without room on the nodes: the autoscaler adds nodes."""
+        self.not_targeted: dict[str, tuple[NotTargeted, ...]] = {}
+        """Per established DaemonSet, the nodes it puts no pod on, in their order."""
         self._clock = max(
             (pod.start_time for pod in state.pods() if pod.start_time is not None), default=0
         )
@@ -223,10 +204,13 @@ class Simulation:
         return [self._hold(pod, Step.REFILL) for pod in displaced]
 
     def establish_daemonset(self, daemonset: Workload) -> list[Event]:
-        """One pod per node that the DaemonSet controller selects (selector, affinity,
-        NoSchedule/NoExecute taints), pinned to it."""
+        """One pod per target node of the DaemonSet (``daemon_targets``), pinned to it."""
         template = daemonset.template
-        wanted = daemonset_placement(daemonset)
+        targets = daemon_targets(
+            daemon_pod_placement(template.placement), (state.node for state in self.state.nodes)
+        )
+        if targets.not_targeted:
+            self.not_targeted[daemonset.ref] = targets.not_targeted
         return [
             self.place(
                 template.instantiate(
@@ -235,12 +219,11 @@ class Simulation:
                     role=Role.HEADROOM,
                     owner=daemonset.ref,
                     pinned_node=node.name,
-                    extra_tolerations=DAEMONSET_TOLERATIONS,
+                    extra_tolerations=DAEMON_POD_TOLERATIONS,
                 ),
                 Step.ESTABLISH,
             )
-            for node in self.state.nodes
-            if placement_problem(wanted, node.node) is None
+            for node in targets.nodes
         ]
 
     def create(self, workload: Workload, count: int, role: Role, step: Step) -> list[Event]:
