@@ -159,7 +159,7 @@ class BurstWorkload(HeadroomWorkload):
             given["memory_limit"], self.memory, rules.Resource.MEMORY, field="memory_limit"
         )
         replicas = given["replicas"]
-        self.replicas = names.int32(replicas, field="replicas", minimum=0)
+        self.replicas = rules.REPLICAS.check(replicas, field="replicas")
         self.max_replicas: int | None = None
         max_replicas = given["max_replicas"]
         if max_replicas is not None:
@@ -167,8 +167,8 @@ class BurstWorkload(HeadroomWorkload):
             counts = {"maxReplicas": self.max_replicas, "replicas": self.replicas}
             rules.MAX_REPLICAS_NOT_BELOW_REPLICAS.check("max_replicas", max_replicas, **counts)
             rules.REPLICAS_WITH_AUTOSCALER.check("replicas", replicas, **counts)
-        self.target_cpu_utilization = names.int32(
-            given["target_cpu_utilization"], field="target_cpu_utilization", minimum=1, maximum=100
+        self.target_cpu_utilization = rules.PERCENT.check(
+            given["target_cpu_utilization"], field="target_cpu_utilization"
         )
         self.command = _strings(given["command"], field="command")
         self.args = _strings(given["args"], field="args")
@@ -180,7 +180,7 @@ class BurstWorkload(HeadroomWorkload):
                 "one of ImagePullPolicy.IF_NOT_PRESENT, ALWAYS, NEVER",
             )
         self.image_pull_policy = image_pull_policy
-        self.run_as_user = names.int32(given["run_as_user"], field="run_as_user", minimum=1)
+        self.run_as_user = rules.POSITIVE.check(given["run_as_user"], field="run_as_user")
 
         super().__init__(
             scope,

@@ -273,10 +273,10 @@ class CapacityBuffer(HeadroomConstruct):
             f"{workload.name}-buffer" if name is None else name, field="name"
         )
         self.replicas = (
-            None if replicas is None else names.int32(replicas, field="replicas", minimum=0)
+            None if replicas is None else rules.REPLICAS.check(replicas, field="replicas")
         )
         self.percentage = (
-            None if percentage is None else names.int32(percentage, field="percentage", minimum=0)
+            None if percentage is None else rules.REPLICAS.check(percentage, field="percentage")
         )
         counts = {"percentage": self.percentage, "replicas": self.replicas}
         rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE.check(
