@@ -14,6 +14,7 @@ props with their defaults, which the chart generator reads too).
 
 from __future__ import annotations
 
+import functools
 import inspect  # already imported by dataclasses: free for the simulator
 import sys
 from collections.abc import Callable, Mapping
@@ -26,12 +27,21 @@ if sys.version_info >= (3, 11):
 else:  # the quickstart promises Python 3.10
     from typing_extensions import Required, TypedDict, Unpack
 
-__all__ = ["Required", "TypedDict", "Unpack", "check_props", "spelled_out", "with_defaults"]
+__all__ = [
+    "Required",
+    "TypedDict",
+    "Unpack",
+    "check_props",
+    "required",
+    "spelled_out",
+    "with_defaults",
+]
 
 _Props = TypeVar("_Props", bound=Mapping[str, object])
 _Function = TypeVar("_Function", bound=Callable[..., Any])
 
 
+@functools.cache  # asked on every construction; reading the hints costs ~0.1 ms
 def required(props: object) -> tuple[str, ...]:
     """The keys a ``total=False`` ``TypedDict`` marks ``Required``, in the order written.
 
@@ -45,15 +55,20 @@ def required(props: object) -> tuple[str, ...]:
 def check_props(given: Mapping[str, object], *, of: Callable[..., object]) -> None:
     """Refuses a keyword in ``given`` that ``of`` (a ``spelled_out`` function) does not
     take; the message lists its keyword-only parameters."""
-    takes = [
-        name
-        for name, parameter in inspect.signature(of).parameters.items()
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
+    takes = _keywords(of)
     for prop, value in given.items():
         if prop not in takes:
             name = of.__qualname__.removesuffix(".__init__")
             raise HeadroomConfigError(prop, value, f"no such prop; {name} takes {sorted(takes)}")
+
+
+@functools.cache  # asked on every construction, like ``required``
+def _keywords(function: Callable[..., object]) -> frozenset[str]:
+    return frozenset(
+        name
+        for name, parameter in inspect.signature(function).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    )
 
 
 def with_defaults(given: _Props, defaults: Mapping[str, object]) -> _Props:
