@@ -18,14 +18,14 @@ import functools
 import inspect  # already imported by dataclasses: free for the simulator
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, cast, get_origin, get_type_hints
+from typing import Any, TypeVar, cast, get_origin
 
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 if sys.version_info >= (3, 11):
-    from typing import Required, TypedDict, Unpack
-else:  # the quickstart promises Python 3.10
-    from typing_extensions import Required, TypedDict, Unpack
+    from typing import Required, TypedDict, Unpack, get_type_hints
+else:  # the quickstart promises Python 3.10; its typing would not strip Required
+    from typing_extensions import Required, TypedDict, Unpack, get_type_hints
 
 __all__ = [
     "Required",
@@ -48,7 +48,7 @@ def required(props: object) -> tuple[str, ...]:
     Read from the hints: under ``from __future__ import annotations`` the class's own
     ``__required_keys__`` misses them (Python 3.11's ``typing`` sees a string, not
     ``Required``)."""
-    hints = get_type_hints(props, include_extras=True)
+    hints: dict[str, Any] = get_type_hints(props, include_extras=True)
     return tuple(key for key, hint in hints.items() if get_origin(hint) is Required)
 
 
