@@ -7,12 +7,16 @@ import pytest
 
 from cdk8s_headroom import (
     BurstWorkload,
+    CapacityBufferForm,
     HeadroomConfigError,
     ImagePullPolicy,
+    NodeHeadroom,
     TaintEffect,
     Toleration,
     TolerationOperator,
 )
+from cdk8s_headroom.helm.values import VALUES
+from cdk8s_headroom.vocabulary import rules
 from tests.conftest import chart_with_classes, find, find_all, pod_spec
 
 
@@ -135,3 +139,41 @@ def test_pull_policy_can_be_forced(chart: Any, synth: Any) -> None:
         find(burst(chart, synth, image_pull_policy=ImagePullPolicy.ALWAYS), "Deployment")
     )
     assert spec["containers"][0]["imagePullPolicy"] == "Always"
+
+
+def _integer_values() -> list[tuple[str, str, rules.IntRange]]:
+    """(chart value path, library prop, range) of each integer a burst workload item or
+    its buffer takes in the chart."""
+    return [
+        (value.path, value.prop, value.rule)
+        for value in VALUES
+        if value.path.startswith("burstWorkloads[].")
+        and isinstance(value.rule, rules.IntRange)
+        and value.prop is not None
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "prop", "bounds"), _integer_values(), ids=[v[0] for v in _integer_values()]
+)
+@pytest.mark.parametrize("side", ["below", "above"])
+def test_the_library_bounds_each_integer_as_the_chart_does(
+    path: str, prop: str, bounds: rules.IntRange, side: str
+) -> None:
+    # GIVEN a value just outside the range the chart's schema and templates check
+    bad = bounds.minimum - 1 if side == "below" else bounds.maximum + 1
+    headroom = NodeHeadroom(chart_with_classes(), "headroom", cpu="1", memory="1Gi")
+    workload = {"image": "nginx:1", "cpu": "500m", "memory": "512Mi"}
+
+    # WHEN the library is given it for the same prop
+    with pytest.raises(HeadroomConfigError) as raised:
+        if ".buffer." in path:
+            buffer = {"form": CapacityBufferForm.SCALABLE, prop: bad}
+            headroom.add_capacity_buffer(headroom.add_burst_workload("api", **workload), **buffer)
+        else:
+            headroom.add_burst_workload("api", **workload, **{prop: bad})
+
+    # THEN it refuses it by name with the range's own words, as the chart does
+    assert raised.value.field.endswith(f".{prop}")
+    assert raised.value.value == bad
+    assert raised.value.allowed == bounds.allowed

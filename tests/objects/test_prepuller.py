@@ -10,6 +10,7 @@ from cdk8s import Testing as K8sTesting
 
 from cdk8s_headroom import (
     HeadroomConfigError,
+    HeadroomPriorityClasses,
     KarpenterNodePool,
     NodeHeadroom,
     NodeSelectorOperator,
@@ -18,6 +19,7 @@ from cdk8s_headroom import (
     Toleration,
     TolerationOperator,
 )
+from cdk8s_headroom.objects.app_checks import validate_app
 from cdk8s_headroom.objects.prepuller import NOOP, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.vocabulary.pod_security import check_object
 from tests.conftest import Manifest, find, iter_containers, pod_spec
@@ -220,3 +222,33 @@ def test_a_bad_prepuller_image_is_refused_by_name(prop: str) -> None:
     assert raised.value.field == prop
     assert "'Bad Image!'" in str(raised.value)
     assert chart.node.children == []
+
+
+def test_a_standalone_prepuller_must_reference_a_class_the_app_knows() -> None:
+    # GIVEN a pre-puller on its own, whose class the app neither emits nor declares
+    chart = K8sTesting.chart()
+    ImagePrepuller(chart, "p", name="pull", priority_class_name="nowhere", images=["nginx:1"])
+
+    # WHEN the whole-app checks run, as they do for the reserver and burst workloads
+    with pytest.raises(HeadroomConfigError) as raised:
+        validate_app(chart.node.root)
+
+    # THEN they refuse the class by the pre-puller's path
+    assert raised.value.field.endswith("p.priority_class_name")
+    assert raised.value.value == "nowhere"
+
+
+def test_a_toleration_added_after_construction_reaches_the_prepuller() -> None:
+    # GIVEN a pre-puller, and a toleration added once it is in the tree
+    chart = K8sTesting.chart()
+    HeadroomPriorityClasses(chart, "classes")
+    prepuller = ImagePrepuller(chart, "p", name="pull", priority_class_name="headroom-reserve")
+    toleration = Toleration("gpu", TolerationOperator.EXISTS)
+    prepuller.add_toleration(toleration)
+
+    # WHEN the chart is synthesized
+    objects = list(K8sTesting.synth(chart))
+
+    # THEN the DaemonSet's pods tolerate it
+    pod = pod_spec(find(objects, "DaemonSet", "pull"))
+    assert pod["tolerations"] == [{"key": "gpu", "operator": "Exists"}]

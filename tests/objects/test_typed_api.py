@@ -1,14 +1,33 @@
-"""add_burst_workload is typed: mypy checks a consumer's props, and they are BurstWorkload's."""
+"""The props are typed and declared once: mypy checks a consumer's props, ``inspect``
+shows them, and a misspelt one is refused by name."""
 
 from __future__ import annotations
 
 import inspect
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import get_origin, get_type_hints
+from typing import Any, get_origin, get_type_hints
 
-from cdk8s_headroom import BurstWorkload, BurstWorkloadProps
+import cdk8s
+import pytest
+
+from cdk8s_headroom import (
+    BurstWorkload,
+    BurstWorkloadProps,
+    CapacityBuffer,
+    CapacityBufferForm,
+    CapacityBufferVersion,
+    HeadroomConfigError,
+    HeadroomPriorityClasses,
+    HeadroomReserver,
+    ImagePrepuller,
+    ImagePullPolicy,
+    ModelClasses,
+    NodeHeadroom,
+    PlacementOptions,
+)
 from cdk8s_headroom.objects.burst import Required
 from tests.conftest import ROOT
 
@@ -16,23 +35,138 @@ HEADROOM_SETS = {"priority_class_name"}
 """The BurstWorkload props that NodeHeadroom sets itself."""
 
 
-def test_the_typed_props_are_burst_workloads_props_but_the_class() -> None:
+def test_the_signature_inspect_shows_is_the_typed_props_and_the_class() -> None:
+    # GIVEN the one declaration of a burst workload's props, which __init__ unpacks
     props = get_type_hints(BurstWorkloadProps, include_extras=True)
-    signature = inspect.signature(BurstWorkload.__init__)
-    hints = get_type_hints(BurstWorkload.__init__)
+
+    # WHEN inspect reads the constructor (as help() and the chart generator do)
+    parameters = inspect.signature(BurstWorkload.__init__).parameters
     keyword_only = {
         name: parameter
-        for name, parameter in signature.parameters.items()
+        for name, parameter in parameters.items()
         if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name not in HEADROOM_SETS
     }
+
+    # THEN it shows every prop with its type, required where the props say Required
     assert set(props) == set(keyword_only)
+    assert set(PlacementOptions.__annotations__) < set(keyword_only)
     required = {name for name, hint in props.items() if get_origin(hint) is Required}
+    assert required == {"image", "cpu", "memory"}
     assert required == {
         name for name, p in keyword_only.items() if p.default is inspect.Parameter.empty
     }
     for name, hint in props.items():
         bare = hint.__args__[0] if name in required else hint
-        assert bare == hints[name], name
+        assert keyword_only[name].annotation == bare, name
+
+
+def test_the_signatures_show_the_documented_defaults() -> None:
+    # GIVEN constructors that unpack their props (the chart generator reads these defaults)
+    burst = inspect.signature(BurstWorkload.__init__).parameters
+    buffer = inspect.signature(CapacityBuffer.__init__).parameters
+    reserver = inspect.signature(HeadroomReserver.__init__).parameters
+
+    # THEN each default is the one the docstrings state
+    assert burst["replicas"].default == 1
+    assert burst["image_pull_policy"].default is ImagePullPolicy.IF_NOT_PRESENT
+    assert burst["run_as_user"].default == 65534
+    assert burst["target_cpu_utilization"].default == 80
+    assert buffer["form"].default is CapacityBufferForm.POD_TEMPLATE
+    assert buffer["api_version"].default is CapacityBufferVersion.V1BETA1
+    assert reserver["namespace"].default == "default"
+    assert reserver["tolerations"].default == ()
+
+
+def _chart() -> cdk8s.Chart:
+    return cdk8s.Chart(cdk8s.App(), "chart")
+
+
+def _headroom() -> NodeHeadroom:
+    return NodeHeadroom(_chart(), "headroom", cpu="1", memory="1Gi")
+
+
+MISSPELT: dict[str, tuple[Callable[[Any], object], str, set[str]]] = {
+    "HeadroomReserver": (
+        lambda bad: HeadroomReserver(_chart(), "r", cpu="1", memory="1Gi", **bad),
+        "HeadroomReserver",
+        {"cpu", "task", "node_pool", "labels"},
+    ),
+    "ImagePrepuller": (
+        lambda bad: ImagePrepuller(_chart(), "p", name="p", priority_class_name="c", **bad),
+        "ImagePrepuller",
+        {"images", "tools_image", "node_selector"},
+    ),
+    "BurstWorkload": (
+        lambda bad: BurstWorkload(_chart(), "b", image="nginx:1", cpu="1", memory="1Gi", **bad),
+        "BurstWorkload",
+        {"priority_class_name", "replicas", "node_affinity"},
+    ),
+    "add_burst_workload": (
+        lambda bad: _headroom().add_burst_workload(
+            "b", image="nginx:1", cpu="1", memory="1Gi", **bad
+        ),
+        "BurstWorkload",
+        {"replicas", "tolerations"},
+    ),
+    "NodeHeadroom": (
+        lambda bad: NodeHeadroom(_chart(), "h", cpu="1", memory="1Gi", **bad),
+        "NodeHeadroom",
+        {"model", "reserver_name", "namespace"},
+    ),
+    "add_capacity_buffer": (
+        lambda bad: (h := _headroom()).add_capacity_buffer(
+            h.add_burst_workload("b", image="nginx:1", cpu="1", memory="1Gi"), **bad
+        ),
+        "NodeHeadroom.add_capacity_buffer",
+        {"replicas", "form", "api_version"},
+    ),
+    "CapacityBuffer": (
+        lambda bad: CapacityBuffer(
+            (h := _headroom()),
+            "buffer",
+            workload=h.add_burst_workload("b", image="nginx:1", cpu="1", memory="1Gi"),
+            **bad,
+        ),
+        "CapacityBuffer",
+        {"workload", "labels", "replicas"},
+    ),
+    "HeadroomPriorityClasses": (
+        lambda bad: HeadroomPriorityClasses(_chart(), "classes", **bad),
+        "HeadroomPriorityClasses",
+        {"model", "headroom_value"},
+    ),
+    "ModelClasses.of": (
+        lambda bad: ModelClasses.of(**bad),
+        "ModelClasses.of",
+        {"headroom_class_name", "default_value"},
+    ),
+}
+
+
+@pytest.mark.parametrize("call", MISSPELT, ids=list(MISSPELT))
+def test_a_misspelt_prop_is_refused_by_name_listing_the_valid_ones(call: str) -> None:
+    construct, takes, some_valid = MISSPELT[call]
+
+    # WHEN a call is given a prop no declaration has
+    with pytest.raises(HeadroomConfigError) as raised:
+        construct({"replica": 3})
+
+    # THEN the error names it and its value, and lists the props the call takes
+    error = raised.value
+    assert error.field.rsplit(".", 1)[-1] == "replica"
+    assert error.value == 3
+    assert error.allowed.startswith(f"no such prop; {takes} takes [")
+    for prop in some_valid:
+        assert repr(prop) in error.allowed, prop
+
+
+def test_a_burst_workload_without_a_required_prop_is_refused_by_name() -> None:
+    with pytest.raises(HeadroomConfigError) as raised:
+        BurstWorkload(_chart(), "b", image="nginx:1", cpu="1")
+    assert (raised.value.field, raised.value.allowed) == (
+        "memory",
+        "a value: every burst workload needs one",
+    )
 
 
 CONSUMER = """

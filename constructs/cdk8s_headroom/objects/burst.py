@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.objects.app_checks import template_priority_class
-from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, rules, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT, workload_labels
-from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tolerations
-from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Toleration
-from cdk8s_headroom.vocabulary.priority_models import class_name
+from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT
+from cdk8s_headroom.vocabulary.priority_models import DEFAULT_BURST_CLASS
+from cdk8s_headroom.vocabulary.props import (
+    Required,
+    Unpack,
+    check_props,
+    required,
+    spelled_out,
+    with_defaults,
+)
 from cdk8s_headroom.vocabulary.quantity import (
     QuantityLike,
     memory_quantity,
@@ -28,11 +31,6 @@ from cdk8s_headroom.vocabulary.quantity import (
     quantity_text,
 )
 from cdk8s_headroom.vocabulary.reserver_task import check_image
-
-if sys.version_info >= (3, 11):
-    from typing import Required, TypedDict
-else:  # the quickstart promises Python 3.10
-    from typing_extensions import Required, TypedDict
 
 
 class ImagePullPolicy(Enum):
@@ -53,17 +51,10 @@ def _strings(value: Sequence[str], *, field: str) -> list[str]:
     return [names.text(item, field=field) for item in value]
 
 
-class BurstWorkloadProps(TypedDict, total=False):
-    """The props of ``NodeHeadroom.add_burst_workload``: those of ``BurstWorkload`` (see
-    its Args for each one's meaning and default) but ``priority_class_name``, which the
-    headroom sets. ``image``, ``cpu`` and ``memory`` are required.
+class BurstWorkloadOptions(PlacementOptions, total=False):
+    """The props of a burst workload that have defaults (see ``BurstWorkload``'s Args
+    and ``PlacementOptions`` for each one's meaning and default)."""
 
-    Typed for ``Unpack``, so ``mypy`` and editors check and complete a consumer's calls.
-    """
-
-    image: Required[str]
-    cpu: Required[QuantityLike]
-    memory: Required[QuantityLike]
     replicas: int
     cpu_limit: QuantityLike | None
     memory_limit: QuantityLike | None
@@ -71,19 +62,50 @@ class BurstWorkloadProps(TypedDict, total=False):
     args: Sequence[str]
     name: str | None
     container_name: str | None
-    namespace: str
     image_pull_policy: ImagePullPolicy
     run_as_user: int
-    node_pool: INodePool | None
-    node_selector: Mapping[str, str] | None
-    tolerations: Sequence[Toleration]
-    node_affinity: Sequence[NodeSelectorRequirement]
     max_replicas: int | None
     target_cpu_utilization: int
-    labels: Mapping[str, str] | None
 
 
-class BurstWorkload(HeadroomConstruct):
+class BurstWorkloadProps(BurstWorkloadOptions, total=False):
+    """The props of ``BurstWorkload`` but ``priority_class_name``, which is also those of
+    ``NodeHeadroom.add_burst_workload`` (the headroom sets the class). ``image``, ``cpu``
+    and ``memory`` are required.
+
+    Typed for ``Unpack``, so ``mypy`` and editors check and complete a consumer's calls.
+    """
+
+    image: Required[str]
+    cpu: Required[QuantityLike]
+    memory: Required[QuantityLike]
+
+
+BURST_DEFAULTS: BurstWorkloadOptions = {
+    **PLACEMENT_DEFAULTS,
+    "replicas": 1,
+    "cpu_limit": None,
+    "memory_limit": None,
+    "command": (),
+    "args": (),
+    "name": None,
+    "container_name": None,
+    "image_pull_policy": ImagePullPolicy.IF_NOT_PRESENT,
+    "run_as_user": security_context.NOBODY_UID,
+    "max_replicas": None,
+    "target_cpu_utilization": 80,
+}
+
+
+def check_burst_props(props: Mapping[str, object]) -> None:
+    """Refuses a prop ``BurstWorkload`` does not take, and a missing required one."""
+    check_props(props, of=BurstWorkload.__init__)
+    for prop in required(BurstWorkloadProps):
+        if prop not in props:
+            raise HeadroomConfigError(prop, None, "a value: every burst workload needs one")
+
+
+class BurstWorkload(HeadroomWorkload):
     """A burst-critical Deployment, optionally with a HorizontalPodAutoscaler.
 
     Its pods carry the burst PriorityClass, so the scheduler preempts headroom pods to
@@ -102,71 +124,55 @@ class BurstWorkload(HeadroomConstruct):
         args: the arguments. Default: the image's.
         name: the Deployment's name, a DNS-1123 label. Default: the construct id.
         container_name: default: ``name``.
-        namespace: default: ``default``.
         priority_class_name: default: ``burst-critical``.
         image_pull_policy: default: ``ImagePullPolicy.IF_NOT_PRESENT``.
         run_as_user: a non-zero user id. Default: 65534 (``nobody``).
-        node_pool: the pool to run on; it should be the headroom's. Default: any node.
-        node_selector: extra node labels to match. Default: none.
-        tolerations: extra tolerations. Default: none.
-        node_affinity: required node affinity, all terms ANDed. Default: none.
         max_replicas: add an HPA scaling from ``replicas`` to this. Default: no HPA.
         target_cpu_utilization: the HPA's target, in percent of the request. Default: 80.
-        labels: extra labels on the Deployment and its pods. Default: none.
+        placement: ``PlacementOptions``: the namespace, the pool to run on (it should
+            be the headroom's), node selector, tolerations, node affinity and labels.
     """
 
+    @spelled_out(BurstWorkloadProps, BURST_DEFAULTS)
     def __init__(
         self,
         scope: Construct,
         id: str,
         *,
-        image: str,
-        cpu: QuantityLike,
-        memory: QuantityLike,
-        replicas: int = 1,
-        cpu_limit: QuantityLike | None = None,
-        memory_limit: QuantityLike | None = None,
-        command: Sequence[str] = (),
-        args: Sequence[str] = (),
-        name: str | None = None,
-        container_name: str | None = None,
-        namespace: str = "default",
-        priority_class_name: str = "burst-critical",
-        image_pull_policy: ImagePullPolicy = ImagePullPolicy.IF_NOT_PRESENT,
-        run_as_user: int = security_context.NOBODY_UID,
-        node_pool: INodePool | None = None,
-        node_selector: Mapping[str, str] | None = None,
-        tolerations: Sequence[Toleration] = (),
-        node_affinity: Sequence[NodeSelectorRequirement] = (),
-        max_replicas: int | None = None,
-        target_cpu_utilization: int = 80,
-        labels: Mapping[str, str] | None = None,
+        priority_class_name: str = DEFAULT_BURST_CLASS,
+        **props: Unpack[BurstWorkloadProps],
     ) -> None:
-        self.name = names.dns_label(id if name is None else name, field="name")
+        check_burst_props(props)
+        given = with_defaults(props, BURST_DEFAULTS)
+        name = names.dns_label(id if given["name"] is None else given["name"], field="name")
         self.container_name = names.dns_label(
-            self.name if container_name is None else container_name, field="container_name"
+            name if given["container_name"] is None else given["container_name"],
+            field="container_name",
         )
-        self.image = check_image(image, field="image")
-        self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
-        self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
-        self.cpu_limit = self._limit(cpu_limit, self.cpu, rules.Resource.CPU, field="cpu_limit")
+        self.image = check_image(given["image"], field="image")
+        self.cpu, self.cpu_cores = positive_quantity(given["cpu"], field="cpu")
+        self.memory, self.memory_bytes = memory_quantity(given["memory"], field="memory")
+        self.cpu_limit = self._limit(
+            given["cpu_limit"], self.cpu, rules.Resource.CPU, field="cpu_limit"
+        )
         self.memory_limit = self._limit(
-            memory_limit, self.memory, rules.Resource.MEMORY, field="memory_limit"
+            given["memory_limit"], self.memory, rules.Resource.MEMORY, field="memory_limit"
         )
-        self.replicas = names.int32(replicas, field="replicas", minimum=0)
+        replicas = given["replicas"]
+        self.replicas = rules.REPLICAS.check(replicas, field="replicas")
         self.max_replicas: int | None = None
+        max_replicas = given["max_replicas"]
         if max_replicas is not None:
             self.max_replicas = rules.POSITIVE.check(max_replicas, field="max_replicas")
             counts = {"maxReplicas": self.max_replicas, "replicas": self.replicas}
             rules.MAX_REPLICAS_NOT_BELOW_REPLICAS.check("max_replicas", max_replicas, **counts)
             rules.REPLICAS_WITH_AUTOSCALER.check("replicas", replicas, **counts)
-        self.target_cpu_utilization = names.int32(
-            target_cpu_utilization, field="target_cpu_utilization", minimum=1, maximum=100
+        self.target_cpu_utilization = rules.PERCENT.check(
+            given["target_cpu_utilization"], field="target_cpu_utilization"
         )
-        self.command = _strings(command, field="command")
-        self.args = _strings(args, field="args")
-        self.namespace = names.dns_label(namespace, field="namespace")
-        self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
+        self.command = _strings(given["command"], field="command")
+        self.args = _strings(given["args"], field="args")
+        image_pull_policy = given["image_pull_policy"]
         if not isinstance(image_pull_policy, ImagePullPolicy):
             raise HeadroomConfigError(
                 "image_pull_policy",
@@ -174,28 +180,16 @@ class BurstWorkload(HeadroomConstruct):
                 "one of ImagePullPolicy.IF_NOT_PRESENT, ALWAYS, NEVER",
             )
         self.image_pull_policy = image_pull_policy
-        self.run_as_user = names.int32(run_as_user, field="run_as_user", minimum=1)
-        self.targeting = Targeting.of(
-            node_pool=node_pool,
-            node_selector=node_selector,
-            tolerations=tolerations,
-            node_affinity=node_affinity,
-        )
-        self.labels = {
-            **names.labels(labels, field="labels"),
-            **workload_labels(self.name, BURST_COMPONENT),
-        }
+        self.run_as_user = rules.POSITIVE.check(given["run_as_user"], field="run_as_user")
 
-        super().__init__(scope, id)
-        metadata = cdk8s.ApiObjectMetadata(
-            name=self.name, namespace=self.namespace, labels=self.labels
-        )
-        self.resource = RenderedApiObject(
-            self,
-            "Resource",
-            api_version="apps/v1",
+        super().__init__(
+            scope,
+            id,
             kind="Deployment",
-            metadata=metadata,
+            name=name,
+            component=BURST_COMPONENT,
+            priority_class_name=priority_class_name,
+            placement=props,
             render=self._render,
         )
         self.autoscaler: RenderedApiObject | None = None
@@ -205,9 +199,7 @@ class BurstWorkload(HeadroomConstruct):
                 "Autoscaler",
                 api_version="autoscaling/v2",
                 kind="HorizontalPodAutoscaler",
-                metadata=cdk8s.ApiObjectMetadata(
-                    name=self.name, namespace=self.namespace, labels=self.labels
-                ),
+                metadata=self.metadata(),
                 render=self._render_autoscaler,
             )
 
@@ -234,14 +226,6 @@ class BurstWorkload(HeadroomConstruct):
         return (
             parse_quantity(self.cpu_limit, field="cpu_limit"),
             parse_quantity(self.memory_limit, field="memory_limit"),
-        )
-
-    def add_toleration(self, toleration: Toleration) -> None:
-        """Lets the workload onto nodes with a matching taint; the ``tolerations`` prop,
-        one call later. Reaches the output even after construction (rendered at synthesis).
-        """
-        self.targeting = self.targeting.with_tolerations(
-            check_tolerations([toleration], field="toleration")
         )
 
     def _render(self) -> Any:
@@ -302,6 +286,3 @@ class BurstWorkload(HeadroomConstruct):
                 ],
             }
         }
-
-    def priority_class_referenced(self) -> object:
-        return template_priority_class(self.resource, self.priority_class_name)

@@ -37,6 +37,13 @@ from cdk8s_headroom.vocabulary.placement import (
     NodeSelectorRequirement,
     TaintEffect,
 )
+from cdk8s_headroom.vocabulary.props import (
+    TypedDict,
+    Unpack,
+    check_props,
+    spelled_out,
+    with_defaults,
+)
 from cdk8s_headroom.vocabulary.quantity import QuantityLike, positive_quantity
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE
 
@@ -171,6 +178,29 @@ class BufferHold:
         )
 
 
+class CapacityBufferOptions(TypedDict, total=False):
+    """The props of ``CapacityBuffer`` but ``workload`` and ``labels`` (see its Args for
+    each one's meaning and default), which are those of
+    ``NodeHeadroom.add_capacity_buffer`` too (the headroom gives its labels)."""
+
+    form: CapacityBufferForm
+    replicas: int | None
+    percentage: int | None
+    limits: Mapping[str, QuantityLike] | None
+    api_version: CapacityBufferVersion
+    name: str | None
+
+
+BUFFER_DEFAULTS: CapacityBufferOptions = {
+    "form": CapacityBufferForm.POD_TEMPLATE,
+    "replicas": None,
+    "percentage": None,
+    "limits": None,
+    "api_version": CapacityBufferVersion.V1BETA1,
+    "name": None,
+}
+
+
 class CapacityBuffer(HeadroomConstruct):
     """A ``CapacityBuffer`` for a burst workload: room for copies of its pod, kept free by
     the autoscaler (and, in the pod-template form, the ``PodTemplate`` it names).
@@ -209,20 +239,20 @@ class CapacityBuffer(HeadroomConstruct):
             admit can take the room, so P1 does not hold for it.
     """
 
+    @spelled_out(CapacityBufferOptions, BUFFER_DEFAULTS)
     def __init__(
         self,
         scope: Construct,
         id: str,
         *,
         workload: BurstWorkload,
-        form: CapacityBufferForm = CapacityBufferForm.POD_TEMPLATE,
-        replicas: int | None = None,
-        percentage: int | None = None,
-        limits: Mapping[str, QuantityLike] | None = None,
-        api_version: CapacityBufferVersion = CapacityBufferVersion.V1BETA1,
-        name: str | None = None,
         labels: Mapping[str, str] | None = None,
+        **options: Unpack[CapacityBufferOptions],
     ) -> None:
+        check_props(options, of=CapacityBuffer.__init__)
+        given = with_defaults(options, BUFFER_DEFAULTS)
+        form, api_version = given["form"], given["api_version"]
+        replicas, percentage, name = given["replicas"], given["percentage"], given["name"]
         if not isinstance(workload, BurstWorkload):
             raise HeadroomConfigError("workload", workload, "a BurstWorkload")
         if not isinstance(form, CapacityBufferForm):
@@ -243,17 +273,17 @@ class CapacityBuffer(HeadroomConstruct):
             f"{workload.name}-buffer" if name is None else name, field="name"
         )
         self.replicas = (
-            None if replicas is None else names.int32(replicas, field="replicas", minimum=0)
+            None if replicas is None else rules.REPLICAS.check(replicas, field="replicas")
         )
         self.percentage = (
-            None if percentage is None else names.int32(percentage, field="percentage", minimum=0)
+            None if percentage is None else rules.REPLICAS.check(percentage, field="percentage")
         )
         counts = {"percentage": self.percentage, "replicas": self.replicas}
         rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE.check(
             "percentage", percentage, form=form.value, **counts
         )
         rules.BUFFER_ONE_COUNT.check("percentage", percentage, **counts)
-        self.limits = _limits(limits)
+        self.limits = _limits(given["limits"])
         rules.BUFFER_NEEDS_COUNT.check("replicas", None, limits=list(self.limits), **counts)
         pool = workload.targeting.pool
         check_not_on_auto_mode(workload.targeting)

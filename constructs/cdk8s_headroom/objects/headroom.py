@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import inspect
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
@@ -12,16 +10,20 @@ from typing import Any
 from constructs import Construct
 
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
-from cdk8s_headroom.objects.burst import BurstWorkload, BurstWorkloadProps
-from cdk8s_headroom.objects.capacity_buffer import CapacityBuffer, CapacityBufferForm
+from cdk8s_headroom.objects.burst import BurstWorkload, BurstWorkloadProps, check_burst_props
+from cdk8s_headroom.objects.capacity_buffer import (
+    BUFFER_DEFAULTS,
+    CapacityBuffer,
+    CapacityBufferOptions,
+)
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.headroom_cost import HeadroomSummary
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import HeadroomReserver, default_reserver_name
+from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, PlacementOptions
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import names, rules
-from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, warn
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tolerations
 from cdk8s_headroom.vocabulary.node_sizes import (
@@ -29,13 +31,9 @@ from cdk8s_headroom.vocabulary.node_sizes import (
     NodeSize,
     check_slice_fits,
 )
-from cdk8s_headroom.vocabulary.placement import (
-    DEFAULT_DEDICATED_TAINT,
-    NodeSelectorRequirement,
-    Taint,
-    Toleration,
-)
+from cdk8s_headroom.vocabulary.placement import DEFAULT_DEDICATED_TAINT, Taint
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel, check_model
+from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out, with_defaults
 from cdk8s_headroom.vocabulary.quantity import (
     QuantityLike,
     format_cpu,
@@ -45,11 +43,6 @@ from cdk8s_headroom.vocabulary.quantity import (
     quantity_text,
 )
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, ReserverTask, check_image
-
-if sys.version_info >= (3, 11):
-    from typing import Unpack
-else:  # the quickstart promises Python 3.10
-    from typing_extensions import Unpack
 
 _CLASSES_FOR = {
     PriorityModel.GUARDED: (PriorityModel.GUARDED,),
@@ -62,12 +55,6 @@ ordinary pods away whatever the cluster's default class. A GUARDED headroom need
 default class that only GUARDED classes have."""
 
 _TARGETING_PROPS = ("node_pool", "node_selector", "node_affinity")
-_BURST_PROPS = frozenset(
-    name
-    for name, parameter in inspect.signature(BurstWorkload.__init__).parameters.items()
-    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-)
-_REQUIRED_BURST_PROPS = ("image", "cpu", "memory")
 
 
 class NodeHeadroom(HeadroomConstruct):
@@ -85,13 +72,6 @@ class NodeHeadroom(HeadroomConstruct):
             (``add_capacity_buffer``; synthesis fails without one).
         memory: the memory slice per node, e.g. ``"512Mi"``. Default: none.
         model: default: ``PriorityModel.GUARDED``.
-        node_pool: the pool to reserve on; burst workloads target it too. Required
-            for DEDICATED_POOL. A ``KarpenterNodePool`` (emitted) or
-            ``KarpenterNodePool.from_name`` (referenced) also gives the pool's node
-            sizes: a slice that does not fit on its smallest node is an error.
-            Default: every node, as in the seed.
-        namespace: of the reserver and, by default, of the burst workloads.
-            Default: ``default``.
         priority_classes: classes shared with other ``NodeHeadroom`` s (PriorityClasses
             are cluster-scoped; share one instance per cluster). Their model must be
             ``model``, or GUARDED for a DEDICATED_POOL headroom, so that a cluster with
@@ -105,14 +85,10 @@ class NodeHeadroom(HeadroomConstruct):
             reserver (slices only). Default: ``False``.
         reserver_name: default: ``headroom-reserver``, or ``headroom-reserver-<pool>``
             with a ``node_pool``.
-        node_selector: extra node labels for the reserver and bursts. Default: none.
-        tolerations: extra tolerations for the reserver. Default: none.
-        node_affinity: required node affinity for the reserver and bursts. Default: none.
         dedicated_taint: the pool's taint under DEDICATED_POOL, which only the reserver
             and the burst workloads tolerate. An emitted ``KarpenterNodePool`` gets it
             added; a referenced pool must already carry and declare it.
             Default: ``headroom.cdk8s.io/burst=true:NoSchedule``.
-        labels: extra labels on the reserver and the burst workloads. Default: none.
         drift_on_change: on an emitted ``KarpenterNodePool`` only: write the room this
             headroom needs on each node (its slice; the pre-puller requests nothing) into
             the pool template's annotation ``headroom.cdk8s.io/node-room``. Karpenter's
@@ -126,8 +102,16 @@ class NodeHeadroom(HeadroomConstruct):
         prepull_pause_image: with ``prepull_burst_images``: the pre-puller's container
             that keeps its pod running, e.g. from a mirror.
             Default: ``registry.k8s.io/pause:3.10``.
+        placement: ``PlacementOptions``, of the reserver and the pre-puller. Burst
+            workloads get the namespace, labels, pool, node selector and node affinity
+            by default (they must select the same nodes), but not the tolerations.
+            ``node_pool`` is required for DEDICATED_POOL; a ``KarpenterNodePool``
+            (emitted) or ``KarpenterNodePool.from_name`` (referenced) also gives the
+            pool's node sizes: a slice that does not fit on its smallest node is an
+            error.
     """
 
+    @spelled_out(PlacementOptions, PLACEMENT_DEFAULTS)
     def __init__(
         self,
         scope: Construct,
@@ -136,21 +120,19 @@ class NodeHeadroom(HeadroomConstruct):
         cpu: QuantityLike | None = None,
         memory: QuantityLike | None = None,
         model: PriorityModel = PriorityModel.GUARDED,
-        node_pool: INodePool | None = None,
-        namespace: str = "default",
         priority_classes: HeadroomPriorityClasses | None = None,
         task: ReserverTask | None = None,
         prepull_burst_images: bool = False,
         reserver_name: str | None = None,
-        node_selector: Mapping[str, str] | None = None,
-        tolerations: Sequence[Toleration] = (),
-        node_affinity: Sequence[NodeSelectorRequirement] = (),
         dedicated_taint: Taint = DEFAULT_DEDICATED_TAINT,
-        labels: Mapping[str, str] | None = None,
         drift_on_change: bool = False,
         prepull_tools_image: str = PREPULL_TOOLS_IMAGE,
         prepull_pause_image: str = PAUSE_IMAGE,
+        **placement: Unpack[PlacementOptions],
     ) -> None:
+        check_props(placement, of=NodeHeadroom.__init__)
+        placement = with_defaults(placement, PLACEMENT_DEFAULTS)
+        node_pool, labels = placement["node_pool"], placement["labels"]
         self.model = check_model(model)
         if priority_classes is not None:
             if not isinstance(priority_classes, HeadroomPriorityClasses):
@@ -185,7 +167,7 @@ class NodeHeadroom(HeadroomConstruct):
             if isinstance(node_pool, ISizedNodePool):
                 self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
         self.dedicated_taint: Taint | None = None
-        extra_tolerations = check_tolerations(tolerations, field="tolerations")
+        extra_tolerations = check_tolerations(placement["tolerations"], field="tolerations")
         if self.model is PriorityModel.DEDICATED_POOL:
             self._require_dedicated_pool(node_pool, dedicated_taint)
             self.dedicated_taint = dedicated_taint
@@ -227,18 +209,18 @@ class NodeHeadroom(HeadroomConstruct):
             limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
             suffix=PREPULL_SUFFIX,
         )
-        self._node_selector = node_selector
-        self._tolerations = extra_tolerations
-        self._node_affinity = node_affinity
+        self._placement: PlacementOptions = {**placement, "tolerations": extra_tolerations}
+        """The reserver's and the pre-puller's placement: the props, the dedicated
+        taint's toleration added."""
         self.targeting = Targeting.of(
             node_pool=node_pool,
-            node_selector=node_selector,
+            node_selector=placement["node_selector"],
             tolerations=extra_tolerations,
-            node_affinity=node_affinity,
+            node_affinity=placement["node_affinity"],
         )
         """Where the headroom's pods go: the pool, selector, affinity and tolerations."""
 
-        self._namespace = names.dns_label(namespace, field="namespace")
+        self._namespace = names.dns_label(placement["namespace"], field="namespace")
 
         super().__init__(scope, id)
         self.priority_classes = priority_classes or HeadroomPriorityClasses(
@@ -254,13 +236,8 @@ class NodeHeadroom(HeadroomConstruct):
                 memory=memory,
                 priority_class_name=self.priority_classes.headroom.name,
                 name=reserver_name,
-                namespace=namespace,
                 task=task,
-                node_pool=node_pool,
-                node_selector=node_selector,
-                tolerations=extra_tolerations,
-                node_affinity=node_affinity,
-                labels=labels,
+                **self._placement,
             )
             self.reserver.node.add_dependency(self.priority_classes)
         self.burst_workloads: list[BurstWorkload] = []
@@ -376,14 +353,7 @@ class NodeHeadroom(HeadroomConstruct):
             raise HeadroomConfigError(
                 "id", id, f"a construct id that no other child of {self.node.path} has"
             )
-        for prop in props:
-            if prop not in _BURST_PROPS:
-                raise HeadroomConfigError(
-                    prop, props[prop], f"no such prop; BurstWorkload takes {sorted(_BURST_PROPS)}"
-                )
-        for prop in _REQUIRED_BURST_PROPS:
-            if prop not in props:
-                raise HeadroomConfigError(prop, None, "a value: every burst workload needs one")
+        check_burst_props(props)
         if "priority_class_name" in props:
             raise HeadroomConfigError(
                 "priority_class_name",
@@ -439,16 +409,9 @@ class NodeHeadroom(HeadroomConstruct):
         self.burst_workloads.append(workload)
         return workload
 
+    @spelled_out(CapacityBufferOptions, BUFFER_DEFAULTS)
     def add_capacity_buffer(
-        self,
-        workload: BurstWorkload,
-        *,
-        form: CapacityBufferForm = CapacityBufferForm.POD_TEMPLATE,
-        replicas: int | None = None,
-        percentage: int | None = None,
-        limits: Mapping[str, QuantityLike] | None = None,
-        api_version: CapacityBufferVersion = CapacityBufferVersion.V1BETA1,
-        name: str | None = None,
+        self, workload: BurstWorkload, **options: Unpack[CapacityBufferOptions]
     ) -> CapacityBuffer:
         """Keeps room for copies of ``workload``'s pod with a ``CapacityBuffer``.
 
@@ -459,8 +422,10 @@ class NodeHeadroom(HeadroomConstruct):
         ``capacity_buffers[<name>].<prop>``. Under GUARDED or SEED the pool admits
         ordinary pods, which can take the buffer's room: a ``HeadroomWarning`` says so.
         """
+        name = options.get("name")
         buffer_name = name if name is not None else f"{getattr(workload, 'name', workload)}-buffer"
         with _within("capacity_buffers", buffer_name):
+            check_props(options, of=NodeHeadroom.add_capacity_buffer)
             if workload not in self.burst_workloads:
                 raise HeadroomConfigError(
                     "workload",
@@ -475,18 +440,7 @@ class NodeHeadroom(HeadroomConstruct):
                     workload.name,
                     "a workload without a buffer yet: one buffer per burst workload",
                 )
-            buffer = CapacityBuffer(
-                self,
-                id,
-                workload=workload,
-                form=form,
-                replicas=replicas,
-                percentage=percentage,
-                limits=limits,
-                api_version=api_version,
-                name=name,
-                labels=self._labels,
-            )
+            buffer = CapacityBuffer(self, id, workload=workload, labels=self._labels, **options)
         self.capacity_buffers.append(buffer)
         return buffer
 
@@ -499,14 +453,9 @@ class NodeHeadroom(HeadroomConstruct):
                 "Prepull",
                 name=reserver.name + PREPULL_SUFFIX,
                 priority_class_name=reserver.priority_class_name,
-                namespace=self.namespace,
-                labels=self._labels,
-                node_pool=self.node_pool,
-                node_selector=self._node_selector,
-                tolerations=self._tolerations,
-                node_affinity=self._node_affinity,
                 tools_image=self.prepull_tools_image,
                 pause_image=self.prepull_pause_image,
+                **self._placement,
             )
             self.prepuller.node.add_dependency(self.priority_classes)
         return self.prepuller

@@ -22,20 +22,17 @@ such volume.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names
 from cdk8s_headroom.vocabulary import security_context as security
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from cdk8s_headroom.vocabulary.labels import PREPULLER_COMPONENT, workload_labels
-from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
-from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Toleration
-from cdk8s_headroom.vocabulary.priority_models import class_name
+from cdk8s_headroom.vocabulary.labels import PREPULLER_COMPONENT
+from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, check_image
 
 PREPULL_TOOLS_IMAGE = "busybox:1.37.0-musl"
@@ -60,7 +57,7 @@ run ``true`` or ``pause``."""
 PREPULL_SUFFIX = "-prepull"
 
 
-class ImagePrepuller(Construct):
+class ImagePrepuller(HeadroomWorkload):
     """A DaemonSet that pulls ``images`` onto every node it runs on, then idles.
 
     Its containers request no CPU or memory (so it never takes room from a slice) and
@@ -73,19 +70,15 @@ class ImagePrepuller(Construct):
         name: the DaemonSet's name, a DNS-1123 label.
         priority_class_name: the class of its pods, e.g. the headroom class.
         images: images to pull. Default: none; ``add_image`` adds more.
-        namespace: default: ``default``.
-        node_pool: the pool to pull on. Default: every node.
-        node_selector: extra node labels to match. Default: none.
-        tolerations: extra tolerations (the pool's taints are tolerated already).
-            Default: none.
-        node_affinity: required node affinity, all terms ANDed. Default: none.
-        labels: extra labels on the DaemonSet and its pods. Default: none.
         tools_image: the image whose static ``busybox`` is the no-op each pulled image
             runs. Default: ``busybox:1.37.0-musl``.
         pause_image: the container that keeps the pod running. Default:
             ``registry.k8s.io/pause:3.10``.
+        placement: ``PlacementOptions``: the namespace, the pool to pull on, node
+            selector, tolerations, node affinity and labels.
     """
 
+    @spelled_out(PlacementOptions, PLACEMENT_DEFAULTS)
     def __init__(
         self,
         scope: Construct,
@@ -94,18 +87,11 @@ class ImagePrepuller(Construct):
         name: str,
         priority_class_name: str,
         images: Sequence[str] = (),
-        namespace: str = "default",
-        node_pool: INodePool | None = None,
-        node_selector: Mapping[str, str] | None = None,
-        tolerations: Sequence[Toleration] = (),
-        node_affinity: Sequence[NodeSelectorRequirement] = (),
-        labels: Mapping[str, str] | None = None,
         tools_image: str = PREPULL_TOOLS_IMAGE,
         pause_image: str = PAUSE_IMAGE,
+        **placement: Unpack[PlacementOptions],
     ) -> None:
-        self.name = names.dns_label(name, field="prepull.name")
-        self.namespace = names.dns_label(namespace, field="namespace")
-        self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
+        check_props(placement, of=ImagePrepuller.__init__)
         if isinstance(images, (str, bytes)) or not isinstance(images, Sequence):
             raise HeadroomConfigError("prepull.images", images, "a list of image references")
         self._images: list[str] = []
@@ -113,26 +99,15 @@ class ImagePrepuller(Construct):
             self._add(image)
         self.tools_image = check_image(tools_image, field="prepull.tools_image")
         self.pause_image = check_image(pause_image, field="prepull.pause_image")
-        self.targeting = Targeting.of(
-            node_pool=node_pool,
-            node_selector=node_selector,
-            tolerations=tolerations,
-            node_affinity=node_affinity,
-        )
-        self.labels = {
-            **names.labels(labels, field="labels"),
-            **workload_labels(self.name, PREPULLER_COMPONENT),
-        }
 
-        super().__init__(scope, id)
-        self.resource = RenderedApiObject(
-            self,
-            "Resource",
-            api_version="apps/v1",
+        super().__init__(
+            scope,
+            id,
             kind="DaemonSet",
-            metadata=cdk8s.ApiObjectMetadata(
-                name=self.name, namespace=self.namespace, labels=self.labels
-            ),
+            name=names.dns_label(name, field="prepull.name"),
+            component=PREPULLER_COMPONENT,
+            priority_class_name=priority_class_name,
+            placement=placement,
             render=self._render,
         )
 

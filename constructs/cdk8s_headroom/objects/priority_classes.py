@@ -11,7 +11,14 @@ from constructs import Construct
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary.labels import PART_OF
-from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PriorityClassSpec, PriorityModel
+from cdk8s_headroom.vocabulary.priority_models import (
+    CLASS_DEFAULTS,
+    ModelClasses,
+    PriorityClassProps,
+    PriorityClassSpec,
+    PriorityModel,
+)
+from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
 
 
 def _class_body(spec: PriorityClassSpec) -> Callable[[], dict[str, Any]]:
@@ -48,30 +55,17 @@ class HeadroomPriorityClasses(HeadroomConstruct):
         default_value: default: 0, the priority of pods without a class.
     """
 
+    @spelled_out(PriorityClassProps, CLASS_DEFAULTS)
     def __init__(
         self,
         scope: Construct,
         id: str,
         *,
         model: PriorityModel = PriorityModel.GUARDED,
-        headroom_class_name: str | None = None,
-        headroom_value: int | None = None,
-        burst_class_name: str | None = None,
-        burst_value: int | None = None,
-        create_default_class: bool | None = None,
-        default_class_name: str | None = None,
-        default_value: int | None = None,
+        **props: Unpack[PriorityClassProps],
     ) -> None:
-        self.classes = ModelClasses.of(
-            model,
-            headroom_class_name=headroom_class_name,
-            headroom_value=headroom_value,
-            burst_class_name=burst_class_name,
-            burst_value=burst_value,
-            create_default_class=create_default_class,
-            default_class_name=default_class_name,
-            default_value=default_value,
-        )
+        check_props(props, of=HeadroomPriorityClasses.__init__)
+        self.classes = ModelClasses.of(model, **props)
         """The class specs, plain Python (what the promise check and the chart read)."""
         self.model = self.classes.model
         self.headroom = self.classes.headroom

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.objects.app_checks import template_priority_class
-from cdk8s_headroom.objects.construct import HeadroomConstruct
-from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from cdk8s_headroom.vocabulary.labels import RESERVER_COMPONENT, workload_labels
-from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tolerations
+from cdk8s_headroom.vocabulary.labels import RESERVER_COMPONENT
 from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool
-from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Toleration
 from cdk8s_headroom.vocabulary.pod_security import EXCEPTIONS_ANNOTATION, PodSecurityControl
-from cdk8s_headroom.vocabulary.priority_models import class_name
+from cdk8s_headroom.vocabulary.priority_models import DEFAULT_HEADROOM_CLASS
+from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
 from cdk8s_headroom.vocabulary.quantity import (
     QuantityLike,
     memory_quantity,
@@ -37,7 +32,7 @@ def default_reserver_name(pool_name: str | None) -> str:
     return f"{DEFAULT_RESERVER_NAME}-{pool_name}" if pool_name else DEFAULT_RESERVER_NAME
 
 
-class HeadroomReserver(HeadroomConstruct):
+class HeadroomReserver(HeadroomWorkload):
     """A DaemonSet of low-priority pods that reserve ``cpu`` and ``memory`` on each node.
 
     Requests equal limits (Guaranteed QoS, so the kubelet never throttles or evicts the
@@ -50,16 +45,12 @@ class HeadroomReserver(HeadroomConstruct):
         memory: the memory slice per node, e.g. ``"512Mi"``.
         priority_class_name: default: ``headroom-reserve`` (the GUARDED class).
         name: the DaemonSet's name. Default: ``headroom-reserver``.
-        namespace: default: ``default``.
         task: what the pods do. Default: ``ReserverTask.pause()``.
-        node_pool: the pool to reserve on. Default: every node, as in the seed.
-        node_selector: extra node labels to match. Default: none.
-        tolerations: extra tolerations (the pool's taints are tolerated already).
-            Default: none.
-        node_affinity: required node affinity, all terms ANDed. Default: none.
-        labels: extra labels on the DaemonSet and its pods. Default: none.
+        placement: ``PlacementOptions``: the namespace, the pool to reserve on,
+            node selector, tolerations, node affinity and labels.
     """
 
+    @spelled_out(PlacementOptions, PLACEMENT_DEFAULTS)
     def __init__(
         self,
         scope: Construct,
@@ -67,21 +58,14 @@ class HeadroomReserver(HeadroomConstruct):
         *,
         cpu: QuantityLike,
         memory: QuantityLike,
-        priority_class_name: str = "headroom-reserve",
+        priority_class_name: str = DEFAULT_HEADROOM_CLASS,
         name: str = DEFAULT_RESERVER_NAME,
-        namespace: str = "default",
         task: ReserverTask | None = None,
-        node_pool: INodePool | None = None,
-        node_selector: Mapping[str, str] | None = None,
-        tolerations: Sequence[Toleration] = (),
-        node_affinity: Sequence[NodeSelectorRequirement] = (),
-        labels: Mapping[str, str] | None = None,
+        **placement: Unpack[PlacementOptions],
     ) -> None:
+        check_props(placement, of=HeadroomReserver.__init__)
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
         self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
-        self.name = names.dns_label(name, field="name")
-        self.namespace = names.dns_label(namespace, field="namespace")
-        self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
         if task is None:
             task = ReserverTask.pause()
         if not isinstance(task, ReserverTask):
@@ -89,31 +73,20 @@ class HeadroomReserver(HeadroomConstruct):
                 "task", task, "a ReserverTask: pause(), maintenance(), prepull(...) or custom(...)"
             )
         self.task = task
-        self.targeting = Targeting.of(
-            node_pool=node_pool,
-            node_selector=node_selector,
-            tolerations=tolerations,
-            node_affinity=node_affinity,
-        )
-        self.labels = {
-            **names.labels(labels, field="labels"),
-            **workload_labels(self.name, RESERVER_COMPONENT),
-        }
         self._prepull: list[str] = list(task.prepull_images)
-        if not (isinstance(node_pool, ISizedNodePool) and node_pool.smallest_node.cpu is not None):
-            warn_if_cores_look_like_millicores(cpu, field="cpu")
-
-        super().__init__(scope, id)
-        self.resource = RenderedApiObject(
-            self,
-            "Resource",
-            api_version="apps/v1",
+        super().__init__(
+            scope,
+            id,
             kind="DaemonSet",
-            metadata=cdk8s.ApiObjectMetadata(
-                name=self.name, namespace=self.namespace, labels=self.labels
-            ),
+            name=names.dns_label(name, field="name"),
+            component=RESERVER_COMPONENT,
+            priority_class_name=priority_class_name,
+            placement=placement,
             render=self._render,
         )
+        pool = self.targeting.pool
+        if not (isinstance(pool, ISizedNodePool) and pool.smallest_node.cpu is not None):
+            warn_if_cores_look_like_millicores(cpu, field="cpu")
 
     @property
     def prepull_images(self) -> list[str]:
@@ -131,14 +104,6 @@ class HeadroomReserver(HeadroomConstruct):
         check_image(image, field="prepull_image")
         if image not in self._prepull:
             self._prepull.append(image)
-
-    def add_toleration(self, toleration: Toleration) -> None:
-        """Lets the reserver onto nodes with a matching taint; the ``tolerations`` prop,
-        one call later. Reaches the output even after construction (rendered at synthesis).
-        """
-        self.targeting = self.targeting.with_tolerations(
-            check_tolerations([toleration], field="toleration")
-        )
 
     def _resources(self) -> dict[str, Any]:
         # requests == limits for every container: Guaranteed QoS.
@@ -218,9 +183,6 @@ class HeadroomReserver(HeadroomConstruct):
     def slice(self) -> tuple[Fraction, Fraction]:
         """The slice per node: (cores, bytes)."""
         return self.cpu_cores, self.memory_bytes
-
-    def priority_class_referenced(self) -> object:
-        return template_priority_class(self.resource, self.priority_class_name)
 
     def pod_security_exceptions(self) -> tuple[str, frozenset[PodSecurityControl]] | None:
         exceptions = self.task.pod_security_exceptions

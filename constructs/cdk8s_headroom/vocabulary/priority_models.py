@@ -13,6 +13,13 @@ from enum import Enum
 
 from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.props import (
+    TypedDict,
+    Unpack,
+    check_props,
+    spelled_out,
+    with_defaults,
+)
 from cdk8s_headroom.vocabulary.rules import MAX_USER_PRIORITY as MAX_USER_PRIORITY
 
 CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF = -10
@@ -118,6 +125,11 @@ _GUARDED_DEFAULT = PriorityClassSpec(
         "cannot evict the headroom reservers to take the reserved slice."
     ),
 )
+DEFAULT_HEADROOM_CLASS = _GUARDED_HEADROOM.name
+"""The class a ``HeadroomReserver``'s pods reference by default: GUARDED's."""
+DEFAULT_BURST_CLASS = _BURST.name
+"""The class a ``BurstWorkload``'s pods reference by default: GUARDED's."""
+
 _SEED_HEADROOM = PriorityClassSpec(
     name="headroom-high",
     value=900_000_000,
@@ -165,6 +177,32 @@ def _customized(
     )
 
 
+class PriorityClassProps(TypedDict, total=False):
+    """The props that name and rank a model's classes: those of ``HeadroomPriorityClasses``
+    (see its Args for each one's meaning and default) but ``model``, and of
+    ``ModelClasses.of``."""
+
+    headroom_class_name: str | None
+    headroom_value: int | None
+    burst_class_name: str | None
+    burst_value: int | None
+    create_default_class: bool | None
+    default_class_name: str | None
+    default_value: int | None
+
+
+CLASS_DEFAULTS: PriorityClassProps = {
+    "headroom_class_name": None,
+    "headroom_value": None,
+    "burst_class_name": None,
+    "burst_value": None,
+    "create_default_class": None,
+    "default_class_name": None,
+    "default_value": None,
+}
+"""None for each: the model's own name or value (``HeadroomPriorityClasses`` says which)."""
+
+
 @dataclass(frozen=True)
 class ModelClasses:
     """The PriorityClasses of a priority model, validated: ``headroom`` < ``default`` <
@@ -187,16 +225,9 @@ class ModelClasses:
     default_class_emitted: bool
 
     @staticmethod
+    @spelled_out(PriorityClassProps, CLASS_DEFAULTS)
     def of(
-        model: PriorityModel = PriorityModel.GUARDED,
-        *,
-        headroom_class_name: str | None = None,
-        headroom_value: int | None = None,
-        burst_class_name: str | None = None,
-        burst_value: int | None = None,
-        create_default_class: bool | None = None,
-        default_class_name: str | None = None,
-        default_value: int | None = None,
+        model: PriorityModel = PriorityModel.GUARDED, **props: Unpack[PriorityClassProps]
     ) -> ModelClasses:
         """The classes of ``model`` with the given names and values; the props and
         their defaults are those of ``HeadroomPriorityClasses``.
@@ -204,32 +235,41 @@ class ModelClasses:
         Raises:
             HeadroomConfigError: naming the prop, on a bad name, value or order.
         """
+        check_props(props, of=ModelClasses.of)
+        props = with_defaults(props, CLASS_DEFAULTS)
         model = check_model(model)
         seed = model is PriorityModel.SEED
         headroom = _customized(
             _SEED_HEADROOM if seed else _GUARDED_HEADROOM,
-            name=headroom_class_name,
-            value=headroom_value,
+            name=props["headroom_class_name"],
+            value=props["headroom_value"],
             prop="headroom",
         )
         burst = _customized(
-            _SEED_BURST if seed else _BURST, name=burst_class_name, value=burst_value, prop="burst"
+            _SEED_BURST if seed else _BURST,
+            name=props["burst_class_name"],
+            value=props["burst_value"],
+            prop="burst",
         )
         guarded = model is PriorityModel.GUARDED
+        create_default_class = props["create_default_class"]
         if create_default_class is not None and not isinstance(create_default_class, bool):
             raise HeadroomConfigError(
                 "create_default_class", create_default_class, "True, False or None"
             )
         for field, given in (
             ("create_default_class", create_default_class),
-            ("default_class_name", default_class_name),
-            ("default_value", default_value),
+            ("default_class_name", props["default_class_name"]),
+            ("default_value", props["default_value"]),
         ):
             rules.DEFAULT_CLASS_GUARDED_ONLY.check(field, given, model=model.value, given=given)
         default = None
         if guarded:
             default = _customized(
-                _GUARDED_DEFAULT, name=default_class_name, value=default_value, prop="default"
+                _GUARDED_DEFAULT,
+                name=props["default_class_name"],
+                value=props["default_value"],
+                prop="default",
             )
         classes = ModelClasses(
             model=model,
