@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from cdk8s_headroom.vocabulary.reserver_task import HostPathMount as HostPathMount
     from cdk8s_headroom.vocabulary.reserver_task import ReserverTask as ReserverTask
     from cdk8s_headroom.vocabulary.reserver_task import TaskKind as TaskKind
+    from cdk8s_headroom.vocabulary.rollout import UpdateStrategy as UpdateStrategy
 
 __getattr__, __dir__ = lazy_module(__name__, __file__)
 

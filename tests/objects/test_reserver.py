@@ -6,16 +6,21 @@ import cdk8s
 import pytest
 
 from cdk8s_headroom import (
+    DEFAULT_DEDICATED_TAINT,
     HeadroomConfigError,
     HeadroomReserver,
+    KarpenterNodePool,
+    NodeHeadroom,
     NodePoolRef,
     NodeSelectorOperator,
     NodeSelectorRequirement,
+    PriorityModel,
     ReserverTask,
     Taint,
     TaintEffect,
     Toleration,
     TolerationOperator,
+    UpdateStrategy,
 )
 from tests.conftest import chart_with_classes, find, find_all, iter_containers, pod_spec
 
@@ -54,7 +59,37 @@ def test_defaults_name_namespace_class_and_pause_task(chart: Any, synth: Any) ->
     assert "initContainers" not in spec
     assert ds["spec"]["selector"]["matchLabels"] == {"app": "headroom-reserver"}
     assert ds["spec"]["template"]["metadata"]["labels"]["app"] == "headroom-reserver"
-    assert ds["spec"]["updateStrategy"] == {"type": "RollingUpdate"}
+    # a Never reserver waits for room as normal operation: OnDelete (UpdateStrategy)
+    assert ds["spec"]["updateStrategy"] == {"type": "OnDelete"}
+
+
+def test_the_update_strategy_follows_whether_the_reserver_can_preempt() -> None:
+    def strategy(model: PriorityModel) -> Any:
+        app = cdk8s.App()
+        chart = cdk8s.Chart(app, "c")
+        pool = (
+            KarpenterNodePool.from_name("burst", taints=[DEFAULT_DEDICATED_TAINT])
+            if model is PriorityModel.DEDICATED_POOL
+            else None
+        )
+        headroom = NodeHeadroom(chart, "h", cpu="500m", memory="512Mi", model=model, node_pool=pool)
+        assert headroom.reserver is not None
+        return headroom.reserver.resource.to_json()["spec"]["updateStrategy"]["type"]
+
+    assert strategy(PriorityModel.GUARDED) == "OnDelete"
+    assert strategy(PriorityModel.DEDICATED_POOL) == "OnDelete"
+    assert strategy(PriorityModel.SEED) == "RollingUpdate"  # the blueprint's, and it preempts
+
+
+def test_a_standalone_reserver_takes_an_update_strategy_member_only() -> None:
+    chart = cdk8s.Chart(cdk8s.App(), "c")
+    rolling = HeadroomReserver(
+        chart, "r", cpu="1", memory="1Gi", update_strategy=UpdateStrategy.ROLLING_UPDATE
+    )
+
+    assert rolling.resource.to_json()["spec"]["updateStrategy"] == {"type": "RollingUpdate"}
+    with pytest.raises(HeadroomConfigError, match="update_strategy: invalid value 'OnDelete'"):
+        HeadroomReserver(chart, "s", cpu="1", memory="1Gi", update_strategy="OnDelete")  # type: ignore[arg-type]
 
 
 def test_pod_meets_restricted_pod_security(chart: Any, synth: Any) -> None:

@@ -39,6 +39,7 @@ from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PriorityModel
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
+from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 from cdk8s_headroom.vocabulary.security_context import NOBODY_UID
 
 
@@ -77,6 +78,9 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         specs = {"headroom": classes.headroom, "burst": classes.burst, "default": classes.default}
         models[model.value] = {
             "note": _chart_words(_model_note(model)),
+            "reserverUpdateStrategy": UpdateStrategy.for_reserver(
+                classes.headroom.preemption_policy
+            ).value,
             **{
                 role: {
                     "name": spec.name,
@@ -136,9 +140,14 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "prepullRunAsUser": NOBODY_UID,
         "reserverName": DEFAULT_RESERVER_NAME,
         "classLabels": objects["PriorityClass"]["metadata"]["labels"],
+        "classAnnotations": objects["PriorityClass"]["metadata"]["annotations"],
         "namespaceLabels": objects["Namespace"]["metadata"]["labels"],
+        "namespaceAnnotations": objects["Namespace"]["metadata"]["annotations"],
         "workloadLabels": workload_labels("{name}", "{component}"),
-        "reserverSpec": _without(objects["DaemonSet"]["spec"], "selector", "template"),
+        # the update strategy follows the model (reserverUpdateStrategy)
+        "reserverSpec": _without(
+            objects["DaemonSet"]["spec"], "selector", "template", "updateStrategy"
+        ),
         "reserverPod": _without(reserver_pod, *placed),
         "burstSpec": _without(objects["Deployment"]["spec"], "replicas", "selector", "template"),
         "burstPod": _without(burst_pod, *placed),

@@ -43,6 +43,7 @@ from cdk8s_headroom.vocabulary.quantity import (
     quantity_text,
 )
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, ReserverTask, check_image
+from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 
 _CLASSES_FOR = {
     PriorityModel.GUARDED: (PriorityModel.GUARDED,),
@@ -237,6 +238,9 @@ class NodeHeadroom(HeadroomConstruct):
                 priority_class_name=self.priority_classes.headroom.name,
                 name=reserver_name,
                 task=task,
+                update_strategy=UpdateStrategy.for_reserver(
+                    self.priority_classes.headroom.preemption_policy
+                ),
                 **self._placement,
             )
             self.reserver.node.add_dependency(self.priority_classes)

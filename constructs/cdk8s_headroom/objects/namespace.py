@@ -8,7 +8,7 @@ from constructs import Construct
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names
-from cdk8s_headroom.vocabulary.labels import PART_OF
+from cdk8s_headroom.vocabulary.labels import FIRST_SYNC_WAVE, PART_OF
 
 
 class HeadroomNamespace(HeadroomConstruct):
@@ -33,6 +33,7 @@ class HeadroomNamespace(HeadroomConstruct):
             render=dict,
             metadata=cdk8s.ApiObjectMetadata(
                 name=self.name,
+                annotations=FIRST_SYNC_WAVE,
                 labels={
                     "app.kubernetes.io/part-of": PART_OF,
                     "pod-security.kubernetes.io/enforce": profile,

@@ -10,7 +10,7 @@ from constructs import Construct
 
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
-from cdk8s_headroom.vocabulary.labels import PART_OF
+from cdk8s_headroom.vocabulary.labels import FIRST_SYNC_WAVE, PART_OF
 from cdk8s_headroom.vocabulary.priority_models import (
     CLASS_DEFAULTS,
     ModelClasses,
@@ -83,7 +83,9 @@ class HeadroomPriorityClasses(HeadroomConstruct):
                 api_version="scheduling.k8s.io/v1",
                 kind="PriorityClass",
                 metadata=cdk8s.ApiObjectMetadata(
-                    name=spec.name, labels={"app.kubernetes.io/part-of": PART_OF}
+                    name=spec.name,
+                    annotations=FIRST_SYNC_WAVE,
+                    labels={"app.kubernetes.io/part-of": PART_OF},
                 ),
                 render=_class_body(spec),
             )

@@ -22,6 +22,7 @@ from cdk8s_headroom.vocabulary.quantity import (
     warn_if_cores_look_like_millicores,
 )
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, check_image
+from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 
 DEFAULT_RESERVER_NAME = "headroom-reserver"
 
@@ -46,6 +47,9 @@ class HeadroomReserver(HeadroomWorkload):
         priority_class_name: default: ``headroom-reserve`` (the GUARDED class).
         name: the DaemonSet's name. Default: ``headroom-reserver``.
         task: what the pods do. Default: ``ReserverTask.pause()``.
+        update_strategy: how the DaemonSet replaces reservers after a template change.
+            Default: ``UpdateStrategy.ON_DELETE`` (its docstring says why; roll by
+            deleting reserver pods, docs/gitops.md).
         placement: ``PlacementOptions``: the namespace, the pool to reserve on,
             node selector, tolerations, node affinity and labels.
     """
@@ -61,6 +65,7 @@ class HeadroomReserver(HeadroomWorkload):
         priority_class_name: str = DEFAULT_HEADROOM_CLASS,
         name: str = DEFAULT_RESERVER_NAME,
         task: ReserverTask | None = None,
+        update_strategy: UpdateStrategy = UpdateStrategy.ON_DELETE,
         **placement: Unpack[PlacementOptions],
     ) -> None:
         check_props(placement, of=HeadroomReserver.__init__)
@@ -73,6 +78,9 @@ class HeadroomReserver(HeadroomWorkload):
                 "task", task, "a ReserverTask: pause(), maintenance(), prepull(...) or custom(...)"
             )
         self.task = task
+        self.update_strategy = names.member(
+            update_strategy, UpdateStrategy, field="update_strategy"
+        )
         self._prepull: list[str] = list(task.prepull_images)
         super().__init__(
             scope,
@@ -171,7 +179,7 @@ class HeadroomReserver(HeadroomWorkload):
         return {
             "spec": {
                 "selector": {"matchLabels": {"app": self.name}},
-                "updateStrategy": {"type": "RollingUpdate"},
+                "updateStrategy": {"type": self.update_strategy.value},
                 "template": {
                     "metadata": {"labels": self.labels, "annotations": annotations},
                     "spec": pod,

@@ -21,3 +21,10 @@ def workload_labels(name: str, component: str) -> dict[str, str]:
         "app.kubernetes.io/name": name,
         "app.kubernetes.io/part-of": PART_OF,
     }
+
+
+FIRST_SYNC_WAVE = {"argocd.argoproj.io/sync-wave": "-1"}
+"""The annotation of the objects others need first, Namespaces and PriorityClasses: Argo
+CD sorts a sync by wave, then kind, and its kind order (argoproj/gitops-engine
+``pkg/sync/sync_tasks.go``, ``kindOrder``) has no PriorityClass, so without a wave the
+classes would be applied after the workloads whose pods name them."""

@@ -220,7 +220,7 @@ built once per render and kept on the root context, with
 {{- if and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix "") }}{{ $_ := set $c "release" $root.Release.Name }}{{ end -}}
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
-{{- $_ := set $c "namespace" (dict "name" (default (default "default" $root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels) -}}
+{{- $_ := set $c "namespace" (dict "name" (default (default "default" $root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels "annotations" $lib.namespaceAnnotations) -}}
 {{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
 {{- range $role := list "headroom" "burst" "default" -}}
 {{- $base := index $m $role -}}
@@ -467,7 +467,7 @@ built once per render and kept on the root context, with
 {{- if $inits }}{{ $_ := set $pod "initContainers" $inits }}{{ end -}}
 {{- if $volumes }}{{ $_ := set $pod "volumes" $volumes }}{{ end -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.reserverSpec)) -}}
+{{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $o.labels "pod" $pod "spec" (merge (dict "updateStrategy" (dict "type" $c.model.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
 
 {{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
 {{- if $burstImages -}}
@@ -483,5 +483,6 @@ built once per render and kept on the root context, with
 {{- end -}}
 {{- end -}}
 {{- $_ := set $c "classLabels" $lib.classLabels -}}
+{{- $_ := set $c "classAnnotations" $lib.classAnnotations -}}
 {{- $_ := set $c "warnings" $warnings -}}
 {{- end -}}
