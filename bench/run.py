@@ -69,11 +69,11 @@ def main_over_floor() -> str:
     ratio = app / floor
     return (
         "## 1. `python main.py` over the floor\n\n"
-        "Floor: a script that imports cdk8s and cdk8s-plus-27 and synthesizes an empty app. "
+        "Floor: an empty cdk8s app that imports only cdk8s (bench/floor_app.py). "
         "Both run 15 times, interleaved, after a warm-up run each.\n\n"
         "| what | median of 15 |\n| --- | --- |\n"
         f"| floor | {floor * 1000:.0f} ms |\n| `python main.py -q` | {app * 1000:.0f} ms |\n"
-        f"| ratio | **{ratio:.2f}x** (goal ≤ 1.10x) |\n"
+        f"| ratio | **{ratio:.2f}x** (goal ≤ 1.15x) |\n"
     )
 
 
