@@ -152,9 +152,9 @@ def resources_json(resources: Resources) -> dict[str, str]:
 
 def memory_for_people(size: int) -> str:
     """Bytes as people write them, for the tables: in the largest binary unit the size
-    reaches, whole when it is (``512Mi``, ``1.5Gi``), else to three significant digits
-    (``7.38Gi`` for a kubelet's ``7736240Ki``). ``--json`` keeps the exact quantity
-    (``memory_text``)."""
+    reaches, exact when whole (``512Mi``, ``3Gi``), else to three significant digits
+    (``1.5Gi``; ``7.38Gi`` for a kubelet's ``7736240Ki``). ``--json`` keeps the exact
+    quantity (``memory_text``)."""
     suffix, unit = next(
         ((suffix, 1024**power) for suffix, power in _LARGEST_FIRST if size >= 1024**power),
         ("", 1),
