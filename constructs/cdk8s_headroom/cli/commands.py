@@ -8,8 +8,10 @@ Subcommands:
               snapshot; see docs/plan-status.md.
     status    whether the headroom is really there, from a kubectl snapshot.
 
-Exit status: 0 when all is well; 1 when plan or status find a broken promise, or more
-pending or eroded nodes than ``--max-pending`` allows; 2 for bad input.
+Exit status: 0 when all is well; 1 when plan or status find a condition that fails the
+run (docs/plan-status.md has the table); 2 for bad input. Every non-zero exit ends with
+one line on stderr: ``cdk8s-headroom plan: failed: ...`` names each condition and the
+flag that relaxes it; ``... error: ...`` names the bad input.
 """
 
 from __future__ import annotations
@@ -72,8 +74,24 @@ def _simulate(args: argparse.Namespace) -> int:
         from cdk8s_headroom.simulate.plot import plot_report
 
         plot_report(report, args.plot)
+        _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return 0
+
+
+def _wrote(args: argparse.Namespace, path: Path) -> None:
+    """Says where ``--plot`` wrote, on stderr, so that stdout stays the report."""
+    print(f"cdk8s-headroom {args.command}: plot written to {path}", file=sys.stderr)
+
+
+def _verdict(args: argparse.Namespace, failures: Sequence[str]) -> int:
+    """The exit status, and for a failed run the one line that ends it (on stderr, so
+    that ``--json`` stays one document): each condition, and the flag that relaxes it."""
+    if not failures:
+        return 0
+    sys.stdout.flush()
+    print(f"cdk8s-headroom {args.command}: failed: {'; '.join(failures)}", file=sys.stderr)
+    return 1
 
 
 def _version(given: str | None, snapshot: Snapshot | None) -> tuple[KubernetesVersion, str]:
@@ -108,8 +126,9 @@ def _plan(args: argparse.Namespace) -> int:
         from cdk8s_headroom.simulate.plot import plot_report
 
         plot_report(report.whatif, args.plot)
+        _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
-    return report.exit_status(max_pending)
+    return _verdict(args, report.failures(max_pending))
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -125,9 +144,16 @@ def _status(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from cdk8s_headroom.simulate.plot import plot_usage
 
-        plot_usage(list(report.allocatable), report.allocatable, [("now", report.usage)], args.plot)
+        plot_usage(
+            list(report.allocatable),
+            report.allocatable,
+            [("now", report.usage)],
+            args.plot,
+            marks=report.plot_marks(),
+        )
+        _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
-    return report.exit_status(max_pending)
+    return _verdict(args, report.failures(max_pending))
 
 
 def _add_common(command: argparse.ArgumentParser) -> None:

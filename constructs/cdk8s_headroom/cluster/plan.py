@@ -273,8 +273,10 @@ class PlanReport:
                 f"fails: {names} (no flag relaxes it)"
             )
         if self.pending_count > max_pending:
-            nodes = "1 target node waits" if self.pending_count == 1 else (
-                f"{self.pending_count} target nodes wait"
+            nodes = (
+                "1 target node waits"
+                if self.pending_count == 1
+                else f"{self.pending_count} target nodes wait"
             )
             failed.append(f"{nodes} for their slice, more than --max-pending {max_pending}")
         return failed

@@ -165,8 +165,10 @@ class StatusReport:
             if headroom.unmatched is not None
         ]
         if self.lost_count > max_pending:
-            nodes = "1 target node is" if self.lost_count == 1 else (
-                f"{self.lost_count} target nodes are"
+            nodes = (
+                "1 target node is"
+                if self.lost_count == 1
+                else f"{self.lost_count} target nodes are"
             )
             failed.append(
                 f"{nodes} eroded or missing their reserver, more than --max-pending {max_pending}"
