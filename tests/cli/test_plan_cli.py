@@ -13,6 +13,7 @@ import yaml
 
 from cdk8s_headroom.cli import main
 from tests.cluster.kubectl_objects import kubectl_node, reserver_pod, taint
+from tests.conftest import SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = str(ROOT / "dist")
@@ -359,3 +360,43 @@ def test_plot_grows_with_the_longest_turned_name_so_that_none_is_cut() -> None:
     )
     assert short < figure_height(["n" * 10])
     assert figure_height(["n" * 1000]) == 16.0
+
+
+SNAPSHOTS = SHARED / "snapshots"
+needs_shared = pytest.mark.skipif(
+    not SNAPSHOTS.is_dir(),
+    reason=f"{SNAPSHOTS} is absent: the real snapshots live beside the clone (CI has them)",
+)
+
+
+@needs_shared
+def test_on_the_gke_listing_the_failure_line_says_why_every_holds_verdict_still_fails(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Issue 22: exit 1 came with no line saying which condition failed.
+    code, _, err = run(
+        ["plan", "--manifests", DIST, "--snapshot", str(SNAPSHOTS / "kalc-gke-tesg1-json-default")],
+        capsys,
+    )
+
+    assert (code, err) == (
+        1,
+        "cdk8s-headroom plan: failed: P1 broken (no flag relaxes it); 2 target nodes wait "
+        "for their slice, more than --max-pending 0\n",
+    )
+
+
+@needs_shared
+def test_on_the_eks_listing_nodes_only_taints_leave_out_pass_without_a_failure_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # NodeShouldRunDaemonPod: both nodes carry type=hound:NoSchedule, so the selector
+    # matches them and the taint leaves them out: not targeted, not an unmatched selector.
+    code, out, err = run(
+        ["plan", "--manifests", DIST, "--snapshot", str(SNAPSHOTS / "honeycomb-eks-2node")],
+        capsys,
+    )
+
+    assert (code, err) == (0, "")
+    assert "no target:" not in out
+    assert "  not targeted (2) duckboat-01, duckboat-02: untolerated taint type=hound" in out
