@@ -218,7 +218,9 @@ def _parser() -> argparse.ArgumentParser:
             "Per reserver DaemonSet of the manifests: the target nodes, where it runs right "
             "after apply, where it waits and why; the classes that can still preempt it; "
             "conflicts with the cluster's classes; the burst what-if and P1-P3. Exit 1 "
-            "when a promise breaks or more nodes wait than --max-pending."
+            "when a reserver's selector matches no node, a promise breaks, a class "
+            "conflicts, or more nodes wait than --max-pending; the last line (stderr) "
+            "says which."
         ),
     )
     plan.add_argument(
@@ -240,8 +242,9 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Per headroom (pods labelled app.kubernetes.io/component=headroom-reserver): "
             "nodes where the slice is held, in use by a burst, eroded by other pods (and "
-            "by which), or missing a reserver; recent Preempted events. Exit 1 when more "
-            "nodes are eroded or missing than --max-pending."
+            "by which), or missing a reserver; recent Preempted events. Exit 1 when no "
+            "headroom is found, a headroom's selector matches no node, or more nodes are "
+            "eroded or missing than --max-pending; the last line (stderr) says which."
         ),
     )
     _add_snapshot(status)
