@@ -400,3 +400,10 @@ def test_on_the_eks_listing_nodes_only_taints_leave_out_pass_without_a_failure_l
     assert (code, err) == (0, "")
     assert "no target:" not in out
     assert "  not targeted (2) duckboat-01, duckboat-02: untolerated taint type=hound" in out
+
+
+def test_plot_axis_reaches_above_a_node_holding_more_than_its_allocatable() -> None:
+    from cdk8s_headroom.simulate.plot import y_top
+
+    assert y_top(95.0) == 110.0
+    assert y_top(200.0) == pytest.approx(210.0)

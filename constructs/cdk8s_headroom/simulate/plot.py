@@ -105,11 +105,17 @@ def plot_usage(
         squeeze=False,
         layout="constrained",
     )
+    highest = 0.0
     for column, (title, snapshot) in enumerate(columns):
         for row, resource in enumerate(("cpu", "memory")):
-            _stacked(axes[row][column], nodes, allocatable, snapshot, resource)
+            top = _stacked(axes[row][column], nodes, allocatable, snapshot, resource)
+            highest = max(highest, top)
             axes[row][column].set_title(f"{resource}, {title}")
         _name_ticks(axes[1][column], nodes, labels, marked)
+    # The rows share their y axis. A listing can hold more than a node's allocatable
+    # (pods bound before a resize of the node, static pods), so the top follows the
+    # highest bar rather than cut it at 110%.
+    axes[0][0].set_ylim(0, y_top(highest))
     axes[0][0].set_ylabel("% of allocatable")
     axes[1][0].set_ylabel("% of allocatable")
     shown = legend_roles([usage for _, usage in columns])
@@ -142,7 +148,8 @@ def _stacked(
     allocatable: Mapping[str, Resources],
     snapshot: Usage,
     resource: str,
-) -> None:
+) -> float:
+    """Draws the stacked bars; returns the highest, in percent."""
     bottoms = [0.0] * len(nodes)
     for role in Role:
         shares = []
@@ -155,7 +162,12 @@ def _stacked(
         )
         bottoms = [b + s for b, s in zip(bottoms, shares, strict=True)]
     axis.axhline(100.0, color="black", linewidth=0.8)
-    axis.set_ylim(0, 110)
+    return max(bottoms, default=0.0)
+
+
+def y_top(highest: float) -> float:
+    """The top of the y axis, in percent: 110, or room above the highest bar."""
+    return max(110.0, highest * 1.05)
 
 
 def _name_ticks(
