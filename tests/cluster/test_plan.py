@@ -470,3 +470,13 @@ def test_the_table_writes_memory_as_people_do_and_the_json_keeps_it_exact(
         "free 220m cpu, 7736240Ki memory; the slice needs 500m cpu, 512Mi memory: insufficient cpu"
     )
     assert pending.to_json()["free"] == {"cpu": "220m", "memory": "7736240Ki"}
+
+
+def test_the_free_room_of_an_overfull_node_keeps_its_sign_in_people_units() -> None:
+    # A listing can bind more than a node's allocatable (the kops listing's
+    # generics-aws-node-one: free -17150136320 bytes).
+    from cdk8s_headroom.simulate.report import memory_for_people, resources_text
+
+    assert memory_for_people(-17150136320) == "-16Gi"
+    assert memory_for_people(-(2**20 + 2**19)) == "-1.5Mi"
+    assert resources_text(Resources(-7229, -512 * 2**20)) == "-7229m cpu, -512Mi memory"

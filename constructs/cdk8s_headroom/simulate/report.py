@@ -154,7 +154,10 @@ def memory_for_people(size: int) -> str:
     """Bytes as people write them, for the tables: in the largest binary unit the size
     reaches, exact when whole (``512Mi``, ``3Gi``), else to three significant digits
     (``1.5Gi``; ``7.38Gi`` for a kubelet's ``7736240Ki``). ``--json`` keeps the exact
-    quantity (``memory_text``)."""
+    quantity (``memory_text``). Negative sizes (the free room of a node whose pods
+    request more than its allocatable) keep their sign."""
+    if size < 0:
+        return f"-{memory_for_people(-size)}"
     suffix, unit = next(
         ((suffix, 1024**power) for suffix, power in _LARGEST_FIRST if size >= 1024**power),
         ("", 1),
