@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cdk8s_headroom.cli import main
 from tests.cluster.kubectl_objects import kubectl_node, reserver_pod, taint
+from tests.conftest import SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = str(ROOT / "dist")
@@ -246,3 +248,162 @@ def test_plan_and_status_pass_when_the_only_waiting_nodes_are_not_targets(
         [],
     )
     assert [(n["node"], n["reason"]) for n in headroom["not_targeted"]] == [("master", "taint")]
+
+
+def test_a_failed_plan_ends_with_one_line_naming_the_condition_and_the_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["plan", "--manifests", DIST, "--snapshot", str(EXAMPLE)]
+    line = (
+        "cdk8s-headroom plan: failed: 1 target node waits for their slice, more than "
+        "--max-pending 0\n"
+    )
+
+    code, out, err = run(argv, capsys)
+    json_code, json_out, json_err = run([*argv, "--json"], capsys)
+
+    assert (code, err) == (1, line)
+    assert not out.endswith(line)
+    # On stderr, so that --json stays one document.
+    assert (json_code, json_err) == (1, line)
+    assert json.loads(json_out)["reservers"][0]["pending"][0]["reason"] == "room"
+
+
+def test_a_failed_status_ends_with_one_line_naming_the_condition_and_the_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run(["status", "--snapshot", str(AFTER), "--max-pending", "1"], capsys)
+
+    assert (code, err) == (
+        1,
+        "cdk8s-headroom status: failed: 2 target nodes are eroded or missing their reserver, "
+        "more than --max-pending 1\n",
+    )
+
+
+def test_a_typod_pool_fails_the_plan_and_names_the_pools_present(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pkg/controller/daemon/daemon_controller.go NodeShouldRunDaemonPod: no node
+    # matches the node selector, so the DaemonSet gets no pod anywhere. Before, this
+    # said "target nodes: 0" and exited 0.
+    manifests = tmp_path / "dist"
+    manifests.mkdir()
+    for path in sorted(Path(DIST).glob("*.k8s.yaml")):
+        objects = [o for o in yaml.safe_load_all(path.read_text()) if o]
+        for obj in objects:
+            if obj["kind"] == "DaemonSet":
+                obj["spec"]["template"]["spec"]["nodeSelector"] = {
+                    "karpenter.sh/nodepool": "bursst"
+                }
+        (manifests / path.name).write_text(yaml.safe_dump_all(objects))
+    listing = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            kubectl_node("a", labels={"karpenter.sh/nodepool": "burst"}),
+            kubectl_node("b", labels={"karpenter.sh/nodepool": "general"}),
+        ],
+    }
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(json.dumps(listing))
+
+    code, out, err = run(
+        ["plan", "--manifests", str(manifests), "--snapshot", str(snapshot), "--max-pending", "5"],
+        capsys,
+    )
+
+    reason = (
+        "the selector nodeSelector karpenter.sh/nodepool=bursst matches none of the 2 nodes; "
+        "the nodes have karpenter.sh/nodepool: burst (1), general (1)"
+    )
+    assert code == 1
+    assert f"  no target: {reason}" in out.splitlines()
+    assert err.splitlines() == [
+        f"cdk8s-headroom plan: failed: node-headroom/headroom-reserver: {reason} (no flag "
+        "relaxes it: fix the node pool or selector)"
+    ]
+
+
+def test_plot_says_where_it_wrote_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "plan.png"
+
+    code, _, err = run(
+        ["plan", "--manifests", DIST, "--snapshot", str(EXAMPLE), "--max-pending", "1",
+         "--plot", str(picture)],
+        capsys,
+    )  # fmt: skip
+
+    assert (code, err) == (0, f"cdk8s-headroom plan: plot written to {picture}\n")
+    assert picture.read_bytes().startswith(b"\x89PNG")
+
+
+def test_plot_names_carry_their_marks() -> None:
+    from cdk8s_headroom.simulate.plot import node_labels
+
+    nodes = ["ip-10-0-1-11.eu-west-1.compute.internal", "ip-10-0-1-12.eu-west-1.compute.internal"]
+
+    assert node_labels(nodes, {nodes[1]: "pending"}) == ["ip-10-0-1-11", "ip-10-0-1-12 (pending)"]
+
+
+def test_plot_grows_with_the_longest_turned_name_so_that_none_is_cut() -> None:
+    from cdk8s_headroom.simulate.plot import NAME_INCHES_PER_CHARACTER, figure_height
+
+    short = figure_height(["node1", "node2"])
+    long_name = "gke-tesg1-default-pool-ff7a1295-dmtd (not targeted)"
+
+    assert figure_height([long_name]) - figure_height(["n" * 10]) == pytest.approx(
+        NAME_INCHES_PER_CHARACTER * (len(long_name) - 10)
+    )
+    assert short < figure_height(["n" * 10])
+    assert figure_height(["n" * 1000]) == 16.0
+
+
+SNAPSHOTS = SHARED / "snapshots"
+needs_shared = pytest.mark.skipif(
+    not SNAPSHOTS.is_dir(),
+    reason=f"{SNAPSHOTS} is absent: the real snapshots live beside the clone (CI has them)",
+)
+
+
+@needs_shared
+def test_on_the_gke_listing_the_failure_line_says_why_every_holds_verdict_still_fails(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Issue 22: exit 1 came with no line saying which condition failed.
+    code, _, err = run(
+        ["plan", "--manifests", DIST, "--snapshot", str(SNAPSHOTS / "kalc-gke-tesg1-json-default")],
+        capsys,
+    )
+
+    assert (code, err) == (
+        1,
+        "cdk8s-headroom plan: failed: P1 broken (no flag relaxes it); 2 target nodes wait "
+        "for their slice, more than --max-pending 0\n",
+    )
+
+
+@needs_shared
+def test_on_the_eks_listing_nodes_only_taints_leave_out_pass_without_a_failure_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # NodeShouldRunDaemonPod: both nodes carry type=hound:NoSchedule, so the selector
+    # matches them and the taint leaves them out: not targeted, not an unmatched selector.
+    code, out, err = run(
+        ["plan", "--manifests", DIST, "--snapshot", str(SNAPSHOTS / "honeycomb-eks-2node")],
+        capsys,
+    )
+
+    assert (code, err) == (0, "")
+    assert "no target:" not in out
+    assert "  not targeted (2) duckboat-01, duckboat-02: untolerated taint type=hound" in out
+
+
+def test_plot_axis_reaches_above_a_node_holding_more_than_its_allocatable() -> None:
+    from cdk8s_headroom.simulate.plot import y_top
+
+    assert y_top(95.0) == 110.0
+    assert y_top(200.0) == pytest.approx(210.0)

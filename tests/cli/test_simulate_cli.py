@@ -372,3 +372,57 @@ def test_a_character_device_is_refused_by_name(capsys: pytest.CaptureFixture[str
         ["simulate", "--manifests", str(DIST), "--cluster", "/dev/zero"],
         "/dev/zero: a character device, not a regular file",
     )
+
+
+def test_plot_says_where_it_wrote_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "capacity.png"
+
+    code = main(
+        ["simulate", "--manifests", str(DIST), "--cluster", str(EXAMPLE_CLUSTER),
+         "--plot", str(picture)]
+    )  # fmt: skip
+
+    assert (code, capsys.readouterr().err) == (
+        0,
+        f"cdk8s-headroom simulate: plot written to {picture}\n",
+    )
+
+
+def test_the_plot_marks_pending_and_not_targeted_nodes_and_names_only_roles_present(
+    tmp_path: Path,
+) -> None:
+    # pkg/controller/daemon/daemon_controller.go NodeShouldRunDaemonPod: the tainted
+    # node gets no reserver (not targeted); the full node gets one that waits (pending).
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        json.dumps(
+            {
+                "nodes": [
+                    {"name": "free", "allocatable": {"cpu": "4", "memory": "16Gi"}},
+                    {"name": "full", "allocatable": {"cpu": "4", "memory": "16Gi"}},
+                    {
+                        "name": "gpu",
+                        "allocatable": {"cpu": "4", "memory": "16Gi"},
+                        "taints": [{"key": "nvidia.com/gpu", "value": "true",
+                                    "effect": "NoSchedule"}],
+                    },
+                ],
+                "pods": [{"name": "web", "nodeName": "full", "requests": {"cpu": "3800m"}}],
+            }
+        )
+    )  # fmt: skip
+    from cdk8s_headroom.simulate.cluster import read_cluster
+    from cdk8s_headroom.simulate.plot import legend_roles, whatif_marks
+
+    report = run_whatif(read_manifests(DIST), read_cluster(cluster))
+
+    assert whatif_marks(report) == {"full": "pending", "gpu": "not targeted"}
+    # dist/ has no buffer: the legend has no "buffer room".
+    assert [role.value for role in legend_roles([report.before, report.after])] == [
+        "ordinary",
+        "headroom",
+        "burst",
+    ]

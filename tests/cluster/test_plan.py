@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from cdk8s_headroom.cluster.plan import Conflict, PlanReport, plan
+from cdk8s_headroom.cluster.plan import Conflict, PlanReport, plan, selector_text
 from cdk8s_headroom.cluster.snapshot import Snapshot, read_snapshot
 from cdk8s_headroom.simulate.manifests import Manifests, manifests_from_objects, read_manifests
 from cdk8s_headroom.simulate.model import Resources
 from cdk8s_headroom.simulate.versions import KubernetesVersion
+from cdk8s_headroom.vocabulary.placement import (
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Placement,
+)
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
+from tests.cluster.kubectl_objects import kubectl_node, taint
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
@@ -109,7 +117,7 @@ def test_the_table_names_the_pods_that_hold_a_pending_nodes_room(
     text = everything.render()
 
     lines = text.splitlines()
-    at = lines.index(f"  pending node-full: {full.detail}")
+    at = lines.index(f"  pending node-full: {full.text}")
     shown = ", ".join(full.holders[:5])
     assert lines[at + 1].startswith(f"    held by (largest first): {shown}")
     assert full.holders and all(name.count("/") == 1 for name in full.holders)
@@ -261,8 +269,10 @@ def test_the_json_has_the_documented_keys(example: PlanReport) -> None:
         "established",
         "pending",
         "not_targeted",
+        "unmatched_selector",
     ]
     assert reserver["pending"][0]["reason"] == "room"
+    assert reserver["unmatched_selector"] is None
     assert list(data["bursts"]) == ["arrivals", "recreations", "verdict"]  # type: ignore[call-overload]
 
 
@@ -306,3 +316,167 @@ def test_without_a_default_class_pods_without_one_are_a_threat() -> None:
     assert (threat.priority_class.value, threat.pods, threat.namespaces) == (0, 10, ("shop",))
     assert threat.to_json()["name"] == "(no priorityClassName)"
     assert report.whatif.verdicts[0].holds is False
+
+
+def pool_manifests(pool: str) -> Manifests:
+    """dist/ with the reserver DaemonSet put on Karpenter pool ``pool`` by a node
+    selector, as ``NodeHeadroom(node_pool=...)`` renders it."""
+    objects: list[dict[str, Any]] = []
+    for path in sorted(DIST.glob("*.k8s.yaml")):
+        objects += [o for o in yaml.safe_load_all(path.read_text()) if o]
+    for obj in objects:
+        if obj["kind"] == "DaemonSet":
+            obj["spec"]["template"]["spec"]["nodeSelector"] = {"karpenter.sh/nodepool": pool}
+    return manifests_from_objects([("pool", objects)])
+
+
+def pool_snapshot(tmp_path: Path, *nodes: dict[str, Any]) -> Snapshot:
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": list(nodes)}))
+    return read_snapshot(path)
+
+
+def test_a_selector_that_matches_no_node_fails_and_names_the_pools_present(
+    tmp_path: Path,
+) -> None:
+    # pkg/controller/daemon/daemon_controller.go NodeShouldRunDaemonPod: a node the
+    # node selector does not match gets no daemon pod, so a typo'd pool name leaves the
+    # DaemonSet without a node: desiredNumberScheduled 0, nothing pending, no slice.
+    snapshot = pool_snapshot(
+        tmp_path,
+        kubectl_node("a", labels={"karpenter.sh/nodepool": "burst"}),
+        kubectl_node("b", labels={"karpenter.sh/nodepool": "burst"}),
+        kubectl_node("c", labels={"karpenter.sh/nodepool": "general"}),
+    )
+
+    report = run(pool_manifests("bursst"), snapshot)
+
+    (reserver,) = report.reservers
+    assert (reserver.target_nodes, reserver.pending) == ((), ())
+    assert reserver.unmatched is not None
+    reason = (
+        "the selector nodeSelector karpenter.sh/nodepool=bursst matches none of the 3 "
+        "nodes; the nodes have karpenter.sh/nodepool: burst (2), general (1)"
+    )
+    assert reserver.unmatched.reason == reason
+    assert f"  no target: {reason}" in report.render().splitlines()
+    assert report.failures(max_pending=0)[0] == (
+        f"node-headroom/headroom-reserver: {reason} (no flag relaxes it: fix the node pool "
+        "or selector)"
+    )
+    assert report.exit_status(max_pending=10) == 1
+    assert reserver.to_json()["unmatched_selector"] == {
+        "selector": "nodeSelector karpenter.sh/nodepool=bursst",
+        "labels": {"karpenter.sh/nodepool": {"burst": 2, "general": 1}},
+        "nodes": 3,
+    }
+
+
+def test_a_selector_key_no_node_has_is_named_as_missing(tmp_path: Path) -> None:
+    node = kubectl_node("a")
+    del node["metadata"]["labels"]["karpenter.sh/nodepool"]
+    snapshot = pool_snapshot(tmp_path, node)
+
+    (reserver,) = run(pool_manifests("burst"), snapshot).reservers
+
+    assert reserver.unmatched is not None
+    assert reserver.unmatched.reason == (
+        "the selector nodeSelector karpenter.sh/nodepool=burst matches none of the 1 nodes; "
+        "no node has karpenter.sh/nodepool"
+    )
+
+
+def test_nodes_the_selector_matches_but_taints_leave_out_do_not_fail_the_run(
+    tmp_path: Path,
+) -> None:
+    # NodeShouldRunDaemonPod: the pool matches, an untolerated NoSchedule taint keeps
+    # the reserver off (the EKS listing's type=hound:NoSchedule): not targeted, and a
+    # toleration adds the nodes, so this is no unmatched selector.
+    hound = taint("type", "NoSchedule", "hound")
+    snapshot = pool_snapshot(
+        tmp_path,
+        kubectl_node("a", hound, labels={"karpenter.sh/nodepool": "burst"}),
+        kubectl_node("b", hound, labels={"karpenter.sh/nodepool": "burst"}),
+    )
+
+    report = run(pool_manifests("burst"), snapshot)
+
+    (reserver,) = report.reservers
+    assert reserver.unmatched is None
+    assert [n.node for n in reserver.not_targeted] == ["a", "b"]
+    assert report.failures(max_pending=0) == []
+    assert "no target:" not in report.render()
+
+
+def test_selector_text_reads_as_the_manifests_write_selector_and_affinity() -> None:
+    term = NodeSelectorTerm(
+        (
+            NodeSelectorRequirement("topology.kubernetes.io/zone", NodeSelectorOperator.IN,
+                                    ("eu-west-1a", "eu-west-1b")),
+            NodeSelectorRequirement("spot", NodeSelectorOperator.DOES_NOT_EXIST),
+        )
+    )  # fmt: skip
+    placement = Placement((("karpenter.sh/nodepool", "burst"),), (term, NodeSelectorTerm()))
+
+    assert selector_text(placement) == (
+        "nodeSelector karpenter.sh/nodepool=burst; affinity topology.kubernetes.io/zone In "
+        "(eu-west-1a, eu-west-1b) and spot DoesNotExist or (empty term)"
+    )
+    assert selector_text(Placement()) == "(none: every node)"
+
+
+def test_each_failed_condition_is_a_clause_naming_the_flag_that_relaxes_it(
+    example: PlanReport,
+) -> None:
+    conflicted = dataclasses.replace(
+        example, conflicts=(Conflict("headroom-reserve", "value 1000 in the cluster"),)
+    )
+
+    assert example.failures(max_pending=1) == []
+    assert example.failures(max_pending=0) == [
+        "1 target node waits for their slice, more than --max-pending 0"
+    ]
+    assert conflicted.failures(max_pending=1) == [
+        "1 class(es) conflict with the cluster's, so apply fails: headroom-reserve "
+        "(no flag relaxes it)"
+    ]
+
+
+def test_a_broken_promise_is_named_in_the_failure() -> None:
+    objects: list[dict[str, Any]] = []
+    for path in sorted(DIST.glob("*.k8s.yaml")):
+        objects += [o for o in yaml.safe_load_all(path.read_text()) if o]
+    # Without the default class, new web pods get priority 0 and PreemptLowerPriority,
+    # above the reserver's -100: P1 breaks.
+    no_default = [o for o in objects if o["metadata"]["name"] != "default-no-preempt"]
+
+    report = run(manifests_from_objects([("dist", no_default)]), read_snapshot(EXAMPLE))
+
+    assert report.whatif.verdicts[0].holds is False
+    assert report.failures(max_pending=1) == ["P1 broken (no flag relaxes it)"]
+
+
+def test_the_table_writes_memory_as_people_do_and_the_json_keeps_it_exact(
+    example: PlanReport,
+) -> None:
+    # The kubelet reports allocatable memory in Ki (7736240Ki free on this node).
+    (pending,) = example.reservers[0].pending
+
+    assert pending.text == (
+        "free 220m cpu, 7.38Gi memory; the slice needs 500m cpu, 512Mi memory: insufficient cpu"
+    )
+    assert f"  pending {N2}: {pending.text}" in example.render().splitlines()
+    assert pending.detail == (
+        "free 220m cpu, 7736240Ki memory; the slice needs 500m cpu, 512Mi memory: insufficient cpu"
+    )
+    assert pending.to_json()["free"] == {"cpu": "220m", "memory": "7736240Ki"}
+
+
+def test_the_free_room_of_an_overfull_node_keeps_its_sign_in_people_units() -> None:
+    # A listing can bind more than a node's allocatable (the kops listing's
+    # generics-aws-node-one: free -17150136320 bytes).
+    from cdk8s_headroom.simulate.report import memory_for_people, resources_text
+
+    assert memory_for_people(-17150136320) == "-16Gi"
+    assert memory_for_people(-(2**20 + 2**19)) == "-1.5Mi"
+    assert resources_text(Resources(-7229, -512 * 2**20)) == "-7229m cpu, -512Mi memory"

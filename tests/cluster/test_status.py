@@ -5,14 +5,17 @@ from __future__ import annotations
 import gc
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from cdk8s_headroom.cluster.snapshot import read_snapshot
 from cdk8s_headroom.cluster.status import StatusReport, status
-from cdk8s_headroom.simulate.manifests import read_manifests
+from cdk8s_headroom.simulate.manifests import manifests_from_objects, read_manifests
 from cdk8s_headroom.simulate.model import Resources
 from cdk8s_headroom.simulate.versions import KubernetesVersion
+from tests.cluster.kubectl_objects import kubectl_node
 
 ROOT = Path(__file__).resolve().parents[2]
 AFTER = ROOT / "docs" / "examples" / "snapshot-after.json"
@@ -136,6 +139,7 @@ def test_the_json_has_the_documented_keys(after: StatusReport) -> None:
         "misscheduled",
         "being_removed",
         "not_targeted",
+        "unmatched_selector",
     ]
     assert headroom["eroded"] == [
         {
@@ -182,3 +186,70 @@ def test_reading_a_snapshot_leaves_the_garbage_collector_as_it_was() -> None:
     assert gc.isenabled()
     read_snapshot(AFTER)
     assert gc.isenabled()
+
+
+def test_each_failed_condition_is_a_clause_naming_the_flag_that_relaxes_it(
+    after: StatusReport,
+) -> None:
+    assert after.failures(max_pending=2) == []
+    assert after.failures(max_pending=1) == [
+        "2 target nodes are eroded or missing their reserver, more than --max-pending 1"
+    ]
+    nothing = status(read_snapshot(BEFORE), version=V131, version_from="test")
+    assert nothing.failures(max_pending=10) == [
+        "no headroom: no pod is labelled app.kubernetes.io/component=headroom-reserver "
+        "(no flag relaxes it; --manifests names the headrooms to look for)"
+    ]
+
+
+def test_a_headroom_whose_selector_matches_no_node_fails(tmp_path: Path) -> None:
+    # pkg/controller/daemon/daemon_controller.go NodeShouldRunDaemonPod: no node
+    # matches the node selector, so the controller creates no reserver anywhere and
+    # nothing is "missing": without this rule the run would pass.
+    objects: list[dict[str, Any]] = []
+    for path in sorted((ROOT / "dist").glob("*.k8s.yaml")):
+        objects += [o for o in yaml.safe_load_all(path.read_text()) if o]
+    for obj in objects:
+        if obj["kind"] == "DaemonSet":
+            obj["spec"]["template"]["spec"]["nodeSelector"] = {"karpenter.sh/nodepool": "bursst"}
+    snapshot = tmp_path / "snapshot.json"
+    listing = {"apiVersion": "v1", "kind": "List", "items": [kubectl_node("a"), kubectl_node("b")]}
+    snapshot.write_text(json.dumps(listing))
+
+    report = status(
+        read_snapshot(snapshot),
+        version=V131,
+        version_from="test",
+        manifests=manifests_from_objects([("pool", objects)]),
+    )
+
+    reserver = next(h for h in report.headrooms if h.name == "node-headroom/headroom-reserver")
+    assert (reserver.target_nodes, reserver.missing) == ((), ())
+    assert reserver.unmatched is not None
+    reason = (
+        "the selector nodeSelector karpenter.sh/nodepool=bursst matches none of the 2 nodes; "
+        "the nodes have karpenter.sh/nodepool: general (2)"
+    )
+    assert reserver.unmatched.reason == reason
+    assert f"  no target: {reason}" in report.render().splitlines()
+    assert (
+        f"node-headroom/headroom-reserver: {reason} (no flag relaxes it: fix the node pool or "
+        "selector)"
+    ) in report.failures(max_pending=10)
+
+
+def test_the_table_writes_memory_as_people_do_and_the_json_keeps_it_exact(
+    after: StatusReport,
+) -> None:
+    (eroded,) = after.headrooms[0].eroded
+
+    # The node's allocatable (kubelet Ki) less its pods' requests: 7807920Ki.
+    assert eroded.free == Resources(320, 7807920 * 1024)
+    assert f"  eroded {N3}: free 320m cpu, 7.45Gi memory; taken by shop/web-7c9f8d6b5-m2q6t" in (
+        after.render().splitlines()
+    )
+    assert eroded.to_json()["free"] == {"cpu": "320m", "memory": "7807920Ki"}
+
+
+def test_the_plot_marks_eroded_and_missing_nodes(after: StatusReport) -> None:
+    assert after.plot_marks() == {N3: "eroded", N4: "missing"}

@@ -8,8 +8,10 @@ Subcommands:
               snapshot; see docs/plan-status.md.
     status    whether the headroom is really there, from a kubectl snapshot.
 
-Exit status: 0 when all is well; 1 when plan or status find a broken promise, or more
-pending or eroded nodes than ``--max-pending`` allows; 2 for bad input.
+Exit status: 0 when all is well; 1 when plan or status find a condition that fails the
+run (docs/plan-status.md has the table); 2 for bad input. Every non-zero exit ends with
+one line on stderr: ``cdk8s-headroom plan: failed: ...`` names each condition and the
+flag that relaxes it; ``... error: ...`` names the bad input.
 """
 
 from __future__ import annotations
@@ -72,8 +74,24 @@ def _simulate(args: argparse.Namespace) -> int:
         from cdk8s_headroom.simulate.plot import plot_report
 
         plot_report(report, args.plot)
+        _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return 0
+
+
+def _wrote(args: argparse.Namespace, path: Path) -> None:
+    """Says where ``--plot`` wrote, on stderr, so that stdout stays the report."""
+    print(f"cdk8s-headroom {args.command}: plot written to {path}", file=sys.stderr)
+
+
+def _verdict(args: argparse.Namespace, failures: Sequence[str]) -> int:
+    """The exit status, and for a failed run the one line that ends it (on stderr, so
+    that ``--json`` stays one document): each condition, and the flag that relaxes it."""
+    if not failures:
+        return 0
+    sys.stdout.flush()
+    print(f"cdk8s-headroom {args.command}: failed: {'; '.join(failures)}", file=sys.stderr)
+    return 1
 
 
 def _version(given: str | None, snapshot: Snapshot | None) -> tuple[KubernetesVersion, str]:
@@ -108,8 +126,9 @@ def _plan(args: argparse.Namespace) -> int:
         from cdk8s_headroom.simulate.plot import plot_report
 
         plot_report(report.whatif, args.plot)
+        _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
-    return report.exit_status(max_pending)
+    return _verdict(args, report.failures(max_pending))
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -125,9 +144,16 @@ def _status(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from cdk8s_headroom.simulate.plot import plot_usage
 
-        plot_usage(list(report.allocatable), report.allocatable, [("now", report.usage)], args.plot)
+        plot_usage(
+            list(report.allocatable),
+            report.allocatable,
+            [("now", report.usage)],
+            args.plot,
+            marks=report.plot_marks(),
+        )
+        _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
-    return report.exit_status(max_pending)
+    return _verdict(args, report.failures(max_pending))
 
 
 def _add_common(command: argparse.ArgumentParser) -> None:
@@ -192,7 +218,9 @@ def _parser() -> argparse.ArgumentParser:
             "Per reserver DaemonSet of the manifests: the target nodes, where it runs right "
             "after apply, where it waits and why; the classes that can still preempt it; "
             "conflicts with the cluster's classes; the burst what-if and P1-P3. Exit 1 "
-            "when a promise breaks or more nodes wait than --max-pending."
+            "when a reserver's selector matches no node, a promise breaks, a class "
+            "conflicts, or more nodes wait than --max-pending; the last line (stderr) "
+            "says which."
         ),
     )
     plan.add_argument(
@@ -214,8 +242,9 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Per headroom (pods labelled app.kubernetes.io/component=headroom-reserver): "
             "nodes where the slice is held, in use by a burst, eroded by other pods (and "
-            "by which), or missing a reserver; recent Preempted events. Exit 1 when more "
-            "nodes are eroded or missing than --max-pending."
+            "by which), or missing a reserver; recent Preempted events. Exit 1 when no "
+            "headroom is found, a headroom's selector matches no node, or more nodes are "
+            "eroded or missing than --max-pending; the last line (stderr) says which."
         ),
     )
     _add_snapshot(status)

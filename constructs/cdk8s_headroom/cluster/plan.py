@@ -10,11 +10,14 @@ with the manifests'; and the verdict on P1-P3. docs/plan-status.md has the JSON 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cdk8s_headroom.cluster.snapshot import NotModelled, Snapshot, not_modelled_json, render_notes
 from cdk8s_headroom.simulate.daemon_targets import (
+    DaemonTargets,
+    Exclusion,
     NotTargeted,
     daemon_pod_placement,
     daemon_targets,
@@ -34,6 +37,7 @@ from cdk8s_headroom.simulate.versions import KubernetesVersion
 from cdk8s_headroom.simulate.whatif import Event, Verdict
 from cdk8s_headroom.simulate.workloads import ClassRegistry, Workload
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
+from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Placement
 from cdk8s_headroom.vocabulary.priority_models import (
     SYSTEM_PRIORITY_CLASSES,
     PreemptionPolicy,
@@ -41,6 +45,94 @@ from cdk8s_headroom.vocabulary.priority_models import (
 )
 
 NO_CLASS_NAME = "(no priorityClassName)"
+
+
+SHOWN_LABEL_VALUES = 10
+"""The values of a label an unmatched selector names (``--json`` lists them all)."""
+
+
+@dataclass(frozen=True)
+class UnmatchedSelector:
+    """A reserver whose node selector and required node affinity match no node of the
+    snapshot, such as a typo'd pool name: no node ever gets its slice, so the run
+    fails. Nodes the selector matches but a taint leaves out are not this: a toleration
+    adds them, and they are reported as not targeted."""
+
+    selector: str
+    """The node selector and required node affinity, as one line."""
+    labels: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+    """Per node label key the selector names: the values the snapshot's nodes carry,
+    with how many nodes carry each (none: no node has the key)."""
+    nodes: int
+    """The nodes of the snapshot."""
+
+    @property
+    def reason(self) -> str:
+        """One line: the selector, and the labels the nodes have instead."""
+        if not self.nodes:
+            return f"the selector {self.selector} matches no node: the snapshot lists none"
+        present = []
+        for key, values in self.labels:
+            if not values:
+                present.append(f"no node has {key}")
+                continue
+            shown = ", ".join(f"{value} ({count})" for value, count in values[:SHOWN_LABEL_VALUES])
+            more = len(values) - SHOWN_LABEL_VALUES
+            present.append(
+                f"the nodes have {key}: {shown}" + (f" and {more} more" if more > 0 else "")
+            )
+        have = "".join(f"; {part}" for part in present)
+        return f"the selector {self.selector} matches none of the {self.nodes} nodes{have}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "selector": self.selector,
+            "labels": {key: dict(values) for key, values in self.labels},
+            "nodes": self.nodes,
+        }
+
+
+def _requirement_text(requirement: NodeSelectorRequirement) -> str:
+    values = f" ({', '.join(requirement.values)})" if requirement.values else ""
+    return f"{requirement.key} {requirement.operator.value}{values}"
+
+
+def selector_text(placement: Placement) -> str:
+    """A pod's node selector and required node affinity as one line, in the manifests'
+    words: ``nodeSelector karpenter.sh/nodepool=burst``, ``affinity zone In (a, b)``;
+    terms are ORed."""
+    parts = []
+    if placement.node_selector:
+        pairs = ", ".join(f"{key}={value}" for key, value in placement.node_selector)
+        parts.append(f"nodeSelector {pairs}")
+    if placement.affinity is not None:
+        terms = [
+            " and ".join(
+                [_requirement_text(r) for r in term.expressions]
+                + [f"field {_requirement_text(r)}" for r in term.fields]
+            )
+            or "(empty term)"
+            for term in placement.affinity
+        ]
+        parts.append(f"affinity {' or '.join(terms) or '(no term)'}")
+    return "; ".join(parts) or "(none: every node)"
+
+
+def unmatched_selector(
+    placement: Placement, targets: DaemonTargets, nodes: Sequence[Node]
+) -> UnmatchedSelector | None:
+    """``UnmatchedSelector`` when no node of ``nodes`` passes the selector of
+    ``placement`` (its targets, and the nodes only taints leave out); else None."""
+    if targets.nodes or any(item.reason is Exclusion.TAINT for item in targets.not_targeted):
+        return None
+    keys = [key for key, _ in placement.node_selector]
+    for term in placement.affinity or ():
+        keys += [requirement.key for requirement in term.expressions]
+    labels = []
+    for key in dict.fromkeys(keys):
+        counts = Counter(node.labels[key] for node in nodes if key in node.labels)
+        labels.append((key, tuple(sorted(counts.items()))))
+    return UnmatchedSelector(selector_text(placement), tuple(labels), len(nodes))
 
 
 @dataclass(frozen=True)
@@ -53,11 +145,14 @@ class PendingNode:
     with a taint the reserver does not tolerate is no target: the DaemonSet controller
     creates no pod there (``NotTargeted``)."""
     detail: str
+    """One line with exact quantities, for ``--json``; the table prints ``text``."""
     free: Resources
     holders: tuple[str, ...] = ()
     """The pods on the node, largest request first: who holds the room."""
     karpenter: bool = False
     """The node carries ``karpenter.sh/nodepool``: Karpenter launched it."""
+    text: str = ""
+    """``detail`` in the units people write (``memory_for_people``); default: ``detail``."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -96,8 +191,10 @@ class ReserverPlan:
     established: tuple[EstablishedNode, ...]
     pending: tuple[PendingNode, ...]
     not_targeted: tuple[NotTargeted, ...] = ()
-    """The other nodes, each with the selector or taints that leave it out: no
+    """The other nodes, each with the selector or taints that leave them out: no
     reserver is created there, so none is pending."""
+    unmatched: UnmatchedSelector | None = None
+    """Set when the selector matches no node of the snapshot: the run fails."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -108,6 +205,7 @@ class ReserverPlan:
             "established": [node.to_json() for node in self.established],
             "pending": [node.to_json() for node in self.pending],
             "not_targeted": [node.to_json() for node in self.not_targeted],
+            "unmatched_selector": None if self.unmatched is None else self.unmatched.to_json(),
         }
 
 
@@ -153,12 +251,39 @@ class PlanReport:
     def pending_count(self) -> int:
         return sum(len(reserver.pending) for reserver in self.reservers)
 
+    def failures(self, max_pending: int) -> list[str]:
+        """Each condition that fails the run, as a clause of the one line the command
+        ends with, naming the flag that relaxes it, or that none does: a reserver's
+        selector matches no node; a promise breaks; a class conflicts with the
+        cluster's (the API server refuses a second default class and a changed value:
+        the apply fails); more target nodes wait than ``max_pending`` allows."""
+        failed = [
+            f"{reserver.name}: {reserver.unmatched.reason} (no flag relaxes it: fix the "
+            "node pool or selector)"
+            for reserver in self.reservers
+            if reserver.unmatched is not None
+        ]
+        broken = [verdict.promise for verdict in self.whatif.verdicts if verdict.holds is False]
+        if broken:
+            failed.append(f"{' and '.join(broken)} broken (no flag relaxes it)")
+        if self.conflicts:
+            names = ", ".join(conflict.name for conflict in self.conflicts)
+            failed.append(
+                f"{len(self.conflicts)} class(es) conflict with the cluster's, so apply "
+                f"fails: {names} (no flag relaxes it)"
+            )
+        if self.pending_count > max_pending:
+            nodes = (
+                "1 target node waits"
+                if self.pending_count == 1
+                else f"{self.pending_count} target nodes wait"
+            )
+            failed.append(f"{nodes} for their slice, more than --max-pending {max_pending}")
+        return failed
+
     def exit_status(self, max_pending: int) -> int:
-        """1 when a promise breaks, a class conflicts with the cluster's (the API server
-        refuses a second default class and a changed value: the apply fails), or more
-        target nodes wait than ``max_pending`` allows; else 0."""
-        broken = any(verdict.holds is False for verdict in self.whatif.verdicts)
-        return 1 if broken or self.conflicts or self.pending_count > max_pending else 0
+        """1 when any of ``failures`` holds; else 0."""
+        return 1 if self.failures(max_pending) else 0
 
     def to_json(self) -> dict[str, object]:
         whatif = self.whatif.to_json()
@@ -211,6 +336,8 @@ def _render_reserver(reserver: ReserverPlan) -> list[str]:
         f"{len(reserver.established)}; pending: {len(reserver.pending)}; "
         f"not targeted: {len(reserver.not_targeted)}",
     ]
+    if reserver.unmatched is not None:
+        lines.append(f"  no target: {reserver.unmatched.reason}")
     for node in reserver.established:
         notes = []
         if node.evicts:
@@ -220,7 +347,7 @@ def _render_reserver(reserver: ReserverPlan) -> list[str]:
         if notes:
             lines.append(f"  established {node.node}: {'; '.join(notes)}")
     for waiting in reserver.pending:
-        lines.append(f"  pending {waiting.node}: {waiting.detail}")
+        lines.append(f"  pending {waiting.node}: {waiting.text or waiting.detail}")
         if waiting.holders:
             named = ", ".join(waiting.holders[:SHOWN_HOLDERS])
             more = len(waiting.holders) - SHOWN_HOLDERS
@@ -298,11 +425,20 @@ def _pending(state: ClusterState, event: Event) -> PendingNode:
     if reasons == ["Too many pods"]:
         detail = f"too many pods: {len(node.pods)} of {node.node.max_pods}"
         return PendingNode(node_name, "pods", detail, free, holders(node), karpenter)
-    detail = (
-        f"free {resources_text(free)}; the slice needs {resources_text(pod.requests)}: "
-        f"{', '.join(reasons).lower() or event.decision.reason}"
+    why = ", ".join(reasons).lower() or event.decision.reason
+
+    def room(text: Callable[[Resources], str]) -> str:
+        return f"free {text(free)}; the slice needs {text(pod.requests)}: {why}"
+
+    return PendingNode(
+        node_name, "room", room(_exact_text), free, holders(node), karpenter, room(resources_text)
     )
-    return PendingNode(node_name, "room", detail, free, holders(node), karpenter)
+
+
+def _exact_text(resources: Resources) -> str:
+    """As ``resources_text``, with the exact quantities of ``resources_json``."""
+    exact = resources_json(resources)
+    return f"{exact['cpu']} cpu, {exact['memory']} memory"
 
 
 def _plan_reserver(
@@ -313,7 +449,8 @@ def _plan_reserver(
     classes: ClassRegistry,
     cordoned: set[str],
 ) -> ReserverPlan:
-    targets = daemon_targets(daemon_pod_placement(daemonset.template.placement), nodes)
+    placement = daemon_pod_placement(daemonset.template.placement)
+    targets = daemon_targets(placement, nodes)
     established = []
     pending = []
     by_node = {event.pod.placement.pinned_node: event for event in events}
@@ -337,6 +474,7 @@ def _plan_reserver(
         established=tuple(established),
         pending=tuple(pending),
         not_targeted=targets.not_targeted,
+        unmatched=unmatched_selector(placement, targets, nodes),
     )
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from cdk8s_headroom.cluster.plan import UnmatchedSelector, unmatched_selector
 from cdk8s_headroom.cluster.snapshot import (
     NotModelled,
     PreemptionEvent,
@@ -110,6 +111,8 @@ class HeadroomStatus:
     not_targeted: tuple[NotTargeted, ...] = ()
     """The nodes that are no targets, with the selector or taints that leave them out:
     never missing."""
+    unmatched: UnmatchedSelector | None = None
+    """Set when the selector matches no node of the snapshot: the run fails."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -123,6 +126,7 @@ class HeadroomStatus:
             "misscheduled": [node.to_json() for node in self.misscheduled],
             "being_removed": [node.to_json() for node in self.being_removed],
             "not_targeted": [node.to_json() for node in self.not_targeted],
+            "unmatched_selector": None if self.unmatched is None else self.unmatched.to_json(),
         }
 
 
@@ -144,10 +148,48 @@ class StatusReport:
         """Target nodes where no slice is held and no burst uses it."""
         return sum(len(h.eroded) + len(h.missing) for h in self.headrooms)
 
+    def failures(self, max_pending: int) -> list[str]:
+        """Each condition that fails the run, as a clause of the one line the command
+        ends with, naming the flag that relaxes it, or that none does: no headroom is
+        found; a headroom's selector matches no node; more target nodes are eroded or
+        missing their reserver than ``max_pending`` allows."""
+        if not self.headrooms:
+            return [
+                "no headroom: no pod is labelled app.kubernetes.io/component=headroom-reserver "
+                "(no flag relaxes it; --manifests names the headrooms to look for)"
+            ]
+        failed = [
+            f"{headroom.name}: {headroom.unmatched.reason} (no flag relaxes it: fix the "
+            "node pool or selector)"
+            for headroom in self.headrooms
+            if headroom.unmatched is not None
+        ]
+        if self.lost_count > max_pending:
+            nodes = (
+                "1 target node is"
+                if self.lost_count == 1
+                else f"{self.lost_count} target nodes are"
+            )
+            failed.append(
+                f"{nodes} eroded or missing their reserver, more than --max-pending {max_pending}"
+            )
+        return failed
+
     def exit_status(self, max_pending: int) -> int:
-        """1 when more target nodes are eroded or missing their reserver than
-        ``max_pending`` allows, or when no headroom is found; else 0."""
-        return 1 if not self.headrooms or self.lost_count > max_pending else 0
+        """1 when any of ``failures`` holds; else 0."""
+        return 1 if self.failures(max_pending) else 0
+
+    def plot_marks(self) -> dict[str, str]:
+        """The nodes ``--plot`` marks: eroded or missing on some headroom, else not
+        targeted by any."""
+        marks: dict[str, str] = {}
+        for headroom in self.headrooms:
+            marks.update((node.node, "eroded") for node in headroom.eroded)
+            marks.update((node, "missing") for node in headroom.missing)
+        excluded = [{n.node for n in h.not_targeted} for h in self.headrooms]
+        for node in set.intersection(*excluded) if excluded else set():
+            marks.setdefault(node, "not targeted")
+        return marks
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -200,6 +242,8 @@ def _render_headroom(headroom: HeadroomStatus) -> list[str]:
         f"being removed: {len(headroom.being_removed)}; "
         f"not targeted: {len(headroom.not_targeted)}",
     ]
+    if headroom.unmatched is not None:
+        lines.append(f"  no target: {headroom.unmatched.reason}")
     for in_use in headroom.in_use:
         lines.append(f"  in use {in_use.node}: {', '.join(in_use.burst_pods)}")
     for eroded in headroom.eroded:
@@ -271,7 +315,8 @@ def _headroom(
     bursting: Mapping[str, list[str]],
     slice_size: Resources | None,
 ) -> HeadroomStatus:
-    targets = daemon_targets(_template_placement(reservers, manifests, owner), nodes)
+    placement = _template_placement(reservers, manifests, owner)
+    targets = daemon_targets(placement, nodes)
     excluded = targets.excluded()
     size = slice_size or max(
         (pod.requests for pod in reservers), key=lambda r: (r.cpu, r.memory), default=Resources()
@@ -314,6 +359,7 @@ def _headroom(
         misscheduled=tuple(sorted(misscheduled, key=lambda n: n.node)),
         being_removed=tuple(sorted(being_removed, key=lambda n: n.node)),
         not_targeted=targets.not_targeted,
+        unmatched=unmatched_selector(placement, targets, nodes),
     )
 
 

@@ -27,14 +27,36 @@ _LABELS = {
 }
 
 
+_MARK_COLOURS = {"pending": "#d62728", "eroded": "#d62728", "missing": "#d62728"}
+"""The colour of a marked node's name; a mark not listed (``not targeted``) is grey."""
+_UNMARKED_COLOUR = "black"
+_EXCLUDED_COLOUR = "#757575"
+
+
+def whatif_marks(report: WhatIfReport) -> dict[str, str]:
+    """The nodes the plot of a what-if marks: ``pending`` where a reserver waits after
+    establishment, else ``not targeted`` where every reserver leaves the node out."""
+    marks: dict[str, str] = {}
+    for event in report.establishment:
+        node = event.pod.placement.pinned_node
+        if event.decision.node is None and node is not None:
+            marks[node] = "pending"
+    excluded = [{item.node for item in items} for items in report.not_targeted.values()]
+    for node in set.intersection(*excluded) if excluded else set():
+        marks.setdefault(node, "not targeted")
+    return marks
+
+
 def plot_report(report: WhatIfReport, path: Path) -> None:
     """Writes a PNG: cpu and memory rows, before and after columns, one stacked bar per
-    node in percent of its allocatable."""
+    node in percent of its allocatable, with the pending and not-targeted nodes
+    marked (``whatif_marks``)."""
     plot_usage(
         report.nodes,
         report.allocatable,
         [("before the bursts", report.before), ("after the bursts", report.after)],
         path,
+        marks=whatif_marks(report),
     )
 
 
@@ -43,9 +65,17 @@ def plot_usage(
     allocatable: Mapping[str, Resources],
     columns: Sequence[tuple[str, Usage]],
     path: Path,
+    *,
+    marks: Mapping[str, str] | None = None,
 ) -> None:
     """Writes a PNG: cpu and memory rows, one column per ``(title, usage)``, one stacked
-    bar per node in percent of its allocatable."""
+    bar per node in percent of its allocatable.
+
+    Args:
+        marks: per node, what to say under its name (``pending``, ``eroded``,
+            ``missing``, ``not targeted``); pending, eroded and missing names are drawn
+            in red, not-targeted ones in grey. Default: no node is marked.
+    """
     try:
         import matplotlib
 
@@ -60,26 +90,44 @@ def plot_usage(
             "version the package's plot extra asks for)",
         ) from None
 
+    marked = dict(marks or {})
+    labels = node_labels(nodes, marked)
     width = min(max(10.0, 2.0 + 0.8 * len(nodes) * len(columns) / 2), 40.0)
     # Constrained layout makes room for long rotated node names, where tight_layout gave
-    # up (and warned) on a plot of many nodes
+    # up (and warned) on a plot of many nodes; the figure grows with the longest name so
+    # that the bars keep their height.
     figure, axes = pyplot.subplots(
         2,
         len(columns),
-        figsize=(width, 7.0),
+        figsize=(width, figure_height(labels)),
         sharex="col",  # the node names under the memory row only
         sharey=True,
         squeeze=False,
         layout="constrained",
     )
+    highest = 0.0
     for column, (title, snapshot) in enumerate(columns):
         for row, resource in enumerate(("cpu", "memory")):
-            _stacked(axes[row][column], nodes, allocatable, snapshot, resource)
+            top = _stacked(axes[row][column], nodes, allocatable, snapshot, resource)
+            highest = max(highest, top)
             axes[row][column].set_title(f"{resource}, {title}")
+        _name_ticks(axes[1][column], nodes, labels, marked)
+    # The rows share their y axis. A listing can hold more than a node's allocatable
+    # (pods bound before a resize of the node, static pods), so the top follows the
+    # highest bar rather than cut it at 110%.
+    axes[0][0].set_ylim(0, y_top(highest))
     axes[0][0].set_ylabel("% of allocatable")
     axes[1][0].set_ylabel("% of allocatable")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside upper center", ncol=len(_LABELS), frameon=False)
+    shown = legend_roles([usage for _, usage in columns])
+    handles, names = axes[0][0].get_legend_handles_labels()
+    kept = [(h, n) for h, n in zip(handles, names, strict=True) if n in {_LABELS[r] for r in shown}]
+    figure.legend(
+        [h for h, _ in kept],
+        [n for _, n in kept],
+        loc="outside upper center",
+        ncol=max(len(kept), 1),
+        frameon=False,
+    )
     try:
         figure.savefig(path, format="png", dpi=100)
     except OSError as error:
@@ -100,7 +148,8 @@ def _stacked(
     allocatable: Mapping[str, Resources],
     snapshot: Usage,
     resource: str,
-) -> None:
+) -> float:
+    """Draws the stacked bars; returns the highest, in percent."""
     bottoms = [0.0] * len(nodes)
     for role in Role:
         shares = []
@@ -113,10 +162,66 @@ def _stacked(
         )
         bottoms = [b + s for b, s in zip(bottoms, shares, strict=True)]
     axis.axhline(100.0, color="black", linewidth=0.8)
-    axis.set_ylim(0, 110)
-    labels = tick_labels(nodes)
+    return max(bottoms, default=0.0)
+
+
+def y_top(highest: float) -> float:
+    """The top of the y axis, in percent: 110, or room above the highest bar."""
+    return max(110.0, highest * 1.05)
+
+
+def _name_ticks(
+    axis: Axes, nodes: Sequence[str], labels: Sequence[str], marks: Mapping[str, str]
+) -> None:
+    """The node names under a column, the marked ones coloured."""
     axis.set_xticks(range(len(nodes)), labels)
     axis.tick_params(axis="x", labelrotation=label_rotation(labels))
+    for node, text in zip(nodes, axis.get_xticklabels(), strict=True):
+        mark = marks.get(node)
+        if mark is not None:
+            text.set_color(_MARK_COLOURS.get(mark, _EXCLUDED_COLOUR))
+        else:
+            text.set_color(_UNMARKED_COLOUR)
+
+
+def legend_roles(columns: Sequence[Usage]) -> list[Role]:
+    """The roles the legend names: those holding something on some node of some
+    column. A plot without buffers has no "buffer room", without bursts no "burst
+    pods"."""
+    return [
+        role
+        for role in Role
+        if any(
+            per_role[role].cpu or per_role[role].memory
+            for usage in columns
+            for per_role in usage.values()
+            if role in per_role
+        )
+    ]
+
+
+def node_labels(nodes: Sequence[str], marks: Mapping[str, str]) -> list[str]:
+    """The names under the bars (``tick_labels``), each marked node's with its mark:
+    ``ip-10-0-1-12 (pending)``."""
+    return [
+        f"{label} ({marks[node]})" if node in marks else label
+        for node, label in zip(nodes, tick_labels(nodes), strict=True)
+    ]
+
+
+NAME_INCHES_PER_CHARACTER = 0.085
+"""The length of a character of a 10-point tick label, turned upright."""
+
+
+def figure_height(labels: Sequence[str]) -> float:
+    """Inches: two rows of bars of about 2.5 inches each, the legend and titles, and
+    under them the longest node name when the names are turned (``label_rotation``),
+    so that constrained layout never has to cut them. At most 16 inches."""
+    bars = 6.0
+    if not label_rotation(labels):
+        return bars + 0.4
+    longest = max(map(len, labels), default=0)
+    return min(bars + NAME_INCHES_PER_CHARACTER * longest, 16.0)
 
 
 def tick_labels(nodes: Sequence[str]) -> list[str]:

@@ -27,6 +27,7 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.names import int_text
 from cdk8s_headroom.vocabulary.priority_models import PriorityClassSpec
 from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory
+from cdk8s_headroom.vocabulary.quantity_arithmetic import BINARY_SUFFIXES
 
 Usage = dict[str, dict[Role, Resources]]
 
@@ -149,8 +150,32 @@ def resources_json(resources: Resources) -> dict[str, str]:
     return {"cpu": cpu_text(resources.cpu), "memory": memory_text(resources.memory)}
 
 
+def memory_for_people(size: int) -> str:
+    """Bytes as people write them, for the tables: in the largest binary unit the size
+    reaches, exact when whole (``512Mi``, ``3Gi``), else to three significant digits
+    (``1.5Gi``; ``7.38Gi`` for a kubelet's ``7736240Ki``). ``--json`` keeps the exact
+    quantity (``memory_text``). Negative sizes (the free room of a node whose pods
+    request more than its allocatable) keep their sign."""
+    if size < 0:
+        return f"-{memory_for_people(-size)}"
+    suffix, unit = next(
+        ((suffix, 1024**power) for suffix, power in _LARGEST_FIRST if size >= 1024**power),
+        ("", 1),
+    )
+    amount = Fraction(size, unit)
+    if amount.denominator == 1:
+        return f"{amount.numerator}{suffix}"
+    decimals = 0 if amount >= 100 else 1 if amount >= 10 else 2
+    return f"{float(amount):.{decimals}f}".rstrip("0").rstrip(".") + suffix
+
+
+_LARGEST_FIRST = sorted(BINARY_SUFFIXES.items(), key=lambda item: -item[1])
+
+
 def resources_text(resources: Resources) -> str:
-    return f"{cpu_text(resources.cpu)} cpu, {memory_text(resources.memory)} memory"
+    """cpu and memory for the tables (``memory_for_people``); ``resources_json`` is
+    exact."""
+    return f"{cpu_text(resources.cpu)} cpu, {memory_for_people(resources.memory)} memory"
 
 
 def describe(event: Event) -> str:
