@@ -23,6 +23,7 @@ from cdk8s_headroom.simulate.fields import (
 )
 from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources, Role
 from cdk8s_headroom.simulate.workloads import ClassRegistry
+from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.names import INT32_MAX, INT32_MIN
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy, PriorityClassSpec
@@ -104,11 +105,18 @@ def _nodes(value: Value) -> list[Node]:
     max_pods = amounts["pods"].integer_or(DEFAULT_MAX_PODS, minimum=0)
     labels = fields["labels"].string_map()
     node_taints = taints(fields["taints"])
+    names = _names(fields["name"].text(allow_empty=False), fields["count"].integer_or(1, minimum=1))
+    # The API server validates a Node's name as a DNS-1123 subdomain
+    # (apimachinery pkg/api/validation ValidateNodeName -> NameIsDNSSubdomain).
+    for name in names:
+        if not rules.DNS_SUBDOMAIN.matches(name):
+            raise fields["name"].fail(
+                "a node name Kubernetes accepts: a DNS-1123 subdomain (lowercase letters, "
+                "digits, '-' and '.', at most 253 characters, with count's '-N' suffix)"
+            )
     return [
         Node(name, allocatable, max_pods, {HOSTNAME_LABEL: name, **labels}, node_taints)
-        for name in _names(
-            fields["name"].text(allow_empty=False), fields["count"].integer_or(1, minimum=1)
-        )
+        for name in names
     ]
 
 

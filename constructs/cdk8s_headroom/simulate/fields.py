@@ -356,11 +356,12 @@ def tolerations(value: Value) -> tuple[Toleration, ...]:
                 allowed="NoSchedule, PreferNoSchedule, NoExecute or empty (every effect)",
             )
         )
-        result.append(
-            Toleration.unchecked(
-                fields["key"].text_or(""), operator, fields["value"].text_or(""), effect
-            )
-        )
+        given = fields["value"].text_or("")
+        # core/v1 validation (pkg/apis/core/validation ValidateTolerations): "value must
+        # be empty when `operator` is 'Exists'"; the chart and the library refuse it too.
+        if operator is TolerationOperator.EXISTS and given:
+            raise fields["value"].fail("no value with operator Exists (it matches every value)")
+        result.append(Toleration.unchecked(fields["key"].text_or(""), operator, given, effect))
     return tuple(result)
 
 
