@@ -69,10 +69,23 @@ CASES = [
         "greater than zero",
     ),
     (
+        # YAML's unquoted 0.5 is a number: the message says to quote it
         "fraction-from-yaml",
         {"reservation": {"cpu": 0.5}},
         "reservation.cpu",
-        "a Kubernetes quantity",
+        'quote it, e.g. "500m" or "0.5"',
+    ),
+    (
+        "fraction-from-yaml-in-a-burst-request",
+        {"burstWorkloads": [requests(0.25, "256Mi")]},
+        "burstWorkloads[api].resources.requests.cpu",
+        'quote it, e.g. "500m" or "0.5"',
+    ),
+    (
+        "fraction-from-yaml-in-a-buffer-limit",
+        {"burstWorkloads": [burst(buffer={"replicas": 2, "limits": {"cpu": 1.5}})]},
+        "burstWorkloads[api].buffer.limits['cpu']",
+        'quote it, e.g. "500m" or "0.5"',
     ),
     ("huge-exponent", {"reservation": {"cpu": "1e65"}}, "reservation.cpu", "from e-64 to e64"),
     (
@@ -188,7 +201,8 @@ CASES = [
         "max-replicas-below-replicas",
         {"burstWorkloads": [burst(replicas=4, autoscaling={"maxReplicas": 3})]},
         "burstWorkloads[api].autoscaling.maxReplicas",
-        "an integer from 4 to 2147483647",
+        # names replicas, whose value the lower bound is
+        "an integer from 4 to 2147483647: at least replicas (4), the autoscaler's minimum",
     ),
     (
         "no-replicas-with-an-autoscaler",

@@ -61,6 +61,10 @@ built once per render and kept on the root context, with
 {{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" (index $r 2)) -}}
 {{- end -}}
 {{- else -}}
+{{- if and $quantity (kindIs "float64" $x) -}}
+{{- /* a whole one is its digits by now: YAML's 0.5, which a user meant as text */ -}}
+{{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" .lib.fractionNumber) -}}
+{{- end -}}
 {{- $grammar := ternary "quantity" .rule (eq .rule "containerMemory") -}}
 {{- $text := ternary (trim (toString $x)) $x (and $quantity (kindIs "string" $x)) -}}
 {{- range $clause := index .lib.grammars $grammar -}}

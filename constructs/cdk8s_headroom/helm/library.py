@@ -199,6 +199,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "bareBytesHint": rules.BARE_BYTES_HINT,
         "checks": checks(defaults),
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
+        "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
     }
 
 
