@@ -169,6 +169,12 @@ def test_helm_lint_strict_is_clean_with_other_values(overrides: dict[str, Any]) 
     assert report["errors"] == [] and lint_findings(report) == []
 
 
+def test_helm_lint_strict_is_clean_with_the_blueprint_values() -> None:
+    # chart-testing lints the chart with each ci/*-values.yaml, as `ct lint` does
+    report = lint(CHART, yaml.safe_load((CHART / BLUEPRINT_VALUES).read_text()))
+    assert report["errors"] == [] and lint_findings(report) == []
+
+
 @pytest.mark.parametrize("values_file", ["values.yaml", BLUEPRINT_VALUES])
 def test_a_failed_generation_leaves_the_chart_untouched(
     tmp_path: Path, app_values: dict[str, Any], monkeypatch: pytest.MonkeyPatch, values_file: str
