@@ -3,8 +3,9 @@
     chart.py [--out DIR]           generate the chart (default: charts/node-headroom)
     chart.py --package DEST [DIR]  pack DIR (default: charts/node-headroom) into DEST
 
-The chart's default values are main.py's app read back from its constructs, so the
-default release renders what `make synth` writes to dist/.
+The chart's values are main.py's app read back from its constructs: its headroom is the
+chart's defaults, and its burst workloads (the demo) are ci/blueprint-values.yaml, so the
+default release with that file renders what `make synth` writes to dist/.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "charts" / "node-headroom"
 
 
-def chart_defaults() -> dict[str, Any]:
+def app_values() -> dict[str, Any]:
     """main.py's app as chart values."""
     sys.path.insert(0, str(ROOT))
     import main
@@ -45,7 +46,7 @@ def main_(argv: list[str]) -> int:
         print(f"packed {args.chart} into {archive}")
         return 0
     try:
-        write_chart(args.out, chart_defaults())
+        write_chart(args.out, app_values())
     except HeadroomConfigError as error:
         print(f"chart generation failed, {args.out}/ left as it was: {error}", file=sys.stderr)
         return 1

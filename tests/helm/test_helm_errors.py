@@ -15,7 +15,7 @@ import helm_python as helm
 import pytest
 import yaml
 
-from cdk8s_headroom.helm import Release, synthesize
+from cdk8s_headroom.helm import CHART_NAME, Release, synthesize
 from cdk8s_headroom.vocabulary import quantity_arithmetic, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from scripts.helm_render import CHART, load, render
@@ -69,10 +69,23 @@ CASES = [
         "greater than zero",
     ),
     (
+        # YAML's unquoted 0.5 is a number: the message says to quote it
         "fraction-from-yaml",
         {"reservation": {"cpu": 0.5}},
         "reservation.cpu",
-        "a Kubernetes quantity",
+        'quote it, e.g. "500m" or "0.5"',
+    ),
+    (
+        "fraction-from-yaml-in-a-burst-request",
+        {"burstWorkloads": [requests(0.25, "256Mi")]},
+        "burstWorkloads[api].resources.requests.cpu",
+        'quote it, e.g. "500m" or "0.5"',
+    ),
+    (
+        "fraction-from-yaml-in-a-buffer-limit",
+        {"burstWorkloads": [burst(buffer={"replicas": 2, "limits": {"cpu": 1.5}})]},
+        "burstWorkloads[api].buffer.limits['cpu']",
+        'quote it, e.g. "500m" or "0.5"',
     ),
     ("huge-exponent", {"reservation": {"cpu": "1e65"}}, "reservation.cpu", "from e-64 to e64"),
     (
@@ -188,7 +201,8 @@ CASES = [
         "max-replicas-below-replicas",
         {"burstWorkloads": [burst(replicas=4, autoscaling={"maxReplicas": 3})]},
         "burstWorkloads[api].autoscaling.maxReplicas",
-        "an integer from 4 to 2147483647",
+        # names replicas, whose value the lower bound is
+        "an integer from 4 to 2147483647: at least replicas (4), the autoscaler's minimum",
     ),
     (
         "no-replicas-with-an-autoscaler",
@@ -536,3 +550,29 @@ def test_a_message_shows_lists_and_maps_with_their_items_so() -> None:
     assert shown({"cpu": None}) == "{'cpu': null}"
     assert shown(("x",)) == "['x']"
     assert shown("None") == "'None'"
+
+
+def test_a_slice_of_bare_cores_warns_in_notes_as_the_library_does(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    # GIVEN reservation.cpu "500": 500 cores per node, where 500m was surely meant
+    overrides = {"reservation": {"cpu": "500"}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        synthesize(overrides, Release(CHART_NAME, CHART_NAME), chart_defaults=chart_defaults)
+    [library] = [str(w.message) for w in caught if "cores per node" in str(w.message)]
+    # WHEN the chart renders it THEN NOTES give the library's warning, named by the value
+    notes = " ".join(render(chart, overrides)["node-headroom/templates/NOTES.txt"].split())
+    assert library.startswith("cpu: '500' is 500 cores per node; did you mean \"500m\"?")
+    assert f"WARNING: reservation.{library}" in notes
+    # AND the slice it holds is not stated without it
+    assert "holds 500 CPU, 512Mi memory on every node" in notes
+    assert "that is 500 cores, see the WARNING below" in notes
+
+
+@pytest.mark.parametrize("cpu", ["63", "500m", "2"])
+def test_a_slice_below_the_bare_cores_threshold_gives_no_warning(
+    chart: helm.Chart, cpu: str
+) -> None:
+    notes = render(chart, {"reservation": {"cpu": cpu}})["node-headroom/templates/NOTES.txt"]
+    assert "WARNING" not in notes and "cores" not in notes

@@ -7,7 +7,10 @@ to every object's metadata, and those three keys are removed before comparing.
 
 from __future__ import annotations
 
+import re
+import shlex
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,9 @@ import pytest
 import yaml
 
 from cdk8s_headroom.files.publish import load_manifests
-from cdk8s_headroom.helm import Release, merge_values, package_chart, synthesize
+from cdk8s_headroom.helm import CHART_NAME, Release, merge_values, package_chart, synthesize
+from cdk8s_headroom.helm.chart import BLUEPRINT_VALUES
+from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from scripts.helm_render import CHART, load, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
@@ -35,6 +40,88 @@ def by_key(documents: list[dict[str, Any]]) -> dict[Key, dict[str, Any]]:
     keyed = {key(document): document for document in documents}
     assert len(keyed) == len(documents), "two objects share a kind, namespace and name"
     return keyed
+
+
+@dataclass(frozen=True)
+class HelmCommand:
+    """A `helm install` or `helm template` command of the docs, as Helm would render it."""
+
+    release: str
+    namespace: str
+    values: dict[str, Any]
+
+
+def merge_maps(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """helm/helm `pkg/cli/values/options.go` `mergeMaps`: maps merge key by key, any other
+    value replaces."""
+    merged = dict(base)
+    for name, item in override.items():
+        if isinstance(item, dict) and isinstance(merged.get(name), dict):
+            item = merge_maps(merged[name], item)
+        merged[name] = item
+    return merged
+
+
+def values_file(name: str, page: str) -> dict[str, Any]:
+    """A file of the repository, or the YAML block of ``page`` headed `# <name>:`
+    (the README's buffers.yaml)."""
+    if (ROOT / name).is_file():
+        loaded: dict[str, Any] = yaml.safe_load((ROOT / name).read_text())
+        return loaded
+    blocks = re.findall(rf"```yaml\n# {re.escape(name)}:.*?\n(.*?)```", page, re.DOTALL)
+    assert len(blocks) == 1, f"{name}: neither a file of the repository nor a block of the page"
+    found: dict[str, Any] = yaml.safe_load(blocks[0])
+    return found
+
+
+def helm_command(text: str, page: str) -> HelmCommand:
+    """What ``text`` renders: helm/helm `pkg/cli/values/options.go` `MergeValues` merges
+    the `-f` files in order, then each `--set` over them, whatever the order given."""
+    words = shlex.split(text)
+    assert words[:2] in (["helm", "install"], ["helm", "template"]), text
+    assert words[3] == "charts/node-headroom", text
+    namespace, files, sets = "default", [], []
+    rest = iter(words[4:])
+    for word in rest:
+        if word in ("-n", "--namespace"):
+            namespace = next(rest)
+        elif word in ("-f", "--values"):
+            files.append(values_file(next(rest), page))
+        elif word == "--set":
+            sets.append(helm.parse_set_string(next(rest)))
+        else:
+            assert word == "--create-namespace", f"{text}: a flag this test does not read"
+    values: dict[str, Any] = {}
+    for given in (*files, *sets):
+        values = merge_maps(values, given)
+    return HelmCommand(words[2], namespace, values)
+
+
+HELM_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), CHART / "README.md"]
+
+
+def docs_helm_commands() -> list[tuple[str, str]]:
+    """(page, command) of each `helm install` and `helm template` of the pages: the lines
+    of their ```sh blocks (continuations joined, comments dropped) and their prose's
+    inline code (wrapped lines joined)."""
+    found = []
+    for page in HELM_PAGES:
+        text = page.read_text()
+        for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL):
+            for line in re.sub(r"\\\n\s*", " ", block).splitlines():
+                found.append((page, " ".join(re.sub(r"(^|\s+)#.*$", "", line).split())))
+        prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+        found.extend((page, " ".join(span.split())) for span in re.findall(r"`([^`]+)`", prose))
+    return sorted(
+        {
+            (page.relative_to(ROOT).as_posix(), command)
+            for page, command in found
+            if command.startswith(("helm install ", "helm template "))
+        }
+    )
+
+
+DOCS_HELM_COMMANDS = docs_helm_commands()
 
 
 @pytest.fixture(scope="module")
@@ -72,20 +159,48 @@ def library_objects(
     return by_key(documents)
 
 
-def test_the_default_release_reproduces_dist_as_the_chart_readme_states(
+BLUEPRINT_RULE = (
+    "helm template node-headroom charts/node-headroom -n node-headroom "
+    f"-f charts/node-headroom/{BLUEPRINT_VALUES} --set namespace.create=true"
+)
+"""The chart README's rule: with the blueprint's values, the chart renders dist/."""
+
+
+def test_the_blueprint_values_reproduce_dist_as_the_chart_readme_states(
     chart: helm.Chart,
 ) -> None:
     # GIVEN the rule of the chart README: release node-headroom in namespace
-    # node-headroom, with the Namespace object asked for
-    readme = (CHART / "README.md").read_text()
-    rule = "helm template node-headroom charts/node-headroom -n node-headroom --set"
-    assert f"{rule}\nnamespace.create=true" in readme
+    # node-headroom, the blueprint's values file, and the Namespace object asked for
+    assert BLUEPRINT_RULE in " ".join((CHART / "README.md").read_text().split())
+    command = helm_command(BLUEPRINT_RULE, "")
     dist = by_key([document for _, document in load_manifests(ROOT / "dist")])
     # THEN it renders exactly the objects of dist/
-    assert helm_objects(chart, {"namespace": {"create": True}}) == dist
+    assert helm_objects(chart, command.values, command.release, command.namespace) == dist
     # AND without the Namespace object, the same objects but the Namespace
-    without = helm_objects(chart, {})
-    assert without == {k: v for k, v in dist.items() if k[0] != "Namespace"}
+    blueprint = yaml.safe_load((CHART / BLUEPRINT_VALUES).read_text())
+    assert helm_objects(chart, blueprint) == {k: v for k, v in dist.items() if k[0] != "Namespace"}
+    # AND without the blueprint's values, the same objects but its demo workload and
+    # the pre-puller that pulls its image
+    headroom = {
+        k: v for k, v in dist.items() if k[0] != "Deployment" and not k[2].endswith(PREPULL_SUFFIX)
+    }
+    assert len(headroom) == len(dist) - 2
+    assert helm_objects(chart, {"namespace": {"create": True}}) == headroom
+
+
+def test_the_default_values_deploy_no_workload(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    # GIVEN `helm install web charts/node-headroom -n web`, with no values of its own
+    rendered = helm_objects(chart, {}, "web")
+    # THEN it renders the classes and the reserver: no Deployment, no autoscaler, and no
+    # pre-puller (no burst image to pull)
+    assert chart_defaults["burstWorkloads"] == []
+    assert sorted({kind for kind, _, _ in rendered}) == ["DaemonSet", "PriorityClass"]
+    assert [name for kind, _, name in rendered if kind == "DaemonSet"] == ["web-headroom-reserver"]
+    assert not [k for k in rendered if k[0] in ("Deployment", "HorizontalPodAutoscaler")]
+    # AND the library synthesizes the same from the same values
+    assert rendered == library_objects({}, chart_defaults, "web")
 
 
 @pytest.mark.parametrize(
@@ -351,3 +466,35 @@ def test_the_packaged_chart_renders_like_the_folder(tmp_path: Path, chart: helm.
     archive = package_chart(CHART, tmp_path)
     with helm.Chart.load(archive) as packed:
         assert render(packed, {}) == render(chart, {})
+
+
+def test_the_docs_show_the_helm_commands_of_their_helm_sections() -> None:
+    pages = {page for page, _ in DOCS_HELM_COMMANDS}
+    assert {"README.md", "docs/chart.md", "charts/node-headroom/README.md"} <= pages
+    assert ("charts/node-headroom/README.md", BLUEPRINT_RULE) in DOCS_HELM_COMMANDS
+
+
+@pytest.mark.parametrize(
+    ("page", "command"), DOCS_HELM_COMMANDS, ids=[f"{p}:{c}" for p, c in DOCS_HELM_COMMANDS]
+)
+def test_a_helm_command_of_the_docs_deploys_the_burst_workloads_its_values_name_and_no_other(
+    chart: helm.Chart, page: str, command: str
+) -> None:
+    # GIVEN a `helm install` or `helm template` of the docs, with its -f files and --set
+    parsed = helm_command(command, (ROOT / page).read_text())
+    # WHEN rendered as Helm would, THEN it renders, and its Deployments are the burst
+    # workloads its values name: none without values that name one
+    rendered = helm_objects(chart, parsed.values, parsed.release, parsed.namespace)
+    default_prefix = "" if parsed.release == CHART_NAME else f"{parsed.release}-"
+    prefix = parsed.values.get("namePrefix", default_prefix)
+    named = {prefix + w["name"] for w in parsed.values.get("burstWorkloads", [])}
+    assert {name for kind, _, name in rendered if kind == "Deployment"} == named
+
+
+def test_the_second_pool_example_renders_its_reserver_alone(chart: helm.Chart) -> None:
+    # GIVEN docs/chart.md's second pool (`batch`, formerly with a `batch-demo-burst`)
+    [command] = [c for _, c in DOCS_HELM_COMMANDS if "nodePool.name=batch-pool" in c]
+    parsed = helm_command(command, "")
+    # THEN it renders its reserver on the pool, and neither classes nor a workload
+    rendered = helm_objects(chart, parsed.values, parsed.release, parsed.namespace)
+    assert set(rendered) == {("DaemonSet", "batch", "batch-headroom-reserver-batch-pool")}

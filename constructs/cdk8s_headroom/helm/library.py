@@ -33,7 +33,7 @@ from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.objects.reserver import DEFAULT_RESERVER_NAME
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
-from cdk8s_headroom.vocabulary import quantity_arithmetic, rule_language, rules
+from cdk8s_headroom.vocabulary import quantity, quantity_arithmetic, rule_language, rules
 from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP
 from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
@@ -199,6 +199,8 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "bareBytesHint": rules.BARE_BYTES_HINT,
         "checks": checks(defaults),
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
+        "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
+        "bareCores": [quantity.BARE_CORES_WARNING, quantity.BARE_CORES_MESSAGE],
     }
 
 

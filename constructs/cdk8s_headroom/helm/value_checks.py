@@ -98,6 +98,8 @@ def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
             item = rules.LABEL_VALUE if rule == "labels" else rules.QUANTITY
             _check(value, name, f"{field}[{name!r}]", item)
     elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
+        if isinstance(value, float):  # a whole one is its digits by now (_as_given)
+            raise ValuesError(field, value, rules.FRACTION_NUMBER_ALLOWED)
         text = quantity.checked_text(value, field=field)
         if rule is rules.CONTAINER_MEMORY:
             quantity.check_container_memory(text, field=field, value=value)

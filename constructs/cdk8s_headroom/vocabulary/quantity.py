@@ -54,6 +54,13 @@ BARE_CORES_WARNING = 64
 """A bare-integer CPU slice of this many cores or more is almost surely meant as
 millicores (``"500"`` is 500 cores), unless the pool's node sizes say it fits."""
 
+BARE_CORES_MESSAGE = (
+    "{field}: '{text}' is {cores} cores per node; did you mean \"{text}m\"? (the pool's node "
+    "sizes are unknown, so the slice is not checked against them)"
+)
+"""The warning of such a slice: ``text`` is its digits, ``cores`` their number (the Helm
+chart's NOTES give it too)."""
+
 
 def checked_text(value: object, *, field: str, grammar: Grammar = rules.QUANTITY) -> str:
     """The quantity as Kubernetes receives it: a string as given (stripped) that
@@ -114,10 +121,7 @@ def warn_if_cores_look_like_millicores(value: QuantityLike, *, field: str) -> No
     only where the pool's node sizes are unknown; known sizes refuse such a slice."""
     text = quantity_text(value, field=field)
     if text.isdigit() and int(text) >= BARE_CORES_WARNING:
-        warn(
-            f'{field}: {text!r} is {int(text)} cores per node; did you mean "{text}m"? '
-            "(the pool's node sizes are unknown, so the slice is not checked against them)"
-        )
+        warn(BARE_CORES_MESSAGE.format(field=field, text=text, cores=int(text)))
 
 
 def format_cpu(cores: Fraction) -> str:

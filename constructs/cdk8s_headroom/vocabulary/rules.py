@@ -151,6 +151,13 @@ EXACT_NUMBER_ALLOWED = (
 made a number): Helm reads a values file's numbers as 64-bit floats, exact only below
 2^53, so a larger one is refused rather than read with other digits."""
 
+FRACTION_NUMBER_ALLOWED = (
+    'a quantity as a quoted string: quote it, e.g. "500m" or "0.5"; YAML and JSON read an '
+    "unquoted number with a fraction as a binary fraction, not as the quantity's text"
+)
+"""A number with a fraction given where a quantity is expected (``cpu: 0.5`` in a values
+file): the chart refuses it rather than guess the digits YAML meant."""
+
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 MAX_USER_PRIORITY = 1_000_000_000
@@ -238,7 +245,8 @@ LIMIT_NOT_BELOW_REQUEST = Rule(
 MAX_REPLICAS_NOT_BELOW_REPLICAS = Rule(
     "maxReplicasNotBelowReplicas",
     # Failing, replicas is at least 2: maxReplicas is at least 1 (POSITIVE)
-    "an integer from {replicas} to " + str(INT32_MAX),
+    "an integer from {replicas} to " + str(INT32_MAX) + ": at least replicas ({replicas}), "
+    "the autoscaler's minimum",
     Not(Less("maxReplicas", "replicas")),
 )
 REPLICAS_WITH_AUTOSCALER = Rule(

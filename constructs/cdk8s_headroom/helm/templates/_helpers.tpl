@@ -61,6 +61,10 @@ built once per render and kept on the root context, with
 {{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" (index $r 2)) -}}
 {{- end -}}
 {{- else -}}
+{{- if and $quantity (kindIs "float64" $x) -}}
+{{- /* a whole one is its digits by now: YAML's 0.5, which a user meant as text */ -}}
+{{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" .lib.fractionNumber) -}}
+{{- end -}}
 {{- $grammar := ternary "quantity" .rule (eq .rule "containerMemory") -}}
 {{- $text := ternary (trim (toString $x)) $x (and $quantity (kindIs "string" $x)) -}}
 {{- range $clause := index .lib.grammars $grammar -}}
@@ -245,6 +249,16 @@ built once per render and kept on the root context, with
 {{- $_ := set $c "memory" (include "node-headroom.quantity" $v.reservation.memory) -}}
 {{- $_ := set $c "slice" (printf "%s CPU, %s memory" $c.cpu $c.memory) -}}
 {{- $_ := set $c "slices" (not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory))) -}}
+{{- /* A slice of bare cores that reads as millicores: the library warns so too, where the
+     pool's node sizes are unknown, as the chart's pools always are
+     (quantity.warn_if_cores_look_like_millicores) */ -}}
+{{- $cores := regexReplaceAll "^0+([0-9])" $c.cpu "${1}" -}}
+{{- $least := toString (index $lib.bareCores 0) -}}
+{{- $_ := set $c "bareCores" "" -}}
+{{- if and $c.slices (regexMatch "^[0-9]+$" $cores) (or (gt (len $cores) (len $least)) (and (eq (len $cores) (len $least)) (ge $cores $least))) -}}
+{{- $_ := set $c "bareCores" $cores -}}
+{{- $warnings = append $warnings (replace "{field}" "reservation.cpu" (replace "{text}" $c.cpu (replace "{cores}" $cores (index $lib.bareCores 1)))) -}}
+{{- end -}}
 {{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
 {{- $keepsOff := false -}}
 {{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default "NoSchedule" .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
