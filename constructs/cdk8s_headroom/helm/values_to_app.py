@@ -162,7 +162,8 @@ def build(
     namespace = value_at(values, "namespace.name") or release.namespace
     cluster = cdk8s.Chart(app, "cluster")
     if value_at(values, "namespace.create"):
-        HeadroomNamespace(cluster, "namespace", name=namespace)
+        with in_values({"namespace": "namespace.name"}):
+            HeadroomNamespace(cluster, "namespace", name=namespace)
     # Classes the release does not render exist in the cluster: the library checks
     # the pods against them, but their chart stays out of the rendered output.
     classes_scope = cluster if value_at(values, "priorityClasses.create") else cdk8s.Chart(app, "x")

@@ -68,6 +68,7 @@ built once per render and kept on the root context, with
 {{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" (index $clause 1)) -}}
 {{- end -}}
 {{- end -}}
+{{- if $quantity }}{{ include "node-headroom.rule.quantityCap" (dict "lib" .lib "field" .field "value" $x "quantity" $text) }}{{ end -}}
 {{- if eq .rule "containerMemory" -}}
 {{- $hint := ternary (replace "{text}" $text .lib.bareBytesHint) "" (regexMatch "^[0-9]+$" $text) -}}
 {{- include "node-headroom.rule.containerMemory" (dict "lib" .lib "field" .field "value" $x "memory" $text "hint" $hint) -}}
@@ -221,6 +222,7 @@ built once per render and kept on the root context, with
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
 {{- $_ := set $c "namespace" (dict "name" (default (default "default" $root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels "annotations" $lib.namespaceAnnotations) -}}
+{{- if $v.namespace.create }}{{ include "node-headroom.rule.ownNamespace" (dict "field" "namespace.name" "value" $c.namespace.name) }}{{ end -}}
 {{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
 {{- range $role := list "headroom" "burst" "default" -}}
 {{- $base := index $m $role -}}
