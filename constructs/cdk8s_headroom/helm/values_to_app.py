@@ -16,7 +16,13 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.helm.value_checks import ValuesError, check_placement, check_values, in_values
+from cdk8s_headroom.helm.value_checks import (
+    ValuesError,
+    check_placement,
+    check_shape,
+    check_values,
+    in_values,
+)
 from cdk8s_headroom.helm.values import (
     BURST_BUFFER,
     BURST_WORKLOAD,
@@ -155,6 +161,7 @@ def build(
         HeadroomConfigError: for an invalid value, named by its value path.
     """
     values = copy.deepcopy(dict(values))
+    check_shape(values)
     check_values(values)
     check_placement(values)
     prefix = name_prefix(values, release)
