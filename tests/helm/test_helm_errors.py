@@ -88,6 +88,22 @@ CASES = [
         'quote it, e.g. "500m" or "0.5"',
     ),
     ("huge-exponent", {"reservation": {"cpu": "1e65"}}, "reservation.cpu", "from e-64 to e64"),
+    # apimachinery's quantity.go ParseQuantity cuts a quantity above maxAllowed
+    # (2^63-1 base units) to it: 1e64 is a valid grammar, and still refused
+    ("above-the-cap", {"reservation": {"memory": "1e64"}}, "reservation.memory", "2^63-1"),
+    ("8Ei-is-2-to-the-63", {"reservation": {"cpu": "8Ei"}}, "reservation.cpu", "2^63-1"),
+    (
+        "burst-above-the-cap",
+        {"burstWorkloads": [requests("100m", "9223372036854775808")]},
+        "burstWorkloads[api].resources.requests.memory",
+        "2^63-1",
+    ),
+    (
+        "restricted-on-kube-system",
+        {"namespace": {"name": "kube-system", "create": True}},
+        "namespace.name",
+        "would reject the pods already there",
+    ),
     (
         "priority-above-one-billion",
         {"priorityClasses": {"burst": {"value": 2000000000}}},
@@ -434,6 +450,7 @@ def test_every_rule_has_a_case() -> None:
         "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames", "slicesNeedBoth",
         "noTaskWithoutSlices", "needsRoom", "prepullerName", "bufferPercentageNeedsScalable",
         "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
+        "quantityCap", "ownNamespace",
     }  # fmt: skip
     checked |= {
         "tolerationNeedsKey", "tolerationExistsWithoutValue", "tolerationSecondsNoExecute",

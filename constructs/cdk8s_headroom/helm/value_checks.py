@@ -8,12 +8,13 @@ node affinity term's fields. An error names the value's path (``ValuesError``), 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from cdk8s_headroom.helm.values import HEADROOM_FIELDS, VALUES
+from cdk8s_headroom.helm.values import HEADROOM_FIELDS, VALUES, Schema, values_schema
 from cdk8s_headroom.vocabulary import quantity, rule_language, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.placement import (
@@ -47,6 +48,88 @@ def in_values(
         else:
             path = prefix + table.get(field, field)
         raise ValuesError(path, error.value, error.allowed) from None
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "array": (list, tuple),
+    "object": (Mapping,),
+}
+"""The Python types of values that load as each JSON Schema type (an ``integer`` also
+as a whole float, as the schema's validator reads ``2.0``; a boolean is no number)."""
+
+
+_WORDS = {
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "null": "null",
+    "array": "a list",
+    "object": "a map",
+}
+
+
+def _is(value: Any, kind: str) -> bool:
+    if isinstance(value, bool) and kind in ("number", "integer"):
+        return False
+    if kind == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _JSON_TYPES[kind])
+
+
+@functools.cache  # the schema is built from the table of values, the same each time
+def _schema() -> Schema:
+    return values_schema()
+
+
+def check_shape(values: Mapping[str, Any]) -> None:
+    """The values' structure as the chart's values.schema.json refuses it (the same
+    schema, ``values.values_schema``, from the same table of values): an unknown key
+    (``additionalProperties: false``), a missing required one, a value of the wrong type
+    (a map where a list goes) and a choice that is not one of the allowed. Judged
+    before anything reads the values, so each error names its value path."""
+    _check_shape(values, _schema(), "")
+
+
+def _check_shape(value: Any, schema: Schema, field: str) -> None:
+    kinds = schema.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if kinds and not any(_is(value, kind) for kind in kinds):
+        raise ValuesError(field, value, " or ".join(_WORDS[kind] for kind in kinds))
+    if "enum" in schema and value not in schema["enum"]:
+        choices = ", ".join("null" if c is None else repr(c) for c in schema["enum"])
+        raise ValuesError(field, value, f"one of {choices}")
+    if isinstance(value, Mapping) and "properties" in schema:
+        properties = schema["properties"]
+        for key, item in value.items():
+            at = f"{field}.{key}" if field else str(key)
+            if key not in properties:
+                where = f"{field} takes" if field else "the chart's values are"
+                raise ValuesError(at, item, f"no such value; {where} {list(properties)}")
+            _check_shape(item, properties[key], at)
+        for key in schema.get("required", ()):
+            if key not in value:
+                at = f"{field}.{key}" if field else key
+                raise ValuesError(at, None, "a value: it is required (a null removes it)")
+    elif isinstance(value, Mapping) and isinstance(schema.get("additionalProperties"), dict):
+        for key, item in value.items():
+            _check_shape(item, schema["additionalProperties"], f"{field}[{key!r}]")
+    elif isinstance(value, (list, tuple)) and "items" in schema:
+        for index, item in enumerate(value):
+            needed = schema["items"].get("required", ())
+            if isinstance(item, Mapping) and any(key not in item for key in needed):
+                missing = [key for key in needed if key not in item]
+                raise ValuesError(
+                    f"{field}[{index}]", item, f"an item with {needed}; it has no {missing}"
+                )
+            name = item.get("name") if isinstance(item, Mapping) else None
+            label = name if field == "burstWorkloads" and isinstance(name, str) else index
+            _check_shape(item, schema["items"], f"{field}[{label}]")
 
 
 def _as_given(value: Any, rule: Any, field: str) -> Any:

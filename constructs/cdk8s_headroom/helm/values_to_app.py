@@ -16,7 +16,13 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.helm.value_checks import ValuesError, check_placement, check_values, in_values
+from cdk8s_headroom.helm.value_checks import (
+    ValuesError,
+    check_placement,
+    check_shape,
+    check_values,
+    in_values,
+)
 from cdk8s_headroom.helm.values import (
     BURST_BUFFER,
     BURST_WORKLOAD,
@@ -155,6 +161,7 @@ def build(
         HeadroomConfigError: for an invalid value, named by its value path.
     """
     values = copy.deepcopy(dict(values))
+    check_shape(values)
     check_values(values)
     check_placement(values)
     prefix = name_prefix(values, release)
@@ -162,7 +169,8 @@ def build(
     namespace = value_at(values, "namespace.name") or release.namespace
     cluster = cdk8s.Chart(app, "cluster")
     if value_at(values, "namespace.create"):
-        HeadroomNamespace(cluster, "namespace", name=namespace)
+        with in_values({"namespace": "namespace.name"}):
+            HeadroomNamespace(cluster, "namespace", name=namespace)
     # Classes the release does not render exist in the cluster: the library checks
     # the pods against them, but their chart stays out of the rendered output.
     classes_scope = cluster if value_at(values, "priorityClasses.create") else cdk8s.Chart(app, "x")

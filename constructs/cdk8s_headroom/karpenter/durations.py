@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Protocol, runtime_checkable
 
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 
 
 @runtime_checkable
@@ -26,9 +26,12 @@ DurationLike = str | MillisecondsLike
 """A Karpenter duration: a string such as ``"1m"``, ``"720h"``, ``"1h30m"`` or ``"Never"``,
 or a ``cdk8s.Duration`` of whole seconds."""
 
-_DURATION = re.compile(r"^(?:(\d+)(s|m|h))+$")
-_BUDGET_DURATION = re.compile(r"^(?:\d+h|\d+m|\d+h\d+m)$")
-_DURATION_PART = re.compile(r"(\d+)(s|m|h)")
+# re.ASCII throughout: Go's parsers (time.ParseDuration, robfig/cron's strconv.Atoi)
+# read ASCII digits only, where Python's \d, \w and int() take any script's
+# (Arabic-Indic U+0660, full-width U+FF10).
+_DURATION = re.compile(r"^(?:(\d+)(s|m|h))+$", re.ASCII)
+_BUDGET_DURATION = re.compile(r"^(?:\d+h|\d+m|\d+h\d+m)$", re.ASCII)
+_DURATION_PART = re.compile(r"(\d+)(s|m|h)", re.ASCII)
 _SECONDS = {"s": 1, "m": 60, "h": 3600}
 
 _CRON_MACROS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
@@ -41,7 +44,9 @@ _CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
     ("month", 1, 12, _MONTHS),
     ("day of week", 0, 6, _WEEKDAYS),
 )
-_CRON_PART = re.compile(r"^(?:(?P<any>[*?])|(?P<low>\w+)(?:-(?P<high>\w+))?)(?:/(?P<step>\d+))?$")
+_CRON_PART = re.compile(
+    r"^(?:(?P<any>[*?])|(?P<low>\w+)(?:-(?P<high>\w+))?)(?:/(?P<step>\d+))?$", re.ASCII
+)
 
 
 def check_cron(value: object, *, field: str) -> str:
@@ -64,20 +69,20 @@ def check_cron(value: object, *, field: str) -> str:
         for part in text.split(","):
             if not _cron_part_ok(part, low, high, words):
                 raise HeadroomConfigError(
-                    field, value, f"{allowed} (the {name} field {text!r} is not)"
+                    field, value, f"{allowed} (the {name} field {shown(text)} is not)"
                 )
     return value
 
 
 def _cron_part_ok(part: str, low: int, high: int, words: tuple[str, ...]) -> bool:
-    match = _CRON_PART.match(part)
+    match = _CRON_PART.fullmatch(part)  # match's $ would let a trailing newline by
     if match is None or match["step"] == "0":
         return False
     if match["any"]:
         return True
 
     def number(text: str) -> int | None:
-        if text.isdigit():
+        if text.isascii() and text.isdigit():
             return int(text)
         lowered = text.lower()
         return words.index(lowered) + low if lowered in words else None
@@ -99,7 +104,7 @@ def budget_duration(value: DurationLike, *, field: str) -> str:
             raise HeadroomConfigError(field, f"{millis}ms", allowed)
         hours, minutes = divmod(millis // 60000, 60)
         return (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes else "")
-    if not isinstance(value, str) or not _BUDGET_DURATION.match(value):
+    if not isinstance(value, str) or not _BUDGET_DURATION.fullmatch(value):
         raise HeadroomConfigError(field, value, allowed)
     if not any(int(n) for n, _ in _DURATION_PART.findall(value)):
         raise HeadroomConfigError(field, value, allowed)
@@ -123,7 +128,7 @@ def parse_duration(value: DurationLike, *, field: str) -> tuple[str, int | None]
         return f"{seconds}s", seconds
     if value == "Never":
         return value, None
-    if not isinstance(value, str) or not _DURATION.match(value):
+    if not isinstance(value, str) or not _DURATION.fullmatch(value):
         raise HeadroomConfigError(field, value, allowed)
     seconds = sum(int(n) * _SECONDS[unit] for n, unit in _DURATION_PART.findall(value))
     return value, seconds

@@ -7,7 +7,7 @@ from constructs import Construct
 
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
-from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.labels import FIRST_SYNC_WAVE, PART_OF
 
 
@@ -18,11 +18,12 @@ class HeadroomNamespace(HeadroomConstruct):
     stops anyone from adding a privileged pod next to the headroom.
 
     Args:
-        name: the namespace's name, a DNS-1123 label.
+        name: the namespace's name, a DNS-1123 label, none of ``rules.SHARED_NAMESPACES``.
     """
 
     def __init__(self, scope: Construct, id: str, *, name: str) -> None:
         self.name = names.dns_label(name, field="namespace")
+        rules.OWN_NAMESPACE.check("namespace", name)
         super().__init__(scope, id)
         profile = "restricted"
         self.resource = RenderedApiObject(

@@ -48,8 +48,15 @@ class ClassRegistry:
         defaults = [info for info in self._classes.values() if info.global_default]
         if len(defaults) > 1:
             names = sorted(info.name for info in defaults)
+            # Each class's source (a file and its path there), so that the message says
+            # which file to change, not only which classes clash.
+            origins = "; ".join(
+                f"{name} at {self._sources.get(name, 'Kubernetes')}" for name in names
+            )
             raise HeadroomConfigError(
-                "globalDefault", names, "at most one globalDefault PriorityClass in a cluster"
+                "globalDefault",
+                names,
+                f"at most one globalDefault PriorityClass in a cluster; these are: {origins}",
             )
         return defaults[0] if defaults else NO_CLASS
 

@@ -34,23 +34,30 @@ class HeadroomConfigError(ValueError):
 
 def shown(value: object) -> str:
     """A value as a message shows it: ``null``, ``true`` and ``false`` as YAML and JSON
-    write them (the chart's users give values in YAML), in lists and maps too; anything
-    else as ``repr`` (``'500m'``, ``[1, 'a']``)."""
+    write them (the chart's users give values in YAML), in lists and maps too; an empty
+    list as ``[] (empty)``, so that no one reads a list that lost its items; a text as
+    ``repr`` with its non-ASCII and control characters escaped (``'n\\u043ede-1'``: a
+    Cyrillic letter looks like a Latin one, and a NUL would cut the message); anything
+    else as ``repr`` (``'500m'``, ``[1, 'a']``). The chart's ``node-headroom.repr``
+    shows values the same way."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str):
+        return ascii(value)
     if isinstance(value, (list, tuple)):
-        return f"[{', '.join(shown(item) for item in value)}]"
+        return f"[{', '.join(shown(item) for item in value)}]" if value else "[] (empty)"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value.items()) + "}"
     return repr(value)
 
 
 def printable(text: str) -> str:
-    """``text`` with its control characters escaped (a newline as ``\\n``): a file name
-    may hold them, and a message or a listing line that shows it stays one line."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    """``text`` with its control and non-ASCII characters escaped (a newline as ``\\n``,
+    a Cyrillic o as ``\\u043e``): a file name may hold them, and a message or a
+    listing line that shows it stays one line and shows which characters it holds."""
+    return "".join(c if c.isascii() and c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 class InputFileError(HeadroomConfigError):

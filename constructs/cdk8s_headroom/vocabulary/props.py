@@ -31,6 +31,7 @@ __all__ = [
     "Required",
     "TypedDict",
     "Unpack",
+    "check_call",
     "check_props",
     "required",
     "spelled_out",
@@ -62,12 +63,49 @@ def check_props(given: Mapping[str, object], *, of: Callable[..., object]) -> No
             raise HeadroomConfigError(prop, value, f"no such prop; {name} takes {sorted(takes)}")
 
 
+def check_call(given: Mapping[str, object], *, of: Callable[..., object]) -> None:
+    """``check_props``, and refuses a call to ``of`` that leaves out a keyword-only prop
+    without a default, as a ``HeadroomConfigError`` that lists the props (Python's own
+    ``TypeError`` names neither the construct's props nor what they accept). A function that
+    takes ``**kwargs`` of its own (a user's subclass) is left to Python."""
+    if _takes_any(of):
+        return
+    check_props(given, of=of)
+    for prop in _needed(of):
+        if prop not in given:
+            name = of.__qualname__.removesuffix(".__init__")
+            raise HeadroomConfigError(
+                prop, None, f"a required prop, not given; {name} takes {sorted(_keywords(of))}"
+            )
+
+
 @functools.cache  # asked on every construction, like ``required``
 def _keywords(function: Callable[..., object]) -> frozenset[str]:
     return frozenset(
         name
         for name, parameter in inspect.signature(function).parameters.items()
         if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    )
+
+
+@functools.cache
+def _needed(function: Callable[..., object]) -> tuple[str, ...]:
+    """The keyword-only parameters without a default that Python itself requires: those
+    of the code, not of a ``spelled_out`` signature, whose required props (in
+    ``**props``) the function's own checks name."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return ()
+    names = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+    defaults = getattr(function, "__kwdefaults__", None) or {}
+    return tuple(name for name in names if name not in defaults)
+
+
+@functools.cache
+def _takes_any(function: Callable[..., object]) -> bool:
+    return any(
+        parameter.kind is inspect.Parameter.VAR_KEYWORD
+        for parameter in inspect.signature(function).parameters.values()
     )
 
 

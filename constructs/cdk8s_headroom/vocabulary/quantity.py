@@ -65,8 +65,13 @@ chart's NOTES give it too)."""
 def checked_text(value: object, *, field: str, grammar: Grammar = rules.QUANTITY) -> str:
     """The quantity as Kubernetes receives it: a string as given (stripped) that
     ``grammar`` accepts; anything else is refused with what ``grammar`` allows (the
-    chart's check, which turns a ``--set`` number into its digits first)."""
-    return grammar.check(value, field=field, text=value.strip() if isinstance(value, str) else None)
+    chart's check, which turns a ``--set`` number into its digits first). A quantity the
+    library emits (``rules.QUANTITY``) is at most ``rules.QUANTITY_CAP``; one read from a
+    manifest (``rules.QUANTITY_SYNTAX``) is not capped: the API server took it, cut."""
+    text = grammar.check(value, field=field, text=value.strip() if isinstance(value, str) else None)
+    if grammar is rules.QUANTITY:
+        rules.QUANTITY_CAP.check(field, value, quantity=text)
+    return text
 
 
 def quantity_text(

@@ -211,6 +211,16 @@ CONTAINER_MEMORY = Rule(
     "{hint}a memory of at least 4Mi, the least a container starts with",
     AtMost(Const(str(MIN_CONTAINER_MEMORY)), "memory", Const("memory")),
 )
+QUANTITY_MAX = 2**63 - 1
+"""apimachinery's ``resource.Quantity`` ``maxAllowed``, in base units (cores, bytes): the
+API server silently cuts a larger quantity to it."""
+QUANTITY_CAP = Rule(
+    "quantityCap",
+    f"a quantity of at most 2^63-1 ({QUANTITY_MAX}) cores or bytes: Kubernetes cuts a "
+    "larger one to that without a word, so it is surely a mistake",
+    # Compared in whole base units, rounded up: exact, as the cap is whole.
+    AtMost("quantity", Const(str(QUANTITY_MAX)), Const("memory")),
+)
 BARE_BYTES_HINT = 'did you mean "{text}Mi"? a number without a unit is bytes; '
 """``CONTAINER_MEMORY``'s {hint} for a number without a unit."""
 
@@ -427,6 +437,19 @@ SHARED_BUFFER_WARNING = (
 )
 """Not a refusal: the warning of a buffer on nodes without a NoSchedule taint."""
 
+SHARED_NAMESPACES = ("default", "kube-system", "kube-public")
+"""Namespaces the cluster creates and others' pods live in: enforcing Pod Security
+``restricted`` there would make the API server refuse their pods (kube-system's
+kube-proxy and CNI agents run privileged; ``default`` holds whatever users put there)."""
+OWN_NAMESPACE = Rule(
+    "ownNamespace",
+    f"a namespace of the headroom's own, none of {list(SHARED_NAMESPACES)}: a created "
+    "namespace enforces "
+    "Pod Security restricted, which would reject the pods already there (kube-system's "
+    "privileged system pods); use a namespace of its own, or create none",
+    Not(In("value", Const(SHARED_NAMESPACES))),
+)
+
 GRAMMARS = (
     DNS_LABEL,
     DNS_SUBDOMAIN,
@@ -440,6 +463,7 @@ GRAMMARS = (
 INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT)
 RULES = (
     CONTAINER_MEMORY,
+    QUANTITY_CAP,
     TOLERATION_NEEDS_KEY,
     TOLERATION_EXISTS_WITHOUT_VALUE,
     TOLERATION_SECONDS_NO_EXECUTE,
@@ -469,6 +493,7 @@ RULES = (
     BUFFER_NEEDS_COUNT,
     BUFFER_NOT_ON_AUTO_MODE,
     BUFFER_ALPHA_NOT_ON_KARPENTER,
+    OWN_NAMESPACE,
 )
 """Every rule across values, for the chart generator."""
 PREDICATES = (ON_KARPENTER,)

@@ -4,12 +4,27 @@ built once per render and kept on the root context, with
 {{- $_ := include "node-headroom.config" $ }}{{- $c := $.nodeHeadroom }} */}}
 
 {{/* A value as the library's messages show it (errors.shown): null, true and false as
-     YAML writes them, text as Python's repr() quotes it. */}}
+     YAML writes them, text as Python's ascii() quotes it, an empty list as [] (empty). */}}
 {{- define "node-headroom.repr" -}}
 {{- if kindIs "invalid" . -}}null
-{{- else if kindIs "string" . -}}{{ if and (contains "'" .) (not (contains "\"" .)) }}"{{ . }}"{{ else }}'{{ replace "'" "\\'" . }}'{{ end }}
+{{- else if kindIs "string" . -}}{{ $s := include "node-headroom.escaped" . }}{{ if and (contains "'" $s) (not (contains "\"" $s)) }}"{{ $s }}"{{ else }}'{{ replace "'" "\\'" $s }}'{{ end }}
 {{- else if and (kindIs "float64" .) (eq (floor .) .) -}}{{ printf "%.0f" . }}
+{{- else if and (kindIs "slice" .) (not .) -}}[] (empty)
 {{- else if kindIs "slice" . -}}[{{ range $i, $x := . }}{{ if $i }}, {{ end }}{{ include "node-headroom.repr" $x }}{{ end }}]
+{{- else -}}{{ . }}
+{{- end -}}
+{{- end -}}
+
+{{/* Text with its backslashes, control and non-ASCII characters escaped as Python's
+     ascii() escapes them, unquoted: Go's %+q, whose \a \b \f \v, \" and \u0080-\u00ff
+     Python writes \x07 \x08 \x0c \x0b, " and \x80-\xff. */}}
+{{- define "node-headroom.escaped" -}}
+{{- if regexMatch "[^ -~]|\\\\" . -}}
+{{- $q := printf "%+q" . -}}
+{{- $python := dict "\\a" "\\x07" "\\b" "\\x08" "\\f" "\\x0c" "\\v" "\\x0b" "\\\"" "\"" -}}
+{{- range $t := regexFindAll "\\\\u00[89a-f][0-9a-f]|\\\\U[0-9a-f]{8}|\\\\u[0-9a-f]{4}|\\\\x[0-9a-f]{2}|\\\\.|[^\\\\]+" (substr 1 (int (sub (len $q) 1)) $q) -1 -}}
+{{- if hasKey $python $t }}{{ index $python $t }}{{ else if regexMatch "^\\\\u00[89a-f]" $t }}\x{{ substr 4 6 $t }}{{ else }}{{ $t }}{{ end -}}
+{{- end -}}
 {{- else -}}{{ . }}
 {{- end -}}
 {{- end -}}
@@ -72,6 +87,7 @@ built once per render and kept on the root context, with
 {{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" (index $clause 1)) -}}
 {{- end -}}
 {{- end -}}
+{{- if $quantity }}{{ include "node-headroom.rule.quantityCap" (dict "lib" .lib "field" .field "value" $x "quantity" $text) }}{{ end -}}
 {{- if eq .rule "containerMemory" -}}
 {{- $hint := ternary (replace "{text}" $text .lib.bareBytesHint) "" (regexMatch "^[0-9]+$" $text) -}}
 {{- include "node-headroom.rule.containerMemory" (dict "lib" .lib "field" .field "value" $x "memory" $text "hint" $hint) -}}
@@ -225,6 +241,7 @@ built once per render and kept on the root context, with
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
 {{- $_ := set $c "namespace" (dict "name" (default (default "default" $root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels "annotations" $lib.namespaceAnnotations) -}}
+{{- if $v.namespace.create }}{{ include "node-headroom.rule.ownNamespace" (dict "field" "namespace.name" "value" $c.namespace.name) }}{{ end -}}
 {{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
 {{- range $role := list "headroom" "burst" "default" -}}
 {{- $base := index $m $role -}}
