@@ -608,6 +608,6 @@ def plan(
         threats=tuple(threats),
         conflicts=tuple(conflicts),
         whatif=report,
-        warnings=(*snapshot.warnings, *release_warnings(version)),
+        warnings=(*snapshot.warnings, *manifests.warnings, *release_warnings(version)),
         not_modelled=snapshot.not_modelled,
     )
