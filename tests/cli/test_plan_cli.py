@@ -35,7 +35,7 @@ def test_plan_prints_the_table_and_passes_within_max_pending(
     code, out, err = run([*argv, "--max-pending", "1"], capsys)
 
     assert (code, err) == (0, "")
-    assert out.startswith("Kubernetes 1.31 (the nodes' kubeletVersion)\n")
+    assert out.startswith("Kubernetes 1.31 (the nodes' kubeletVersion), rules of 1.31\n")
     assert "established right after apply: 2; pending: 1" in out
     assert run(argv, capsys)[0] == 1
 

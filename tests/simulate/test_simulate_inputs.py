@@ -19,6 +19,7 @@ from cdk8s_headroom.simulate import (
     read_cluster,
 )
 from cdk8s_headroom.simulate.fields import Reader
+from cdk8s_headroom.simulate.manifests import read_manifests
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
 NODE = {"name": "n", "allocatable": {"cpu": "4", "memory": "16Gi"}}
@@ -329,3 +330,102 @@ def test_counts_beyond_the_largest_cluster_kubernetes_supports_are_refused() -> 
     pods = [{"name": "p", "nodeName": "n", "count": 100_000}] * 2
     with pytest.raises(HeadroomConfigError, match=r"pods\[1\]\.count: .* within 150000 pods"):
         load_cluster({"nodes": [NODE], "pods": pods}, source="c.yaml")
+
+
+# Objects read twice (docs/plan-status.md, "Objects read twice")
+
+
+def test_a_cluster_file_naming_one_pod_twice_is_refused_naming_both_entries() -> None:
+    pod = {"name": "web", "namespace": "shop", "nodeName": "n", "requests": {"cpu": "1"}}
+
+    with pytest.raises(HeadroomConfigError) as raised:
+        load_cluster({"nodes": [NODE], "pods": [pod, dict(pod)]}, source="cluster.yaml")
+
+    assert raised.value.field == "cluster.yaml: pods[1].name"
+    assert raised.value.allowed == "a pod name used once per namespace: pods[0] names shop/web too"
+
+
+def test_a_cluster_file_pod_named_like_another_entrys_count_suffix_is_refused() -> None:
+    pods = [
+        {"name": "web", "count": 2, "nodeName": "n", "requests": {"cpu": "1"}},
+        {"name": "web-2", "nodeName": "n", "requests": {"cpu": "1"}},
+    ]
+
+    with pytest.raises(HeadroomConfigError, match=r"pods\[0\] names default/web-2 too"):
+        load_cluster({"nodes": [NODE], "pods": pods}, source="cluster.yaml")
+
+
+_SCENARIO_NODE = {"name": "n1", "allocatable": {"cpu": "1", "memory": "1Gi"}}
+_PREEMPTOR = {"name": "p", "priority": 10, "requests": {"cpu": "500m"}}
+
+
+def test_a_scenario_naming_one_node_twice_is_refused_naming_both_entries() -> None:
+    with pytest.raises(HeadroomConfigError) as raised:
+        load_scenario(
+            {"nodes": [_SCENARIO_NODE, dict(_SCENARIO_NODE)], "preemptor": _PREEMPTOR},
+            source="s.json",
+        )
+
+    assert raised.value.field == "s.json: nodes[1].name"
+    assert raised.value.allowed == "a node name: nodes[0] names 'n1' too"
+
+
+def test_a_scenario_naming_one_pod_twice_is_refused_instead_of_evicting_it_twice() -> None:
+    pod = {"name": "p1", "namespace": "a", "node": "n1", "requests": {"cpu": "500m"}}
+
+    with pytest.raises(HeadroomConfigError) as raised:
+        load_scenario(
+            {"nodes": [_SCENARIO_NODE], "pods": [pod, dict(pod)], "preemptor": _PREEMPTOR},
+            source="s.json",
+        )
+
+    assert raised.value.field == "s.json: pods[1].name"
+    assert raised.value.allowed == "a pod name used once per namespace: pods[0] names 'a/p1' too"
+
+
+def test_the_same_manifest_in_two_files_is_counted_once_with_a_warning_naming_both() -> None:
+    deployment = _deployment({"containers": [_container({"requests": {"cpu": "1"}})]})
+
+    manifests = manifests_from_objects(
+        [("app.k8s.yaml", [deployment]), ("copy/app.k8s.yaml", [dict(deployment)])]
+    )
+
+    assert len(manifests.deployments) == 1
+    assert manifests.warnings == [
+        "Deployment apps/burst read twice, from app.k8s.yaml and copy/app.k8s.yaml: the same "
+        "object, counted once"
+    ]
+
+
+def test_two_different_manifests_of_one_name_are_refused_naming_both_files() -> None:
+    first = _deployment({"containers": [_container({"requests": {"cpu": "1"}})]})
+    second = _deployment({"containers": [_container({"requests": {"cpu": "2"}})]})
+
+    with pytest.raises(HeadroomConfigError) as raised:
+        manifests_from_objects([("a.yaml", [first]), ("b.yaml", [second])])
+
+    assert raised.value.field == "b.yaml: [0].metadata.name"
+    assert raised.value.allowed == (
+        "one Deployment of this name: a.yaml holds a different Deployment apps/burst; "
+        "keep one of them"
+    )
+
+
+def test_a_manifests_folder_with_a_copy_of_a_file_plans_each_object_once(
+    tmp_path: Path,
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    files = sorted((root / "dist").glob("*.yaml"))
+    for file in files:
+        (dist / file.name).write_bytes(file.read_bytes())
+    (dist / "copy").mkdir()
+    (dist / "copy" / files[0].name).write_bytes(files[0].read_bytes())
+
+    once = read_manifests(root / "dist")
+    twice = read_manifests(dist)
+
+    assert len(twice.daemonsets) == len(once.daemonsets) >= 1
+    assert len(twice.classes) == len(once.classes)
+    assert twice.warnings and all("read twice" in warning for warning in twice.warnings)

@@ -11,7 +11,11 @@ from cdk8s_headroom.cli import main
 from cdk8s_headroom.simulate.versions import (
     EMPTY_PDB_SELECTOR_MATCHES_ALL,
     NEWEST_VALIDATED,
+    OLDEST_MODELLED,
+    RULES,
     KubernetesVersion,
+    release_warnings,
+    rules_release,
 )
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
@@ -172,3 +176,66 @@ def test_plan_applies_the_empty_pdb_selector_rule_of_the_snapshots_release(
 
     (arrival,) = json.loads(capsys.readouterr().out)["bursts"]["arrivals"]
     assert (arrival["node"], [e["pod"] for e in arrival["evicted"]]) == (node, [victim])
+
+
+def test_the_rules_table_lists_each_rule_once_oldest_first_with_its_upstream_source() -> None:
+    releases = [rule.release for rule in RULES]
+
+    assert releases == sorted(releases)
+    assert len({rule.name for rule in RULES}) == len(RULES)
+    assert KubernetesVersion(1, 14) == OLDEST_MODELLED
+    assert {str(rule.release) for rule in RULES} >= {"1.33", "1.34", "1.38"}
+    assert all(rule.source for rule in RULES)
+
+
+def test_docs_print_the_same_table_of_rules_by_release() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "plan-status.md").read_text()
+
+    for rule in RULES:
+        assert f"| {rule.release} | {rule.name} |" in docs
+
+
+@pytest.mark.parametrize(
+    ("version", "rules", "warned"),
+    [
+        ("1.7", "1.14", True),
+        ("1.10", "1.14", True),
+        ("1.14", "1.14", False),
+        ("1.38", "1.38", False),
+    ],
+)
+def test_a_release_older_than_the_oldest_modelled_is_judged_by_its_rules_and_warned(
+    version: str, rules: str, warned: bool
+) -> None:
+    parsed = KubernetesVersion.parse(version, field="--kubernetes-version")
+
+    assert str(rules_release(parsed)) == rules
+    warnings = release_warnings(parsed)
+    assert bool(warnings) is warned
+    if warned:
+        assert warnings == [
+            f"Kubernetes {version} is older than the oldest release modelled (1.14): it is "
+            "judged by the rules of 1.14, which may differ from its scheduler's"
+        ]
+
+
+def test_plan_prints_the_rules_release_in_its_header_and_warns_on_an_old_listing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    code = main(
+        [
+            "plan",
+            "--manifests",
+            str(root / "dist"),
+            "--snapshot",
+            str(root / "docs" / "examples" / "snapshot-after.json"),
+            "--kubernetes-version",
+            "1.10",
+        ]
+    )
+
+    out = capsys.readouterr().out
+    assert code in (0, 1)
+    assert out.startswith("Kubernetes 1.10 (--kubernetes-version), rules of 1.14\n")
+    assert "Kubernetes 1.10 is older than the oldest release modelled (1.14)" in out

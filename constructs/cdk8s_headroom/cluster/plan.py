@@ -33,7 +33,7 @@ from cdk8s_headroom.simulate.report import (
     whatif,
 )
 from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, resource_status
-from cdk8s_headroom.simulate.versions import KubernetesVersion
+from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import Event, Verdict
 from cdk8s_headroom.simulate.workloads import ClassRegistry, Workload
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
@@ -303,7 +303,10 @@ class PlanReport:
         }
 
     def render(self) -> str:
-        lines = [f"Kubernetes {self.kubernetes_version} ({self.version_from})"]
+        lines = [
+            f"Kubernetes {self.kubernetes_version} ({self.version_from}), "
+            f"rules of {rules_release(self.kubernetes_version)}"
+        ]
         for reserver in self.reservers:
             lines += _render_reserver(reserver)
         lines.append(f"Threats: classes that can preempt a reserver ({len(self.threats)})")
@@ -605,6 +608,6 @@ def plan(
         threats=tuple(threats),
         conflicts=tuple(conflicts),
         whatif=report,
-        warnings=tuple(snapshot.warnings),
+        warnings=(*snapshot.warnings, *manifests.warnings, *release_warnings(version)),
         not_modelled=snapshot.not_modelled,
     )

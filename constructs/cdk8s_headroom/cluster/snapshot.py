@@ -89,6 +89,10 @@ class NotModelled(Enum):
     HOST_PORTS = "host ports"
     OTHER_RESOURCES = "resources other than cpu and memory"
     OTHER_SCHEDULER = "another scheduler"
+    RESIZE_PREEMPTION = (
+        "in-place resizes pending (from 1.38, KEP-5836, beta; alpha in 1.37: a resize "
+        "may preempt lower-priority pods, taking a slice)"
+    )
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,10 @@ class _SnapshotReader:
         self._tolerations: dict[str, tuple[Toleration, ...]] = {}
         self._pods: list[tuple[Pod, int | None, _Object]] = []
         self._node_names: set[str] = set()
+        self._seen: dict[tuple[str, str | None, str], tuple[str, object]] = {}
+        """Each object read, by kind, namespace and name: where, and what it held."""
+        self._namespaces: set[str] = set()
+        """The namespaces of the pods read."""
 
     def read(self, source: str, data: object, described: str | None = None) -> None:
         """Reads one object; ``described`` names it for messages when it has no name
@@ -288,11 +296,36 @@ class _SnapshotReader:
             raise obj.fail("metadata.name", name, _NAME_ALLOWED)
         if not cluster_scoped and kind != "Event" and (not isinstance(namespace, str)):
             raise obj.fail("metadata.namespace", namespace, _NAME_ALLOWED)
+        if kind == "Pod":
+            self._namespaces.add(obj.namespace or "")
+        key = (kind, obj.namespace, name)
+        seen = self._seen.get(key)
+        if seen is not None:
+            self._read_twice(obj, seen, data)
+            return
+        self._seen[key] = (source, data)
         reader(self, obj, data, metadata)
 
+    def _read_twice(self, obj: _Object, seen: tuple[str, object], data: object) -> None:
+        """The same object from two sources (overlapping ``--snapshot`` paths, a copy
+        of a file): counted once with a warning when both are the same, refused when
+        they differ, as no rule says which of two versions of an object is the live
+        one (docs/plan-status.md, "Objects read twice")."""
+        what = obj.label.split(": ", 1)[1]
+        where = f"{seen[0]} and {obj.source}" if seen[0] != obj.source else f"{obj.source} twice"
+        if seen[1] == data:
+            self.snapshot.warnings.append(
+                f"{what} read twice, from {where}: the same object, counted once"
+            )
+            return
+        raise obj.fail(
+            "metadata.name",
+            obj.name,
+            f"one {obj.kind} of this name: {seen[0]} holds a different {what} "
+            "(listings taken at different times?); read one of them",
+        )
+
     def node(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
-        if obj.name in self._node_names:
-            raise obj.fail("metadata.name", obj.name, "a node listed once in the snapshot")
         spec = obj.mapping(data.get("spec"), "spec")
         status = obj.mapping(data.get("status"), "status")
         allocatable = status.get("allocatable")
@@ -422,7 +455,7 @@ class _SnapshotReader:
             namespace=obj.namespace or "",
             priority=0 if priority is None else priority,
             preemption_policy=_policy(obj, spec.get("preemptionPolicy"), "spec.preemptionPolicy"),
-            requests=self._requests(obj, spec),
+            requests=self._requests(obj, spec, status),
             labels=labels,
             start_time=_time(obj, status.get("startTime"), "status.startTime"),
             placement=placement,
@@ -436,7 +469,7 @@ class _SnapshotReader:
         if deleted is not None:
             self.snapshot.terminating.add((pod.namespace, pod.name))
             pod.terminating_by_preemption = _disrupted_by_preemption(obj, status)
-        self._not_modelled(obj, spec)
+        self._not_modelled(obj, spec, status)
         self._pods.append((pod, priority, obj))
 
     def _placement(
@@ -473,16 +506,30 @@ class _SnapshotReader:
             self._tolerations[key] = known
         return known
 
-    def _requests(self, obj: _Object, spec: Mapping[str, Any]) -> Resources:
+    def _requests(
+        self, obj: _Object, spec: Mapping[str, Any], status: Mapping[str, Any]
+    ) -> Resources:
+        """``PodRequests`` of ``k8s.io/component-helpers/resource/helpers.go`` as the
+        scheduler calls it (``UseStatusResources``): containers, init and sidecar
+        containers, each container under resize at the larger of spec, allocated and
+        actuated requests, pod-level requests, overhead."""
         containers = obj.sequence(spec.get("containers"), "spec.containers")
         init = obj.sequence(spec.get("initContainers"), "spec.initContainers")
         overhead = obj.mapping(spec.get("overhead"), "spec.overhead")
+        pod_level = obj.mapping(spec.get("resources"), "spec.resources")
+        resized = (
+            self._status_requests(obj, status)
+            if status.get("containerStatuses") or (status.get("initContainerStatuses"))
+            else {}
+        )
         cpu = memory = 0
         for index, container in enumerate(containers):
             amounts = self._container(obj, container, "spec.containers", index)
+            if resized:
+                amounts = _resized(amounts, container, resized)
             cpu += amounts[0]
             memory += amounts[1]
-        if not init and not overhead:
+        if not init and not overhead and not pod_level:
             # pod_requests of containers alone is their sum; most pods are that, and a
             # snapshot holds tens of thousands of them.
             return Resources(cpu, memory)
@@ -490,7 +537,11 @@ class _SnapshotReader:
         inits = []
         for index, container in enumerate(init):
             amounts = self._container(obj, container, "spec.initContainers", index)
+            if resized and amounts[2]:
+                # Only sidecars are resized in place; the others have finished.
+                amounts = _resized(amounts, container, resized)
             inits.append((Resources(amounts[0], amounts[1]), amounts[2]))
+        level = self._pod_level(obj, pod_level)
         return pod_requests(
             (Resources(cpu, memory),),
             inits,
@@ -502,7 +553,64 @@ class _SnapshotReader:
                 if "memory" in overhead
                 else 0,
             ),
+            pod_level=level,
         )
+
+    def _pod_level(
+        self, obj: _Object, resources: Mapping[str, Any]
+    ) -> tuple[int | None, int | None]:
+        """``spec.resources.requests`` (cpu, memory), a missing request taking the
+        limit as the API server defaults it (``defaultPodRequests``); ``None`` when
+        neither is set."""
+        found: list[int | None] = [None, None]
+        for kind in ("limits", "requests"):
+            given = obj.mapping(resources.get(kind), f"spec.resources.{kind}")
+            for slot, (name, unit) in enumerate((("cpu", 1000), ("memory", 1))):
+                if name in given:
+                    found[slot] = self.quantities.get(
+                        obj, given[name], f"spec.resources.{kind}.{name}", unit
+                    )
+        return found[0], found[1]
+
+    def _status_requests(
+        self, obj: _Object, status: Mapping[str, Any]
+    ) -> dict[str, tuple[int | None, int | None, bool]]:
+        """Per container name with status ``resources`` (``cs.Resources != nil``): the
+        larger of the actuated requests and ``allocatedResources`` (cpu, memory;
+        ``None`` when neither names it), and whether the resize is infeasible
+        (``IsPodResizeInfeasible``: then spec is not counted)."""
+        infeasible = status.get("resize") == "Infeasible" or any(
+            isinstance(condition, Mapping)
+            and condition.get("type") == "PodResizePending"
+            and condition.get("reason") == "Infeasible"
+            for condition in obj.sequence(status.get("conditions"), "status.conditions")
+        )
+        found: dict[str, tuple[int | None, int | None, bool]] = {}
+        for key in ("containerStatuses", "initContainerStatuses"):
+            for index, item in enumerate(obj.sequence(status.get(key), f"status.{key}")):
+                path = f"status.{key}[{index}]"
+                item = obj.mapping(item, path)
+                if item.get("resources") is None:
+                    continue
+                actuated = obj.mapping(item["resources"], f"{path}.resources")
+                amounts: list[int | None] = [None, None]
+                for given, where in (
+                    (
+                        obj.mapping(actuated.get("requests"), f"{path}.resources.requests"),
+                        f"{path}.resources.requests",
+                    ),
+                    (
+                        obj.mapping(item.get("allocatedResources"), f"{path}.allocatedResources"),
+                        f"{path}.allocatedResources",
+                    ),
+                ):
+                    for slot, (name, unit) in enumerate((("cpu", 1000), ("memory", 1))):
+                        if name in given:
+                            amount = self.quantities.get(obj, given[name], f"{where}.{name}", unit)
+                            amounts[slot] = max(amounts[slot] or 0, amount)
+                name = obj.text(item.get("name"), f"{path}.name")
+                found[name] = (amounts[0], amounts[1], infeasible)
+        return found
 
     def _container(
         self, obj: _Object, data: object, field: str, index: int
@@ -545,7 +653,9 @@ class _SnapshotReader:
                     )
         return cpu, memory, data.get("restartPolicy") == "Always"
 
-    def _not_modelled(self, obj: _Object, spec: Mapping[str, Any]) -> None:
+    def _not_modelled(
+        self, obj: _Object, spec: Mapping[str, Any], status: Mapping[str, Any]
+    ) -> None:
         found: list[NotModelled] = []
         affinity = spec.get("affinity")
         if isinstance(affinity, Mapping) and any(
@@ -587,6 +697,8 @@ class _SnapshotReader:
             found.append(NotModelled.OTHER_RESOURCES)
         if spec.get("schedulerName", "default-scheduler") != "default-scheduler":
             found.append(NotModelled.OTHER_SCHEDULER)
+        if _resize_pending(status):
+            found.append(NotModelled.RESIZE_PREEMPTION)
         for what in found:
             self.snapshot.not_modelled.setdefault(what, []).append(f"{obj.namespace}/{obj.name}")
 
@@ -594,6 +706,7 @@ class _SnapshotReader:
         """Resolves the priorities that admission did not record (clusters before 1.8
         have no ``spec.priority``) and binds pods to their nodes."""
         snapshot = self.snapshot
+        snapshot.warnings += _partial_listing(self._namespaces)
         classes = {spec.name: spec for spec in SYSTEM_PRIORITY_CLASSES}
         classes.update((info.name, info) for info, _ in snapshot.classes)
         default = next((info for info in classes.values() if info.global_default), None)
@@ -633,6 +746,63 @@ _KINDS = {
     "PodDisruptionBudget": _SnapshotReader.pdb,
     "Event": _SnapshotReader.event,
 }
+
+
+def _resized(
+    amounts: tuple[int, int, bool],
+    container: Mapping[str, Any],
+    resized: Mapping[str, tuple[int | None, int | None, bool]],
+) -> tuple[int, int, bool]:
+    """``determineContainerReqs``: a container with status resources counts the larger
+    of its spec, actuated and allocated requests, or, when the resize is infeasible,
+    the larger of actuated and allocated only."""
+    status = resized.get(container.get("name"))  # type: ignore[arg-type]
+    if status is None:
+        return amounts
+    cpu, memory, infeasible = status
+    if infeasible:
+        return cpu or 0, memory or 0, amounts[2]
+    return max(amounts[0], cpu or 0), max(amounts[1], memory or 0), amounts[2]
+
+
+_FULL_LISTING = "kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json"
+
+
+def _partial_listing(namespaces: Collection[str]) -> list[str]:
+    """A warning when the pods look like the listing of one namespace (``kubectl get
+    pods -o json`` without ``-A``): every cluster runs pods in ``kube-system``, and the
+    pods of namespaces a listing leaves out hold room it does not show."""
+    if "kube-system" not in namespaces:
+        found = f"pods of {', '.join(sorted(namespaces))} only" if namespaces else "no pods"
+        return [
+            f"the listing has {found} and none of kube-system: it looks like a listing of "
+            "one namespace, and free room is overstated; take the full one with -A "
+            f"({_FULL_LISTING})"
+        ]
+    if len(namespaces) == 1:
+        return [
+            "the listing has pods of kube-system only: either the cluster runs nothing "
+            "else, or it is a listing of one namespace and free room is overstated; take "
+            "the full one with -A "
+            f"({_FULL_LISTING})"
+        ]
+    return []
+
+
+def _resize_pending(status: Mapping[str, Any]) -> bool:
+    """A resize not yet actuated and not infeasible: a ``PodResizePending`` or
+    ``PodResizeInProgress`` condition (1.33 on), or ``status.resize`` (1.27 to 1.32)."""
+    # An infeasible resize never fits its node, so preemption cannot serve it.
+    if status.get("resize") in ("Proposed", "InProgress", "Deferred"):
+        return True
+    conditions = status.get("conditions")
+    return isinstance(conditions, list) and any(
+        isinstance(condition, Mapping)
+        and condition.get("type") in ("PodResizePending", "PodResizeInProgress")
+        and condition.get("status", "True") == "True"
+        and condition.get("reason") != "Infeasible"
+        for condition in conditions
+    )
 
 
 def _printable(text: str | None) -> str:

@@ -38,7 +38,7 @@ from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
 from cdk8s_headroom.simulate.report import Usage, resources_json, resources_text
 from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState
-from cdk8s_headroom.simulate.versions import KubernetesVersion
+from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import usage_by_role
 from cdk8s_headroom.vocabulary.placement import Placement
 
@@ -211,7 +211,10 @@ class StatusReport:
         }
 
     def render(self) -> str:
-        lines = [f"Kubernetes {self.kubernetes_version} ({self.version_from})"]
+        lines = [
+            f"Kubernetes {self.kubernetes_version} ({self.version_from}), "
+            f"rules of {rules_release(self.kubernetes_version)}"
+        ]
         if not self.headrooms:
             lines.append(
                 "No headroom: no pod is labelled app.kubernetes.io/component=headroom-reserver"
@@ -404,7 +407,7 @@ def status(
         events=tuple(_newest_first(snapshot.events)),
         usage=usage_by_role(state),
         allocatable={node.name: node.allocatable for node in snapshot.nodes},
-        warnings=tuple(snapshot.warnings),
+        warnings=(*snapshot.warnings, *release_warnings(version)),
         not_modelled=snapshot.not_modelled,
     )
 

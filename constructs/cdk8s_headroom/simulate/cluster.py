@@ -206,9 +206,20 @@ def load_cluster(data: object, *, source: str = "cluster") -> ClusterFile:
                 raise item.child("name").fail("a node name used once")
             cluster.nodes.append(node)
     names = {node.name for node in cluster.nodes}
+    # One file is one source: a pod named twice in it is a mistake in the file, never
+    # the same object read twice (docs/plan-status.md, "Objects read twice").
+    pod_paths: dict[tuple[str, str], str] = {}
     for item in fields["pods"].items():
         _check_total(item, len(cluster.pods), MAX_PODS, "pods")
-        cluster.pods += _pods(item, names, FIRST_START + len(cluster.pods) * 10**9)
+        for pod in _pods(item, names, FIRST_START + len(cluster.pods) * 10**9):
+            earlier = pod_paths.get((pod.namespace, pod.name))
+            if earlier is not None:
+                raise item.child("name").fail(
+                    f"a pod name used once per namespace: {earlier} names "
+                    f"{pod.namespace}/{pod.name} too"
+                )
+            pod_paths[(pod.namespace, pod.name)] = item.path
+            cluster.pods.append(pod)
     cluster.pdbs = [_pdb(item) for item in fields["pdbs"].items()]
     cluster.classes = [
         (_priority_class(item), item.where) for item in fields["priorityClasses"].items()

@@ -116,6 +116,8 @@ class Manifests:
     deployments: list[Workload] = field(default_factory=list)
     buffers: list[Buffer] = field(default_factory=list)
     not_simulated: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Objects read from two files, counted once (docs/plan-status.md)."""
 
 
 def _container_requests(value: Value, *, init: bool) -> tuple[Resources, bool]:
@@ -381,6 +383,43 @@ def _read_document(
         reader.unsupported.append(f"{value.path}: a kind the simulator does not place or read")
 
 
+def _read_before(
+    manifests: Manifests,
+    seen: dict[tuple[str, str | None, str], tuple[str, object]],
+    document: object,
+    where: Value,
+) -> bool:
+    """Whether ``document``'s object (kind, namespace, name) was read before: the same
+    object (a copy of a file) is counted once with a warning naming both files; a
+    different one is refused naming both, as the snapshot reader decides."""
+    if not isinstance(document, Mapping):
+        return False
+    kind, metadata = document.get("kind"), document.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    if not isinstance(kind, str) or not isinstance(name, str):
+        return False
+    namespace = metadata.get("namespace") if isinstance(metadata, Mapping) else None
+    scope = None if kind in CLUSTER_SCOPED_KINDS else str(namespace or "default")
+    what = f"{kind} {name}" if scope is None else f"{kind} {scope}/{name}"
+    earlier = seen.get((kind, scope, name))
+    if earlier is None:
+        seen[(kind, scope, name)] = (where.reader.source, document)
+        return False
+    files = (
+        f"{earlier[0]} and {where.reader.source}"
+        if earlier[0] != where.reader.source
+        else f"{where.reader.source} twice"
+    )
+    if earlier[1] == document:
+        manifests.warnings.append(f"{what} read twice, from {files}: the same object, counted once")
+        return True
+    raise (
+        where.child("metadata")
+        .child("name")
+        .fail(f"one {kind} of this name: {earlier[0]} holds a different {what}; keep one of them")
+    )
+
+
 def read_manifests(path: Path) -> Manifests:
     """Reads every manifest file of a folder (recursively, in name order), or one file."""
     by_file: dict[str, list[object]] = {}
@@ -398,12 +437,14 @@ def manifests_from_objects(
     problems: list[str] = []
     pending: tuple[list[_BufferSpec], dict[tuple[str, str], Value]] = ([], {})
     readers = []
+    seen: dict[tuple[str, str | None, str], tuple[str, object]] = {}
     for name, documents in sources:
         reader = Reader(name, MODELS)
         readers.append(reader)
         objects = [document for document in documents if document is not None]
         for index, document in enumerate(objects):
-            _read_document(manifests, document, reader, index, pending)
+            if not _read_before(manifests, seen, document, Value(reader, document, f"[{index}]")):
+                _read_document(manifests, document, reader, index, pending)
     # After every file: a buffer may name a PodTemplate or Deployment of another file.
     _resolve_buffers(manifests, *pending)
     for reader in readers:

@@ -48,10 +48,14 @@ def pod_requests(
     containers: Iterable[Resources],
     init_containers: Iterable[tuple[Resources, bool]],
     overhead: Resources,
+    *,
+    pod_level: tuple[int | None, int | None] = (None, None),
 ) -> Resources:
-    """``resourcehelper.PodRequests``: the larger of the containers' sum and each init
-    container (with the restartable init containers, given as ``True``, started before
-    it), plus overhead."""
+    """``PodRequests`` of ``k8s.io/component-helpers/resource/helpers.go``: the larger
+    of the containers' sum and each init container (with the restartable init
+    containers, given as ``True``, started before it); then each pod-level request
+    (``spec.resources.requests``: cpu, memory; ``None`` when not set) replaces that
+    resource's aggregate; then overhead is added."""
     total = Resources()
     for requests in containers:
         total += requests
@@ -64,7 +68,14 @@ def pod_requests(
             init_peak = init_peak.max(sidecars)
         else:
             init_peak = init_peak.max(requests + sidecars)
-    return total.max(init_peak) + overhead
+    aggregate = total.max(init_peak)
+    cpu, memory = pod_level
+    return (
+        Resources(
+            aggregate.cpu if cpu is None else cpu, aggregate.memory if memory is None else memory
+        )
+        + overhead
+    )
 
 
 @dataclass(frozen=True)

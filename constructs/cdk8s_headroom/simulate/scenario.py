@@ -182,6 +182,16 @@ def _pdb(value: Value) -> DisruptionBudget:
     )
 
 
+def _once(items: list[Value], names: list[str], allowed: str) -> None:
+    """Refuses a name given twice, naming both entries: a scenario is one source, so a
+    repeat is a mistake in it, never the same object read twice (docs/plan-status.md)."""
+    first: dict[str, str] = {}
+    for item, name in zip(items, names, strict=True):
+        earlier = first.setdefault(name, item.path)
+        if earlier != item.path:
+            raise item.child("name").fail(f"{allowed}: {earlier} names {name!r} too")
+
+
 def load_scenario(
     data: object, *, source: str = "scenario", version: KubernetesVersion = NEWEST_VALIDATED
 ) -> Scenario:
@@ -199,8 +209,14 @@ def load_scenario(
         ignored=DOCUMENTATION_FIELDS,
     )
     nodes = [_node(item) for item in fields["nodes"].items()]
+    _once(fields["nodes"].items(), [node.name for node in nodes], "a node name")
     names = {node.name for node in nodes}
     pods = [_bound_pod(item, names) for item in fields["pods"].items()]
+    _once(
+        fields["pods"].items(),
+        [f"{pod.namespace}/{pod.name}" for pod, _ in pods],
+        "a pod name used once per namespace",
+    )
     pdbs = [_pdb(item) for item in fields["pdbs"].items()]
     preemptor = _preemptor(fields["preemptor"])
     reader.finish()

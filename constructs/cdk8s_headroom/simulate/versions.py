@@ -53,3 +53,84 @@ nothing says which release the cluster runs."""
 EMPTY_PDB_SELECTOR_MATCHES_ALL = KubernetesVersion(1, 38)
 """The first release with kubernetes PR 141785 ("Fix Scheduler Preemption Ignoring
 Empty PDB Selectors")."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A scheduler rule the simulator follows, and the release it came in."""
+
+    name: str
+    release: KubernetesVersion
+    """The first release in which the rule holds on a cluster with default settings."""
+    how: str
+    """How the release decides it: by ``--kubernetes-version``, or by the fields the
+    listing holds (the API server drops the fields of a disabled feature on write,
+    ``dropDisabledPodFields`` in ``pkg/api/pod/util.go``, so a field present in a
+    listing is one its cluster honours)."""
+    source: str
+    """The upstream file and function the simulator follows."""
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "priority and preemption (scheduling.k8s.io/v1, GA)",
+        KubernetesVersion(1, 14),
+        "all releases modelled",
+        "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go",
+    ),
+    Rule(
+        "pod overhead added to requests (beta, on by default)",
+        KubernetesVersion(1, 18),
+        "spec.overhead in the listing",
+        "k8s.io/component-helpers/resource/helpers.go PodRequests",
+    ),
+    Rule(
+        "sidecar (restartable init) containers counted with the containers (beta, on)",
+        KubernetesVersion(1, 29),
+        "initContainers[].restartPolicy: Always in the listing",
+        "k8s.io/component-helpers/resource/helpers.go AggregateContainerRequests",
+    ),
+    Rule(
+        "in-place resize: the larger of spec, allocatedResources and actuated resources "
+        "(beta and on by default from 1.33, GA in 1.35)",
+        KubernetesVersion(1, 33),
+        "status.containerStatuses[].resources in the listing",
+        "k8s.io/component-helpers/resource/helpers.go determineContainerReqs",
+    ),
+    Rule(
+        "pod-level resources replace the containers' sum (beta, on by default)",
+        KubernetesVersion(1, 34),
+        "spec.resources in the listing",
+        "k8s.io/component-helpers/resource/helpers.go PodRequests",
+    ),
+    Rule(
+        "a PDB with an empty selector covers every pod of its namespace",
+        EMPTY_PDB_SELECTOR_MATCHES_ALL,
+        "--kubernetes-version",
+        "pkg/scheduler/framework/preemption/util.go FilterVictimsWithPDBViolation",
+    ),
+)
+"""The rules that changed between releases, oldest first (docs/plan-status.md prints
+the same table)."""
+
+OLDEST_MODELLED = RULES[0].release
+"""The oldest release the simulator models: before 1.14 priority and preemption were
+beta (1.11 to 1.13) or alpha and off (1.8 to 1.10), and the preemption rules read
+upstream (shared/preemption/ALGORITHM.md) are not those of such releases."""
+
+
+def rules_release(version: KubernetesVersion) -> KubernetesVersion:
+    """The release whose rules decide for a cluster of ``version``: its own, or the
+    oldest modelled when it is older (``release_warnings`` then says so)."""
+    return max(version, OLDEST_MODELLED)
+
+
+def release_warnings(version: KubernetesVersion) -> list[str]:
+    """A warning when ``version`` is older than every release modelled."""
+    if version >= OLDEST_MODELLED:
+        return []
+    return [
+        f"Kubernetes {version} is older than the oldest release modelled "
+        f"({OLDEST_MODELLED}): it is judged by the rules of {OLDEST_MODELLED}, "
+        "which may differ from its scheduler's"
+    ]
