@@ -24,6 +24,7 @@ prints what each headroom holds back.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import cdk8s
@@ -103,6 +104,9 @@ def main() -> None:
     app = cdk8s.App(outdir=outdir)
     build(app)
     synth(app)
+    # stderr, like main.py, so the summaries on stdout stay clean for a pipe.
+    files = ", ".join(sorted(p.name for p in Path(outdir).glob("*.k8s.yaml")))
+    print(f"wrote {files} to {outdir}/", file=sys.stderr)
     for child in app.node.find_all():
         if isinstance(child, NodeHeadroom):
             print(child.summary())

@@ -88,7 +88,7 @@ def test_the_auto_mode_example_targets_the_built_in_pool_without_emitting_one(
         ),
     ],
 )
-def test_running_an_example_writes_to_cdk8s_outdir_and_prints_the_summary(
+def test_running_an_example_writes_to_cdk8s_outdir_says_where_and_prints_the_summary(
     name: str, summary: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path))
@@ -97,7 +97,28 @@ def test_running_an_example_writes_to_cdk8s_outdir_and_prints_the_summary(
         "0000-cluster.k8s.yaml",
         "0001-headroom.k8s.yaml",
     ]
-    assert summary in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert summary in printed.out
+    # The folder goes to stderr, so stdout stays the summaries alone.
+    assert printed.err == f"wrote 0000-cluster.k8s.yaml, 0001-headroom.k8s.yaml to {tmp_path}/\n"
+    assert str(tmp_path) not in printed.out
+
+
+def test_an_example_run_without_cdk8s_outdir_names_its_own_dist_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    module = example("eks_auto_mode")
+    monkeypatch.delenv("CDK8S_OUTDIR", raising=False)
+    # The default folder sits beside the example; point the module's file at tmp_path so
+    # the run writes there instead of into the repository.
+    monkeypatch.setattr(module, "__file__", str(tmp_path / "eks_auto_mode.py"))
+    module.main()
+    default = tmp_path / "eks_auto_mode" / "dist"
+    assert sorted(p.name for p in default.iterdir()) == [
+        "0000-cluster.k8s.yaml",
+        "0001-headroom.k8s.yaml",
+    ]
+    assert capsys.readouterr().err.endswith(f" to {default}/\n")
 
 
 def test_the_spot_budgets_example_keeps_spot_flexible_and_rolls_slowly(tmp_path: Path) -> None:
