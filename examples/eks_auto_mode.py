@@ -21,13 +21,12 @@ from pathlib import Path
 import cdk8s
 
 from cdk8s_headroom import (
-    HeadroomNamespace,
-    HeadroomPriorityClasses,
     KarpenterNodePool,
     NodeHeadroom,
     NodeSelectorOperator,
     NodeSelectorRequirement,
     PriorityModel,
+    headroom_charts,
     synth,
 )
 
@@ -56,21 +55,17 @@ GENERAL_PURPOSE = KarpenterNodePool.from_name(
 
 def build(app: cdk8s.App) -> None:
     """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
-    cluster = cdk8s.Chart(app, "cluster")
-    HeadroomNamespace(cluster, "namespace", name=NAMESPACE)
-    classes = HeadroomPriorityClasses(cluster, "priority-classes", model=MODEL)
+    charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
 
-    workloads = cdk8s.Chart(app, "headroom")
-    workloads.add_dependency(cluster)
     headroom = NodeHeadroom(
-        workloads,
+        charts.workloads,
         "headroom",
         cpu="500m",
         memory="512Mi",
         model=MODEL,
         node_pool=GENERAL_PURPOSE,
         namespace=NAMESPACE,
-        priority_classes=classes,
+        priority_classes=charts.priority_classes,
     )
     headroom.add_burst_workload(
         "demo-burst",
