@@ -27,11 +27,10 @@ import cdk8s
 
 from cdk8s_headroom import (
     HeadroomConfigError,
-    HeadroomNamespace,
-    HeadroomPriorityClasses,
     NodeHeadroom,
     NodePoolRef,
     PriorityModel,
+    headroom_charts,
 )
 from cdk8s_headroom.files.publish import load_manifests
 from cdk8s_headroom.objects.synth_summary import render, summarize
@@ -52,23 +51,18 @@ SLICE_MEMORY = "512Mi"
 
 def build(app: cdk8s.App) -> NodeHeadroom:
     """Builds the blueprint into ``app``: cluster-scoped objects first, then workloads."""
-    # Separate charts, so that cdk8s numbers the files (0000-cluster, 0001-headroom)
-    # and `kubectl apply -f dist/` creates the classes and the namespace first.
-    cluster = cdk8s.Chart(app, "cluster")
-    HeadroomNamespace(cluster, "namespace", name=NAMESPACE)
-    classes = HeadroomPriorityClasses(cluster, "priority-classes", model=MODEL)
-
-    workloads = cdk8s.Chart(app, "headroom")
-    workloads.add_dependency(cluster)
+    # Two charts, so that cdk8s numbers the files (0000-cluster, 0001-headroom) and
+    # `kubectl apply -f dist/` creates the namespace and the classes first.
+    charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
     headroom = NodeHeadroom(
-        workloads,
+        charts.workloads,
         "headroom",
         cpu=SLICE_CPU,
         memory=SLICE_MEMORY,
         model=MODEL,
         node_pool=NodePoolRef.karpenter(NODE_POOL) if NODE_POOL else None,
-        namespace=NAMESPACE,
-        priority_classes=classes,
+        namespace=charts.namespace.name,
+        priority_classes=charts.priority_classes,
         # P4: a pre-puller DaemonSet beside the reservers pulls the burst images onto
         # every node, so a burst starts without an image pull; the reservers' own pod
         # template never names them, so an image release leaves every slice in place.

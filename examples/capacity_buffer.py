@@ -24,6 +24,7 @@ prints what each headroom holds back.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import cdk8s
@@ -31,12 +32,11 @@ import cdk8s
 from cdk8s_headroom import (
     CapacityBufferForm,
     Ec2NodeClass,
-    HeadroomNamespace,
-    HeadroomPriorityClasses,
     KarpenterNodePool,
     NodeHeadroom,
     NodeSelectorOperator,
     PriorityModel,
+    headroom_charts,
     synth,
 )
 
@@ -50,11 +50,9 @@ NAMESPACE = "burst"
 
 def build(app: cdk8s.App) -> None:
     """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
-    cluster = cdk8s.Chart(app, "cluster")
-    HeadroomNamespace(cluster, "namespace", name=NAMESPACE)
-    classes = HeadroomPriorityClasses(cluster, "priority-classes", model=MODEL)
+    charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
     node_class = Ec2NodeClass(
-        cluster,
+        charts.cluster,
         "node-class",
         name="burst",
         role=f"KarpenterNodeRole-{CLUSTER_NAME}",
@@ -62,22 +60,20 @@ def build(app: cdk8s.App) -> None:
     )
     pools = {}
     for name in ("checkout", "search"):
-        pool = KarpenterNodePool(cluster, name, node_class=node_class, limits={"cpu": "64"})
+        pool = KarpenterNodePool(charts.cluster, name, node_class=node_class, limits={"cpu": "64"})
         # Sizes bound the share of a slice and which buffer pods fit on one node.
         pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["4", "8"])
         pools[name] = pool
 
-    workloads = cdk8s.Chart(app, "headroom")
-    workloads.add_dependency(cluster)
     both = NodeHeadroom(
-        workloads,
+        charts.workloads,
         "checkout",
         cpu="1",
         memory="2Gi",
         model=MODEL,
         node_pool=pools["checkout"],
         namespace=NAMESPACE,
-        priority_classes=classes,
+        priority_classes=charts.priority_classes,
     )
     checkout = both.add_burst_workload(
         "checkout", image="public.ecr.aws/nginx/nginx:1.27", cpu="1", memory="2Gi", replicas=2
@@ -85,12 +81,12 @@ def build(app: cdk8s.App) -> None:
     both.add_capacity_buffer(checkout, replicas=3)
 
     buffer_only = NodeHeadroom(
-        workloads,
+        charts.workloads,
         "search",
         model=MODEL,
         node_pool=pools["search"],
         namespace=NAMESPACE,
-        priority_classes=classes,
+        priority_classes=charts.priority_classes,
     )
     search = buffer_only.add_burst_workload(
         "search", image="public.ecr.aws/nginx/nginx:1.27", cpu="2", memory="4Gi", replicas=4
@@ -103,6 +99,9 @@ def main() -> None:
     app = cdk8s.App(outdir=outdir)
     build(app)
     synth(app)
+    # stderr, like main.py, so the summaries on stdout stay clean for a pipe.
+    files = ", ".join(sorted(p.name for p in Path(outdir).glob("*.k8s.yaml")))
+    print(f"wrote {files} to {outdir}/", file=sys.stderr)
     for child in app.node.find_all():
         if isinstance(child, NodeHeadroom):
             print(child.summary())

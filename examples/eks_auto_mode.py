@@ -15,18 +15,18 @@ what the headroom costs.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import cdk8s
 
 from cdk8s_headroom import (
-    HeadroomNamespace,
-    HeadroomPriorityClasses,
     KarpenterNodePool,
     NodeHeadroom,
     NodeSelectorOperator,
     NodeSelectorRequirement,
     PriorityModel,
+    headroom_charts,
     synth,
 )
 
@@ -55,21 +55,17 @@ GENERAL_PURPOSE = KarpenterNodePool.from_name(
 
 def build(app: cdk8s.App) -> None:
     """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
-    cluster = cdk8s.Chart(app, "cluster")
-    HeadroomNamespace(cluster, "namespace", name=NAMESPACE)
-    classes = HeadroomPriorityClasses(cluster, "priority-classes", model=MODEL)
+    charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
 
-    workloads = cdk8s.Chart(app, "headroom")
-    workloads.add_dependency(cluster)
     headroom = NodeHeadroom(
-        workloads,
+        charts.workloads,
         "headroom",
         cpu="500m",
         memory="512Mi",
         model=MODEL,
         node_pool=GENERAL_PURPOSE,
         namespace=NAMESPACE,
-        priority_classes=classes,
+        priority_classes=charts.priority_classes,
     )
     headroom.add_burst_workload(
         "demo-burst",
@@ -89,6 +85,9 @@ def main() -> None:
     app = cdk8s.App(outdir=outdir)
     build(app)
     synth(app)
+    # stderr, like main.py, so the summaries on stdout stay clean for a pipe.
+    files = ", ".join(sorted(p.name for p in Path(outdir).glob("*.k8s.yaml")))
+    print(f"wrote {files} to {outdir}/", file=sys.stderr)
     for child in app.node.find_all():
         if isinstance(child, NodeHeadroom):
             print(child.summary())

@@ -14,18 +14,18 @@ and prints what the headroom costs.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import cdk8s
 
 from cdk8s_headroom import (
     Ec2NodeClass,
-    HeadroomNamespace,
-    HeadroomPriorityClasses,
     KarpenterNodePool,
     NodeHeadroom,
     NodeSelectorOperator,
     PriorityModel,
+    headroom_charts,
     synth,
 )
 
@@ -39,32 +39,28 @@ NAMESPACE = "burst"
 
 def build(app: cdk8s.App) -> None:
     """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
-    cluster = cdk8s.Chart(app, "cluster")
-    HeadroomNamespace(cluster, "namespace", name=NAMESPACE)
-    classes = HeadroomPriorityClasses(cluster, "priority-classes", model=MODEL)
+    charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
     node_class = Ec2NodeClass(
-        cluster,
+        charts.cluster,
         "node-class",
         name="burst",
         role=f"KarpenterNodeRole-{CLUSTER_NAME}",
         discovery_tag_value=CLUSTER_NAME,
     )
-    pool = KarpenterNodePool(cluster, "burst", node_class=node_class, limits={"cpu": "64"})
+    pool = KarpenterNodePool(charts.cluster, "burst", node_class=node_class, limits={"cpu": "64"})
     # Sizes the pool may launch: they bound the share each slice takes, and the
     # limits then bound how many nodes (so slices) the pool can hold.
     pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["4", "8"])
 
-    workloads = cdk8s.Chart(app, "headroom")
-    workloads.add_dependency(cluster)
     headroom = NodeHeadroom(
-        workloads,
+        charts.workloads,
         "headroom",
         cpu="1",
         memory="2Gi",
         model=MODEL,
         node_pool=pool,
         namespace=NAMESPACE,
-        priority_classes=classes,
+        priority_classes=charts.priority_classes,
         prepull_burst_images=True,
     )
     headroom.add_burst_workload(
@@ -82,6 +78,9 @@ def main() -> None:
     app = cdk8s.App(outdir=outdir)
     build(app)
     synth(app)
+    # stderr, like main.py, so the summaries on stdout stay clean for a pipe.
+    files = ", ".join(sorted(p.name for p in Path(outdir).glob("*.k8s.yaml")))
+    print(f"wrote {files} to {outdir}/", file=sys.stderr)
     for child in app.node.find_all():
         if isinstance(child, NodeHeadroom):
             print(child.summary())

@@ -18,6 +18,7 @@ and prints what the headroom costs.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import cdk8s
@@ -28,13 +29,12 @@ from cdk8s_headroom import (
     DisruptionBudget,
     DisruptionReason,
     Ec2NodeClass,
-    HeadroomNamespace,
-    HeadroomPriorityClasses,
     KarpenterNodePool,
     NodeHeadroom,
     NodeSelectorOperator,
     NodeSelectorRequirement,
     PriorityModel,
+    headroom_charts,
     synth,
 )
 
@@ -48,11 +48,9 @@ FAMILIES = ("m7i", "m6i", "m5", "c7i", "c6i", "c5", "r7i", "r6i")
 
 def build(app: cdk8s.App) -> None:
     """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
-    cluster = cdk8s.Chart(app, "cluster")
-    HeadroomNamespace(cluster, "namespace", name=NAMESPACE)
-    classes = HeadroomPriorityClasses(cluster, "priority-classes", model=MODEL)
+    charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
     node_class = Ec2NodeClass(
-        cluster,
+        charts.cluster,
         "node-class",
         name="spot-burst",
         role=f"KarpenterNodeRole-{CLUSTER_NAME}",
@@ -60,7 +58,7 @@ def build(app: cdk8s.App) -> None:
     )
     in_ = NodeSelectorOperator.IN
     pool = KarpenterNodePool(
-        cluster,
+        charts.cluster,
         "spot-burst",
         node_class=node_class,
         requirements=[
@@ -88,17 +86,15 @@ def build(app: cdk8s.App) -> None:
         termination_grace_period="2h",
     )
 
-    workloads = cdk8s.Chart(app, "headroom")
-    workloads.add_dependency(cluster)
     headroom = NodeHeadroom(
-        workloads,
+        charts.workloads,
         "headroom",
         cpu="1",
         memory="2Gi",
         model=MODEL,
         node_pool=pool,
         namespace=NAMESPACE,
-        priority_classes=classes,
+        priority_classes=charts.priority_classes,
         prepull_burst_images=True,
         drift_on_change=True,
     )
@@ -117,6 +113,9 @@ def main() -> None:
     app = cdk8s.App(outdir=outdir)
     build(app)
     synth(app)
+    # stderr, like main.py, so the summaries on stdout stay clean for a pipe.
+    files = ", ".join(sorted(p.name for p in Path(outdir).glob("*.k8s.yaml")))
+    print(f"wrote {files} to {outdir}/", file=sys.stderr)
     for child in app.node.find_all():
         if isinstance(child, NodeHeadroom):
             print(child.summary())

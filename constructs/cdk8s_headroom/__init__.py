@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from cdk8s_headroom.objects.capacity_buffer import CapacityBuffer as CapacityBuffer
     from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm as CapacityBufferForm
     from cdk8s_headroom.objects.headroom import NodeHeadroom as NodeHeadroom
+    from cdk8s_headroom.objects.headroom_charts import HeadroomCharts as HeadroomCharts
+    from cdk8s_headroom.objects.headroom_charts import headroom_charts as headroom_charts
     from cdk8s_headroom.objects.headroom_cost import HeadroomSummary as HeadroomSummary
     from cdk8s_headroom.objects.namespace import HeadroomNamespace as HeadroomNamespace
     from cdk8s_headroom.objects.prepuller import ImagePrepuller as ImagePrepuller

@@ -1,6 +1,8 @@
 """The Karpenter and EKS Auto Mode examples synthesize, and their Karpenter objects validate."""
 
 import importlib
+import re
+import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -8,7 +10,7 @@ from typing import Any
 import cdk8s
 import pytest
 
-from cdk8s_headroom import validate_app
+from cdk8s_headroom import HeadroomWarning, validate_app
 from scripts.validation import is_karpenter, validate_models
 from tests.conftest import Manifest, find, find_all, pod_spec
 
@@ -88,7 +90,7 @@ def test_the_auto_mode_example_targets_the_built_in_pool_without_emitting_one(
         ),
     ],
 )
-def test_running_an_example_writes_to_cdk8s_outdir_and_prints_the_summary(
+def test_running_an_example_writes_to_cdk8s_outdir_says_where_and_prints_the_summary(
     name: str, summary: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     monkeypatch.setenv("CDK8S_OUTDIR", str(tmp_path))
@@ -97,7 +99,28 @@ def test_running_an_example_writes_to_cdk8s_outdir_and_prints_the_summary(
         "0000-cluster.k8s.yaml",
         "0001-headroom.k8s.yaml",
     ]
-    assert summary in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert summary in printed.out
+    # The folder goes to stderr, so stdout stays the summaries alone.
+    assert printed.err == f"wrote 0000-cluster.k8s.yaml, 0001-headroom.k8s.yaml to {tmp_path}/\n"
+    assert str(tmp_path) not in printed.out
+
+
+def test_an_example_run_without_cdk8s_outdir_names_its_own_dist_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    module = example("eks_auto_mode")
+    monkeypatch.delenv("CDK8S_OUTDIR", raising=False)
+    # The default folder sits beside the example; point the module's file at tmp_path so
+    # the run writes there instead of into the repository.
+    monkeypatch.setattr(module, "__file__", str(tmp_path / "eks_auto_mode.py"))
+    module.main()
+    default = tmp_path / "eks_auto_mode" / "dist"
+    assert sorted(p.name for p in default.iterdir()) == [
+        "0000-cluster.k8s.yaml",
+        "0001-headroom.k8s.yaml",
+    ]
+    assert capsys.readouterr().err.endswith(f" to {default}/\n")
 
 
 def test_the_spot_budgets_example_keeps_spot_flexible_and_rolls_slowly(tmp_path: Path) -> None:
@@ -115,3 +138,44 @@ def test_the_spot_budgets_example_keeps_spot_flexible_and_rolls_slowly(tmp_path:
     reserver = pod_spec(find(objects, "DaemonSet", "headroom-reserver-spot-burst"))
     assert "initContainers" not in reserver
     assert find(objects, "DaemonSet", "headroom-reserver-spot-burst-prepull")
+
+
+def test_the_library_pages_first_pool_is_the_first_pool_example() -> None:
+    # docs/library.md shows the code and runs the example; both must build one app.
+    page = (Path(__file__).resolve().parents[2] / "docs" / "library.md").read_text()
+    section = page[page.index("## A first pool, end to end") :]
+    block = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert block is not None
+    shown: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HeadroomWarning)
+        exec(compile(block.group(1), "docs/library.md", "exec"), shown)
+        app = cdk8s.App()
+        example("first_pool").build(app)
+    assert [c.to_json() for c in shown["app"].charts] == [c.to_json() for c in app.charts]
+
+
+def test_the_first_pool_puts_its_namespace_and_pool_before_the_workloads(tmp_path: Path) -> None:
+    app = cdk8s.App(outdir=str(tmp_path))
+    # The page says a buffer on a shared pool warns; it does.
+    with pytest.warns(HeadroomWarning, match="any pod can take the buffer's room"):
+        example("first_pool").build(app)
+    cluster, workloads = (chart.to_json() for chart in app.charts)
+    assert {o["kind"] for o in cluster} == {
+        "Namespace",
+        "PriorityClass",
+        "EC2NodeClass",
+        "NodePool",
+    }
+    assert (
+        find(cluster, "Namespace", "shop")["metadata"]["labels"][
+            "pod-security.kubernetes.io/enforce"
+        ]
+        == "restricted"
+    )
+    assert sorted(o["metadata"]["name"] for o in find_all(workloads, "Deployment")) == [
+        "checkout",
+        "search",
+    ]
+    assert find(workloads, "CapacityBuffer", "checkout-buffer")["spec"]["replicas"] == 2
+    assert {o["metadata"]["namespace"] for o in workloads} == {"shop"}
