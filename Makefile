@@ -86,8 +86,13 @@ test: install $(CHECKOV_STAMP) promtool ## run the whole test suite (exit code 5
 	$(PY) -m pytest -n auto; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-validate: install $(CHECKOV_STAMP) ## schemas, Pod Security and checkov on a folder of manifests: make validate DIR=path (default dist/)
-	$(PY) -m scripts.validate $(or $(DIR),$(DIST))
+validate: install $(CHECKOV_STAMP) ## cdk8s-headroom validate on a folder of manifests: make validate DIR=path (default dist/)
+	@# GNU make exits 2 whenever a recipe fails, whatever its status: the status of
+	@# `cdk8s-headroom validate` (1: objects failed, 2: the folder cannot be read) is
+	@# said on the last line, and kept as is by calling the command itself.
+	@$(PY) -m cdk8s_headroom validate $(or $(DIR),$(DIST)) || { rc=$$?; \
+	  if [ $$rc -eq 1 ]; then why="objects failed"; else why="the folder cannot be read, or bad input"; fi; \
+	  echo "make validate: cdk8s-headroom validate exited $$rc ($$why)" >&2; exit $$rc; }
 
 lint: install ## ruff on the library, the app, the examples, the benchmarks and the tests
 	$(PY) -m ruff check constructs main.py setup.py imports scripts tests examples bench

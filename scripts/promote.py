@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from cdk8s_headroom.files.publish import Check, check_pod_security, load_manifests, promote
+from cdk8s_headroom.validate.schemas import check_schemas
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from scripts.validation import check_schemas
 
 CHECKS: tuple[Check, ...] = (check_schemas, check_pod_security)
 """What a synthesis must pass before it replaces dist/."""

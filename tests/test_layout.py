@@ -2,8 +2,8 @@
 circle, and one declaration of the public names.
 
 The layers, bottom up (``cdk8s_headroom/__init__.py`` says what each holds):
-vocabulary, files, simulate, the constructs (objects, karpenter), cluster, gitops, helm,
-cli.
+vocabulary, files, simulate, the constructs (objects, karpenter), cluster, gitops,
+validate, helm, cli.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ RANK = {
     "karpenter": 3,
     "cluster": 3,
     "gitops": 3,
+    "validate": 3,
     "helm": 4,
     "cli": 5,
 }
@@ -40,9 +41,13 @@ APART = {
     ("gitops", "objects"),
     ("gitops", "karpenter"),
     ("gitops", "cluster"),
+    ("validate", "objects"),
+    ("validate", "karpenter"),
+    ("validate", "cluster"),
+    ("validate", "gitops"),
 }
-"""Layers of one rank that must not import each other: plan, status and the GitOps
-wiring read plain objects, never a construct (and no construct reads a cluster)."""
+"""Layers of one rank that must not import each other: plan, status, the GitOps wiring
+and validate read plain objects, never a construct (and no construct reads a cluster)."""
 
 
 def _module_name(path: Path) -> str:

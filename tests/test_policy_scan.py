@@ -14,17 +14,17 @@ import yaml
 
 from cdk8s_headroom import PodSecurityControl
 from cdk8s_headroom.files.documents import SourcedObject, parse_objects
-from cdk8s_headroom.vocabulary.pod_security import check_object
-from scripts import validation
-from scripts.validation import (
+from cdk8s_headroom.validate import checkov as policies
+from cdk8s_headroom.validate.checkov import (
     CHECKOV_CONFIG,
     CheckovError,
     CheckovFailure,
     CheckovScan,
     checkov_failures,
-    load_folder,
     run_checkov,
 )
+from cdk8s_headroom.validate.report import load_folder
+from cdk8s_headroom.vocabulary.pod_security import check_object
 from tests.conftest import ROOT
 from tests.vocabulary.test_pod_security import main, pod_context, restricted_pod
 
@@ -121,7 +121,7 @@ def _deployments(args: int, copies: int) -> bytes:
 def test_an_object_checkov_runs_out_of_memory_on_fails_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(validation, "CHECKOV_MEMORY_BYTES", 512 * 2**20)
+    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 512 * 2**20)
     (big,) = parse_objects(_deployments(20_000, 1), "big.yaml")
     small = load_folder(ROOT / "dist")[0]
 
@@ -137,7 +137,7 @@ def test_objects_too_many_for_one_checkov_run_are_scanned_in_halves(
     # Together they need more than the limit, each half less: none is refused. (Measured
     # with the pinned checkov: one copy needs 560 to 620 MiB, two more than 800 MiB; two
     # copies keep the test to three runs of checkov.)
-    monkeypatch.setattr(validation, "CHECKOV_MEMORY_BYTES", 700 * 2**20)
+    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 700 * 2**20)
     objects = parse_objects(_deployments(6000, 2), "big.yaml")
     with pytest.raises(CheckovError, match="out of memory"):
         checkov_failures_in_one_run(objects)
@@ -151,7 +151,7 @@ def test_objects_too_many_for_one_checkov_run_are_scanned_in_halves(
 def test_a_checkov_run_over_its_time_is_killed_and_reported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(validation, "CHECKOV_TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 0.2)
     item = load_folder(ROOT / "dist")[0]
 
     assert checkov_failures([item]) == [

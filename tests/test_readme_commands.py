@@ -74,6 +74,7 @@ MENTIONS = (
     "cdk8s-headroom plan",
     "cdk8s-headroom status",
     "cdk8s-headroom gitops",
+    "cdk8s-headroom validate",
 )
 """Inline code that names a command in the prose rather than showing one to run."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 # - ``objects`` and ``karpenter``: the cdk8s constructs (they start Node through jsii).
 # - ``cluster``: ``plan`` and ``status`` on a kubectl snapshot (no construct).
 # - ``gitops``: the Argo CD and Flux objects that pull the manifests (no construct).
+# - ``validate``: whether a folder of manifests would be accepted (no construct).
 # - ``helm``: the chart generated from the constructs and rules.
 # - ``cli``: the ``cdk8s-headroom`` command.
 from typing import TYPE_CHECKING

@@ -1,4 +1,6 @@
-"""`make validate DIR=...`: one line per object, a summary, and the exit code."""
+"""`cdk8s-headroom validate PATH` (and `make validate DIR=...`, which calls it): one line
+per object, a summary, and the exit status: 0 valid, 1 objects failed, 2 the folder
+cannot be read."""
 
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scripts import validation
-from scripts.validate import main as validate_main
-from scripts.validation import kubernetes_versions, schema_errors
+from cdk8s_headroom.cli import main as cli_main
+from cdk8s_headroom.validate import checkov
+from cdk8s_headroom.validate.schemas import kubernetes_versions, schema_errors
 from tests.conftest import ROOT, refuse_listing
 from tests.files.test_documents_fuzz import BOMB
 from tests.vocabulary.test_pod_security import main, restricted_pod
@@ -28,9 +30,17 @@ CONFIG_MAP = {
 }
 
 
+CHECKS = (
+    f"(schemas: Kubernetes {' and '.join(kubernetes_versions())}; the API server's rules; "
+    "Pod Security restricted; checkov)"
+)
+"""The end of the summary line when every check ran."""
+
+
 def validate(folder: Path) -> subprocess.CompletedProcess[str]:
+    """The installed command (``cdk8s-headroom`` is ``python -m cdk8s_headroom``)."""
     return subprocess.run(
-        [sys.executable, "-m", "scripts.validate", str(folder)],
+        [sys.executable, "-m", "cdk8s_headroom", "validate", str(folder)],
         cwd=ROOT,
         env={**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}"},
         capture_output=True,
@@ -38,13 +48,28 @@ def validate(folder: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_make_validate_passes_dist_with_a_line_per_object() -> None:
-    result = subprocess.run(
-        ["make", "--no-print-directory", "validate", "DIR=dist"],
+def make_validate(folder: Path | str) -> subprocess.CompletedProcess[str]:
+    """`make validate DIR=folder`, without its `install` prerequisites: they would
+    reinstall the virtualenv and node_modules that the test runs on."""
+    return subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            "-o",
+            "install",
+            "-o",
+            ".venv-checkov/.installed",
+            "validate",
+            f"DIR={folder}",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
+
+
+def test_make_validate_passes_dist_with_a_line_per_object() -> None:
+    result = make_validate("dist")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     verdicts = [line.split("\t") for line in lines if "\t" in line]
@@ -103,7 +128,8 @@ def test_a_folder_without_manifests_is_refused_in_one_line(tmp_path: Path) -> No
     result = validate(tmp_path)
 
     assert result.returncode == 2
-    assert result.stderr == f"validate: error: {tmp_path}: no manifests in the folder " + (
+    assert result.stderr == (
+        f"cdk8s-headroom validate: error: {tmp_path}: no manifests in the folder "
         "(files named *.yaml, *.yml, *.json)\n"
     )
 
@@ -177,9 +203,7 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
         "m-cut.json\t-\t-\tFAILED",
         "    cannot read the file: line 1, column 30: invalid JSON: Unterminated string "
         "starting at; the file ends early: is it truncated?",
-        f"4 objects in {tmp_path}: 3 OK, 1 failed, 9 files unreadable (schemas: Kubernetes "
-        + " and ".join(kubernetes_versions())
-        + "; Pod Security restricted; checkov)",
+        f"4 objects in {tmp_path}: 3 OK, 1 failed, 9 files unreadable {CHECKS}",
     ]
 
 
@@ -257,21 +281,25 @@ def test_objects_with_wrong_typed_fields_fail_and_hide_none_of_the_good_ones(
     assert lines[-1].startswith(f"14 objects in {tmp_path}: 7 OK, 7 failed")
 
 
-def test_a_missing_checkov_is_one_line_with_status_2(
+def test_without_checkov_the_other_checks_run_and_the_report_says_checkov_did_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(validation, "CHECKOV", tmp_path / "no-checkov")
+    monkeypatch.setattr(checkov, "find_checkov", lambda: None)
     (tmp_path / "cm.yaml").write_text(yaml.safe_dump(CONFIG_MAP))
+    (tmp_path / "typo.yaml").write_text(yaml.safe_dump({**CONFIG_MAP, "dataa": {}}))
 
-    code = validate_main([str(tmp_path)])
+    code = cli_main(["validate", str(tmp_path)])
 
     captured = capsys.readouterr()
-    assert code == 2
-    assert captured.out == ""
-    missing = tmp_path / "no-checkov"
-    assert captured.err == (
-        f"validate: error: {missing} is missing: run `make validate` or `make test`\n"
-    )
+    assert code == 1
+    assert captured.err == ""
+    assert captured.out.splitlines()[-2:] == [
+        "checkov: not run: not installed (make validate installs it in .venv-checkov; "
+        "elsewhere, put a checkov on PATH)",
+        f"2 objects in {tmp_path}: 1 OK, 1 failed (schemas: Kubernetes "
+        f"{' and '.join(kubernetes_versions())}; the API server's rules; Pod Security "
+        "restricted; checkov not run)",
+    ]
 
 
 def test_a_folder_that_cannot_be_listed_is_one_line_with_status_2(
@@ -280,11 +308,91 @@ def test_a_folder_that_cannot_be_listed_is_one_line_with_status_2(
     (tmp_path / "cm.yaml").write_text(yaml.safe_dump(CONFIG_MAP))
     refuse_listing(monkeypatch, tmp_path)
 
-    code = validate_main([str(tmp_path)])
+    code = cli_main(["validate", str(tmp_path)])
 
     captured = capsys.readouterr()
     assert code == 2
     assert captured.out == ""
-    assert (
-        captured.err == f"validate: error: {tmp_path}: cannot list the folder (Permission denied)\n"
+    assert captured.err == (
+        f"cdk8s-headroom validate: error: {tmp_path}: cannot list the folder (Permission denied)\n"
     )
+
+
+def test_make_validate_names_the_status_of_the_command_on_its_last_line(tmp_path: Path) -> None:
+    # GNU make exits 2 for any failed recipe: the command's own status (1: objects
+    # failed; 2: the folder cannot be read) must survive in the output.
+    (tmp_path / "typo.yaml").write_text(yaml.safe_dump({**CONFIG_MAP, "dataa": {}}))
+
+    failed = make_validate(tmp_path)
+    unreadable = make_validate(tmp_path / "missing")
+
+    assert failed.returncode == 2
+    assert "typo.yaml\tConfigMap\tok\tFAILED" in failed.stdout
+    # make's own "*** [Makefile:N: validate] Error N" line comes last
+    assert failed.stderr.splitlines()[-2] == (
+        "make validate: cdk8s-headroom validate exited 1 (objects failed)"
+    )
+    assert unreadable.returncode == 2
+    assert unreadable.stderr.splitlines()[-3:-1] == [
+        f"cdk8s-headroom validate: error: {tmp_path / 'missing'}: cannot read it "
+        "(No such file or directory)",
+        "make validate: cdk8s-headroom validate exited 2 (the folder cannot be read, or bad input)",
+    ]
+
+
+def _pod(name: str, resources: list[dict[str, object]]) -> dict[str, object]:
+    pod = restricted_pod()
+    pod["spec"]["containers"] = [
+        {"name": f"c{index}", "image": "nginx", "securityContext": main(pod), "resources": given}
+        for index, given in enumerate(resources)
+    ]
+    return {**pod, "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "a"}}
+
+
+def test_what_the_api_server_refuses_but_the_schemas_accept_fails_with_the_field(
+    tmp_path: Path,
+) -> None:
+    # kubernetes pkg/apis/core/validation/validation.go ValidateResourceRequirements
+    # (ValidateNonnegativeQuantity; a request above its limit), apimachinery
+    # pkg/api/resource/math.go maxAllowed, and robfig/cron's ASCII numbers.
+    bad = _pod(
+        "bad",
+        [
+            {"requests": {"cpu": "-1", "memory": "64Mi"}, "limits": {"memory": "64Mi"}},
+            {"requests": {"cpu": "2", "memory": "1e64"}, "limits": {"cpu": 1, "memory": "1e64"}},
+        ],
+    )
+    good = _pod("good", [{"requests": {"cpu": "0", "memory": "7Ei"}, "limits": {"cpu": "1"}}])
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all([bad, good]))
+    cron_job = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "nightly", "namespace": "a"},
+        "spec": {
+            "schedule": "\uff10 \uff18 * * *",
+            "jobTemplate": {"spec": {"template": {"spec": good["spec"]}}},
+        },
+    }
+    (tmp_path / "cron.yaml").write_text(yaml.safe_dump(cron_job, allow_unicode=True))
+
+    result = validate(tmp_path)
+
+    assert result.returncode == 1, result.stderr
+    cron_lines = result.stdout.split("cron.yaml\tCronJob\tnightly\tFAILED\n")[1].splitlines()
+    assert cron_lines[0] == (
+        "    API server: spec.schedule: invalid value '\\uff10 \\uff18 * * *': a cron "
+        "schedule in ASCII (digits 0-9), as robfig/cron parses it"
+    )
+    bad_lines = result.stdout.split("pods.yaml\tPod\tbad\tFAILED\n")[1].splitlines()
+    assert bad_lines[:4] == [
+        "    API server: spec.containers[0].resources.requests.cpu: invalid value '-1': "
+        "must be greater than or equal to 0",
+        "    API server: spec.containers[1].resources.limits.memory: invalid value '1e64': "
+        "more than 2^63-1 (9223372036854775807) in cores or bytes, the largest quantity",
+        "    API server: spec.containers[1].resources.requests.memory: invalid value '1e64': "
+        "more than 2^63-1 (9223372036854775807) in cores or bytes, the largest quantity",
+        "    API server: spec.containers[1].resources.requests.cpu: invalid value '2': must "
+        "be less than or equal to cpu limit of 1",
+    ]
+    good_lines = result.stdout.split("pods.yaml\tPod\tgood\t")[1].splitlines()[1:]
+    assert [line for line in good_lines if line.startswith("    API server")] == []

@@ -7,9 +7,12 @@ Subcommands:
     plan      what ``kubectl apply`` of the manifests does on a cluster, from a kubectl
               snapshot; see docs/plan-status.md.
     status    whether the headroom is really there, from a kubectl snapshot.
+    validate  whether a folder of manifests would be accepted: strict schemas, the API
+              server's rules, Pod Security, checkov; see docs/operations.md.
 
 Exit status: 0 when all is well; 1 when plan or status find a condition that fails the
-run (docs/plan-status.md has the table); 2 for bad input. Every non-zero exit ends with
+run (docs/plan-status.md has the table), or when validate finds an object that fails or
+a file it cannot read; 2 for bad input. Every non-zero exit of plan and status ends with
 one line on stderr: ``cdk8s-headroom plan: failed: ...`` names each condition and the
 flag that relaxes it; ``... error: ...`` names the bad input.
 """
@@ -156,6 +159,17 @@ def _status(args: argparse.Namespace) -> int:
     return _verdict(args, report.failures(max_pending))
 
 
+def _validate(args: argparse.Namespace) -> int:
+    from cdk8s_headroom.validate.models import ValidatorError
+    from cdk8s_headroom.validate.report import run
+
+    try:
+        return run(args.path)
+    except ValidatorError as error:  # a validator broken, not a bad object
+        print(f"cdk8s-headroom validate: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return 2
+
+
 def _add_common(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--kubernetes-version",
@@ -256,6 +270,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_common(status)
     status.set_defaults(run=_status)
+    validate = commands.add_parser(
+        "validate",
+        help="would the API server accept these manifests: schemas, Pod Security, checkov",
+        description=(
+            "One line per object of PATH (a folder, read recursively, or a file): the strict "
+            "schemas of Kubernetes and of the CRDs the project emits, the API server's rules "
+            "on requests, limits and schedules, Pod Security restricted, and checkov when it "
+            "is installed. Exit 0 when every object passes, 1 when one fails or a file "
+            "cannot be read, 2 when PATH cannot be read."
+        ),
+    )
+    validate.add_argument("path", type=Path, metavar="PATH", help="the manifests (e.g. dist)")
+    validate.set_defaults(run=_validate)
     gitops.add_parser(commands)
     return parser
 

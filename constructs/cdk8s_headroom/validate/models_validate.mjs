@@ -14,22 +14,35 @@
 // an object that the validator walked, but never read, is a field the schema does not
 // declare. Objects the validator never looked into (schema `{}` or a bare
 // `type: object`) accept anything, as the schema says.
-import * as argo from "@kubernetes-models/argo-cd/argoproj.io/v1alpha1";
-import * as kustomize from "@kubernetes-models/flux-cd/kustomize.toolkit.fluxcd.io/v1";
-import * as source from "@kubernetes-models/flux-cd/source.toolkit.fluxcd.io/v1";
-import * as aws from "@kubernetes-models/karpenter/karpenter.k8s.aws/v1";
-import * as sh from "@kubernetes-models/karpenter/karpenter.sh/v1";
-import * as monitoring from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
+// Run as `node models_validate.mjs NODE_MODULES`: the packages are loaded from that
+// folder (the user's or the repository's), not from beside this file, which an
+// installed wheel keeps in site-packages where no node_modules is. Only the packages
+// the input needs are loaded, so a missing one costs only its own objects (the caller
+// checks which are installed: cdk8s_headroom/validate/models.py).
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
-// Keep in step with MODELLED_API_VERSIONS in scripts/validation.py.
+// Keep in step with MODEL_PACKAGES in cdk8s_headroom/validate/models.py.
 const MODELS = {
-  "karpenter.sh/v1": sh,
-  "karpenter.k8s.aws/v1": aws,
-  "monitoring.coreos.com/v1": monitoring,
-  "argoproj.io/v1alpha1": argo,
-  "source.toolkit.fluxcd.io/v1": source,
-  "kustomize.toolkit.fluxcd.io/v1": kustomize,
+  "karpenter.sh/v1": ["karpenter", "karpenter.sh/v1"],
+  "karpenter.k8s.aws/v1": ["karpenter", "karpenter.k8s.aws/v1"],
+  "monitoring.coreos.com/v1": ["prometheus-operator", "monitoring.coreos.com/v1"],
+  "argoproj.io/v1alpha1": ["argo-cd", "argoproj.io/v1alpha1"],
+  "source.toolkit.fluxcd.io/v1": ["flux-cd", "source.toolkit.fluxcd.io/v1"],
+  "kustomize.toolkit.fluxcd.io/v1": ["flux-cd", "kustomize.toolkit.fluxcd.io/v1"],
 };
+
+const modules = process.argv[2];
+
+// The packages declare ESM-only `exports`, which require.resolve cannot follow: the
+// subpath's `import` target is read from the package's own package.json.
+async function load(apiVersion) {
+  const [name, subpath] = MODELS[apiVersion];
+  const folder = join(modules, "@kubernetes-models", name);
+  const manifest = JSON.parse(await readFile(join(folder, "package.json"), "utf8"));
+  return import(pathToFileURL(join(folder, manifest.exports[`./${subpath}`].import)).href);
+}
 
 function tracked(root) {
   const records = [];
@@ -84,11 +97,15 @@ function unknownFields(records) {
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const objects = JSON.parse(input);
+const loaded = {};
+for (const apiVersion of new Set(objects.map((object) => object?.apiVersion))) {
+  if (Object.hasOwn(MODELS, apiVersion)) loaded[apiVersion] = await load(apiVersion);
+}
 
 let failed = false;
 const results = objects.map((object) => {
   const name = object?.metadata?.name ?? "<unnamed>";
-  const Model = MODELS[object?.apiVersion]?.[object?.kind];
+  const Model = Object.hasOwn(loaded, object?.apiVersion) ? loaded[object.apiVersion][object?.kind] : undefined;
   if (!Model || typeof Model.prototype?.validate !== "function") {
     failed = true;
     return { kind: object?.kind, name, errors: [`no schema for ${object?.apiVersion} ${object?.kind}`] };

@@ -1,0 +1,232 @@
+"""The strict schemas: does each object have a schema, and does it pass it?
+
+kubernetes-validate's strict JSON schemas (unknown fields are errors) for Kubernetes
+1.27 and the newest release the package ships; the npm @kubernetes-models validators for
+the CRD groups of ``models.MODEL_PACKAGES``; CapacityBuffers to the project's own schema
+and rules (``cdk8s_headroom.vocabulary.capacity_buffer_api``). A kind without a schema
+is a failure, never a pass.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import kubernetes_validate.utils as kv
+from referencing import Registry, Resource
+
+from cdk8s_headroom.files.publish import load_manifests
+from cdk8s_headroom.validate.models import is_karpenter, is_modelled, validate_models
+from cdk8s_headroom.vocabulary import capacity_buffer_api
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+
+OLDEST_KUBERNETES = "1.27"
+"""The oldest Kubernetes release the output must be valid for (cdk8s-plus-27's API)."""
+
+Manifest = dict[str, Any]
+
+
+def _major_minor(version: str) -> str:
+    return ".".join(version.lstrip("v").split(".")[:2])
+
+
+def newest_kubernetes() -> str:
+    """The newest Kubernetes release kubernetes-validate has schemas for, e.g. ``1.37``."""
+    return _major_minor(kv.latest_version())
+
+
+def kubernetes_versions() -> tuple[str, ...]:
+    """The releases every object is validated for: 1.27 and the newest known."""
+    return tuple(dict.fromkeys((OLDEST_KUBERNETES, newest_kubernetes())))
+
+
+@functools.cache
+def _schema_folder(version: str) -> str:
+    # The release's own schemas (its newest patch). kubernetes-validate would fall back to
+    # an older release it has; here a release it lacks is an error, not a quieter check.
+    known = [v for v in kv.all_versions() if _major_minor(v) == _major_minor(version)]
+    if not known:
+        raise HeadroomConfigError(
+            "kubernetes version",
+            version,
+            f"one of {sorted(set(map(_major_minor, kv.all_versions())))}",
+        )
+    return f"kubernetes-json-schema/v{known[-1]}-local-strict"
+
+
+@functools.cache
+def _registry(version: str) -> Registry[Any]:
+    definitions = kv.schema_contents(f"{_schema_folder(version)}/_definitions.json", version)
+    return Resource.from_contents(definitions) @ Registry()
+
+
+_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}")
+_API_VERSION = re.compile(r"(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?v[0-9][a-z0-9]{0,20}")
+
+
+@functools.cache
+def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+    # A kind or apiVersion is part of a file name below: only API names may get there.
+    if not _KIND.fullmatch(kind) or not _API_VERSION.fullmatch(api_version):
+        return None
+    # The file naming of kubernetes-validate: "rbac.authorization.k8s.io/v1" -> "rbac-v1".
+    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    try:
+        schema = kv.schema_contents(
+            f"{_schema_folder(version)}/{kind.lower()}-{group_version}.json", version
+        )
+    except FileNotFoundError:
+        return None
+    registry = Resource.from_contents(schema) @ _registry(version)
+    validator: jsonschema.protocols.Validator = jsonschema.Draft202012Validator(
+        schema, registry=registry
+    )
+    return validator
+
+
+def schema_errors(document: Manifest, version: str) -> list[str]:
+    """Every strict-schema error of a (non-Karpenter) object for a Kubernetes release.
+
+    The same schemas as ``kubernetes-validate --strict``, loaded once per process, and
+    every error rather than the first. No schema for the kind is an error.
+    """
+    api_version, kind = document.get("apiVersion"), document.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return ["apiVersion and kind must be strings"]
+    validator = _validator(version, api_version, kind)
+    if validator is None:
+        return [f"no schema for {api_version} {kind} in Kubernetes {version}"]
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.path)))
+    return [f"{'.'.join(map(str, e.path)) or '<root>'}: {e.message}" for e in errors]
+
+
+def has_own_schema(document: Manifest) -> bool:
+    """Whether the object is of a kind the Kubernetes schemas do not hold, validated
+    with a schema of its own (Karpenter's, the project's CapacityBuffer)."""
+    return is_modelled(document) or capacity_buffer_api.is_capacity_buffer(document)
+
+
+@functools.cache
+def _capacity_buffer_validator(
+    version: capacity_buffer_api.CapacityBufferVersion,
+) -> jsonschema.protocols.Validator:
+    validator: jsonschema.protocols.Validator = jsonschema.Draft202012Validator(
+        capacity_buffer_api.schema(version)
+    )
+    return validator
+
+
+def capacity_buffer_errors(document: Manifest) -> list[str]:
+    """A CapacityBuffer's errors against the project's schema and rules of its version
+    (``cdk8s_headroom.vocabulary.capacity_buffer_api``); an unknown version is one."""
+    version = capacity_buffer_api.version_of(document)
+    if version is None:
+        known = [v.api_version for v in capacity_buffer_api.CapacityBufferVersion]
+        return [f"no schema for {document.get('apiVersion')} CapacityBuffer; known: {known}"]
+    errors = sorted(
+        _capacity_buffer_validator(version).iter_errors(document),
+        key=lambda e: list(map(str, e.path)),
+    )
+    found = [f"{'.'.join(map(str, e.path)) or '<root>'}: {e.message}" for e in errors]
+    spec = document.get("spec")
+    if not found and isinstance(spec, dict):
+        found += capacity_buffer_api.rule_errors(spec)
+    return found
+
+
+def _model_name(document: Manifest) -> str:
+    """How a schema error names the package's schema: ``karpenter`` as before, else the
+    API group."""
+    if is_karpenter(document):
+        return "karpenter"
+    return str(document.get("apiVersion", "")).partition("/")[0]
+
+
+def _is_json(document: Manifest) -> bool:
+    # YAML's .inf and .nan, and JSON's 1e400, have no JSON form for the Node validator.
+    try:
+        json.dumps(document, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class SchemaVerdict:
+    """The schema errors of one object, and why its schema could not be checked here
+    (``models.unavailable``): such an object is not valid, only not judged."""
+
+    errors: list[str] = field(default_factory=list)
+    not_validated: str | None = None
+
+
+def schema_verdicts(documents: Sequence[Manifest]) -> list[SchemaVerdict]:
+    """The schema verdict of each object, in order, for every release in
+    ``kubernetes_versions()`` (objects of the modelled CRD groups and CapacityBuffers:
+    their own schemas)."""
+    results = [SchemaVerdict() for _ in documents]
+    modelled = [i for i, d in enumerate(documents) if is_modelled(d)]
+    sendable = [i for i in modelled if _is_json(documents[i])]
+    for index in set(modelled) - set(sendable):
+        results[index].errors.append(
+            f"{_model_name(documents[index])} schema: a number that JSON cannot hold (inf or nan)"
+        )
+    for index, result in zip(
+        sendable, validate_models([documents[i] for i in sendable]), strict=True
+    ):
+        if result.not_validated is not None:
+            results[index] = SchemaVerdict(not_validated=result.not_validated)
+        results[index].errors.extend(
+            f"{_model_name(documents[index])} schema: {e}" for e in result.errors
+        )
+    for index, document in enumerate(documents):
+        if index in modelled:
+            continue
+        if capacity_buffer_api.is_capacity_buffer(document):
+            results[index].errors.extend(
+                f"CapacityBuffer schema: {e}" for e in capacity_buffer_errors(document)
+            )
+            continue
+        for version in kubernetes_versions():
+            results[index].errors.extend(
+                f"Kubernetes {version} schema: {e}" for e in schema_errors(document, version)
+            )
+    return results
+
+
+def validate_schemas(documents: Sequence[Manifest]) -> list[list[str]]:
+    """The schema errors of each object, in order (``schema_verdicts``); an object whose
+    schema cannot be checked here has that as its error: this is the check that
+    publications must pass."""
+    return [
+        v.errors
+        if v.not_validated is None
+        else [f"{_model_name(d)} schema: not validated: {v.not_validated}"]
+        for d, v in zip(documents, schema_verdicts(documents), strict=True)
+    ]
+
+
+def check_schemas(folder: Path) -> None:
+    """A publication check (``promote(checks=...)``): every object passes its schemas."""
+    loaded = list(load_manifests(folder))
+    failures = [
+        f"{path.name} {document.get('kind')}/{document.get('metadata', {}).get('name')}: "
+        + "; ".join(errors)
+        for (path, document), errors in zip(
+            loaded, validate_schemas([d for _, d in loaded]), strict=True
+        )
+        if errors
+    ]
+    if failures:
+        raise HeadroomConfigError(
+            "schema",
+            failures,
+            "objects valid for the strict schemas of Kubernetes "
+            + " and ".join(kubernetes_versions()),
+        )
