@@ -160,6 +160,8 @@ HOST_NETWORK_PATCH = """\
             child.add_json_patch(cdk8s.JsonPatch.add("/spec/template/spec/hostNetwork", True))
 """
 SECOND_CLASSES = """\
+    from cdk8s_headroom import HeadroomPriorityClasses
+
     HeadroomPriorityClasses(app.charts[0], "priority-classes-again", model=MODEL)
 """
 HOST_PATH_POD = """\
