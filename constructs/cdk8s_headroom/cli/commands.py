@@ -170,6 +170,16 @@ def _validate(args: argparse.Namespace) -> int:
         return 2
 
 
+def _add_burst(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--burst",
+        action="append",
+        default=[],
+        metavar="NAME=COUNT",
+        help="how many pods of burst Deployment NAME arrive (default: its replicas)",
+    )
+
+
 def _add_common(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--kubernetes-version",
@@ -216,13 +226,7 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--scenario", type=Path, help="a scenario file (JSON or YAML)")
     simulate.add_argument("--manifests", type=Path, help="the synthesized manifests (dist/)")
     simulate.add_argument("--cluster", type=Path, help="the cluster file (YAML or JSON)")
-    simulate.add_argument(
-        "--burst",
-        action="append",
-        default=[],
-        metavar="NAME=COUNT",
-        help="how many pods of burst Deployment NAME arrive (default: its replicas)",
-    )
+    _add_burst(simulate)
     _add_common(simulate)
     simulate.set_defaults(run=_simulate)
     plan = commands.add_parser(
@@ -241,13 +245,7 @@ def _parser() -> argparse.ArgumentParser:
         "--manifests", type=Path, required=True, help="the synthesized manifests (dist/)"
     )
     _add_snapshot(plan)
-    plan.add_argument(
-        "--burst",
-        action="append",
-        default=[],
-        metavar="NAME=COUNT",
-        help="how many pods of burst Deployment NAME arrive (default: its replicas)",
-    )
+    _add_burst(plan)
     _add_common(plan)
     plan.set_defaults(run=_plan)
     status = commands.add_parser(
