@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from cdk8s_headroom.objects.reserver import HeadroomReserver as HeadroomReserver
     from cdk8s_headroom.objects.synthesis import synth as synth
     from cdk8s_headroom.objects.workload import PlacementOptions as PlacementOptions
+    from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity as AlertSeverity
     from cdk8s_headroom.vocabulary.capacity_buffer_api import (
         CapacityBufferVersion as CapacityBufferVersion,
     )

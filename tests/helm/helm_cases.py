@@ -212,6 +212,37 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
         "web",
         {"burstWorkloads": [{**WORKER, "buffer": {"form": "scalableRef", "replicas": 1}}]},
     ),
+    # PrometheusRules (alerts.enabled): with slices and bursts, under a release prefix,
+    # with slices only, and for buffers alone (no slice alerts)
+    (
+        "alerts-for-slices-and-two-bursts",
+        "node-headroom",
+        {
+            "alerts": {
+                "enabled": True,
+                "labels": {"release": "kube-prometheus-stack"},
+                "minHeldPercent": 75,
+                "burstStartBudget": "90s",
+                "severity": "critical",
+            },
+            "burstWorkloads": [API, WORKER],
+        },
+    ),
+    (
+        "alerts-named-under-a-release-prefix",
+        "web",
+        {"alerts": {"enabled": True, "name": "web.headroom-rules", "erosionFor": "1h"}},
+    ),
+    (
+        "alerts-for-buffers-alone",
+        "node-headroom",
+        {
+            "reservation": {"cpu": None, "memory": None},
+            "prepullBurstImages": False,
+            "alerts": {"enabled": True, "slicesLowFor": "5m"},
+            "burstWorkloads": [{**API, "buffer": {"limits": {"cpu": "2"}}}],
+        },
+    ),
 ]
 
 BUFFER_CASES = [

@@ -422,6 +422,24 @@ CASES = [
         "burstWorkloads[api].resources.requests.memory",
         "a memory of at least 4Mi, the least a container starts with",
     ),
+    (
+        "an-alert-that-fires-at-once",
+        {"alerts": {"enabled": True, "erosionFor": "0m"}},
+        "alerts.erosionFor",
+        "a duration longer than zero",
+    ),
+    (
+        "an-alert-duration-in-words",
+        {"alerts": {"enabled": True, "burstStartBudget": "2 minutes"}},
+        "alerts.burstStartBudget",
+        "a Prometheus duration",
+    ),
+    (
+        "an-alert-share-above-100",
+        {"alerts": {"enabled": True, "minHeldPercent": 101}},
+        "alerts.minHeldPercent",
+        "from 1 to 100",
+    ),
 ]
 
 

@@ -513,6 +513,22 @@ built once per render and kept on the root context, with
 {{- $_ := set $c "prepuller" (dict "name" $name "labels" $po.labels "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
 {{- end -}}
 {{- end -}}
+{{- /* The alerts (alerts.enabled, HeadroomAlerts): the library's rule skeletons, the
+     alerts of what the headroom has, their {field} places filled (alert_rules.fill) */ -}}
+{{- $a := $v.alerts -}}
+{{- if $a.enabled -}}
+{{- $la := $lib.alerts -}}
+{{- $burstNames := list }}{{ range $bursts }}{{ $burstNames = append $burstNames .name }}{{ end -}}
+{{- $fields := dict "headroom" (ternary $reserverName $la.headroomWithoutSlices $slices) "namespace" $c.namespace.name "reserver" (ternary $reserverName "" $slices) "bursts" (join "|" $burstNames) -}}
+{{- range $prop, $key := $la.fromValues }}{{ $_ := set $fields $prop (include "node-headroom.digits" (index $a $key)) }}{{ end -}}
+{{- $present := dict "slices" $slices "bursts" (not (empty $bursts)) -}}
+{{- $rules := list -}}
+{{- range $la.rules }}{{ if index $present .watches }}{{ $rules = append $rules .rule }}{{ end }}{{ end -}}
+{{- $text := toJson (dict "name" (default $la.name $a.name) "group" (dict "name" $la.groupName "rules" $rules)) -}}
+{{- range $key, $value := $fields }}{{ $text = replace (printf "{%s}" $key) $value $text }}{{ end -}}
+{{- $filled := fromJson $text -}}
+{{- $_ := set $c "alerts" (dict "name" $filled.name "labels" (merge (deepCopy $la.labels) (default (dict) $a.labels)) "group" $filled.group) -}}
+{{- end -}}
 {{- $_ := set $c "classLabels" $lib.classLabels -}}
 {{- $_ := set $c "classAnnotations" $lib.classAnnotations -}}
 {{- $_ := set $c "warnings" $warnings -}}

@@ -13,11 +13,21 @@ import cdk8s
 from constructs import Construct
 
 from cdk8s_headroom.helm.value_checks import ValuesError
-from cdk8s_headroom.helm.values import BURST_BUFFER, BURST_WORKLOAD, CUSTOM_TASK, Values, read_back
+from cdk8s_headroom.helm.values import (
+    ALERTS,
+    BURST_BUFFER,
+    BURST_WORKLOAD,
+    CUSTOM_TASK,
+    Values,
+    read_back,
+)
+from cdk8s_headroom.helm.values_to_app import HEADROOM_ID
+from cdk8s_headroom.objects.alerts import DEFAULT_NAME, HeadroomAlerts
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.reserver import default_reserver_name
+from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules, fill
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
@@ -60,9 +70,13 @@ def values_from_app(app: Construct) -> Values:
     owned = {id(c) for p in (headroom, headroom.priority_classes) for c in p.node.find_all()}
     namespaces = [node for node in nodes if isinstance(node, HeadroomNamespace)]
     owned |= {id(child) for ns in namespaces for child in ns.node.find_all()}
+    watching = [node for node in nodes if isinstance(node, HeadroomAlerts)]
+    owned |= {id(child) for alerts in watching[:1] for child in alerts.node.find_all()}
     strays = [n.node.path for n in nodes if isinstance(n, cdk8s.ApiObject) and id(n) not in owned]
     if strays or any(ns.name != headroom.namespace for ns in namespaces):
-        raise _unsupported("objects of the NodeHeadroom and its namespace only", strays)
+        raise _unsupported(
+            "objects of the NodeHeadroom, its namespace and one HeadroomAlerts only", strays
+        )
 
     classes = headroom.priority_classes
     reference = ModelClasses.of(headroom.model)
@@ -141,8 +155,28 @@ def values_from_app(app: Construct) -> Values:
         "burstWorkloads": [
             _burst_values(w, headroom, implied, labels) for w in headroom.burst_workloads
         ],
+        "alerts": _alerts_values(watching[0] if watching else None, headroom),
     }
     return values
+
+
+def _alerts_values(alerts: HeadroomAlerts | None, headroom: NodeHeadroom) -> dict[str, Any]:
+    """The ``alerts`` values: the app's ``HeadroomAlerts``, or off with the rules' defaults."""
+    if alerts is None:
+        rules = HeadroomAlertRules(
+            headroom=HEADROOM_ID, namespace=HEADROOM_ID, reserver=None, bursts=()
+        )
+        return {"enabled": False, **read_back(rules, ALERTS, name=None, labels={})}
+    if alerts.headroom is not headroom:
+        raise _unsupported("alerts on the NodeHeadroom", alerts.node.path)
+    rules = alerts.alert_rules()
+    if headroom.reserver is None and rules.headroom != HEADROOM_ID:
+        raise _unsupported(
+            f"alerts of a headroom without slices with id {HEADROOM_ID}", rules.headroom
+        )
+    default_name = fill(DEFAULT_NAME, {"headroom": rules.headroom})
+    name = None if alerts.name == default_name else alerts.name
+    return {"enabled": True, **read_back(rules, ALERTS, name=name, labels=alerts.labels)}
 
 
 def _burst_values(

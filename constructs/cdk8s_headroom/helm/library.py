@@ -21,7 +21,9 @@ from typing import Any
 
 import cdk8s
 
-from cdk8s_headroom.helm.values import CHART_NAME, CUSTOM_TASK, checks, read_back
+from cdk8s_headroom.helm.values import ALERTS, CHART_NAME, CUSTOM_TASK, checks, read_back
+from cdk8s_headroom.helm.values_to_app import HEADROOM_ID
+from cdk8s_headroom.objects.alerts import DEFAULT_NAME, PROMETHEUS_RULE_API_VERSION, HeadroomAlerts
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.capacity_buffer import (
     KEEP_OFF_EFFECTS,
@@ -33,7 +35,13 @@ from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.objects.reserver import DEFAULT_RESERVER_NAME
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
-from cdk8s_headroom.vocabulary import quantity, quantity_arithmetic, rule_language, rules
+from cdk8s_headroom.vocabulary import (
+    alert_rules,
+    quantity,
+    quantity_arithmetic,
+    rule_language,
+    rules,
+)
 from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP
 from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
@@ -106,6 +114,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             form=CapacityBufferForm.SCALABLE,
             replicas=1,
         )
+    HeadroomAlerts(chart, "alerts", headroom=headroom)
     # One object per kind, the first; the pre-puller and the scalable buffer by their names
     objects: dict[str, Any] = {}
     for document in chart.to_json():
@@ -132,6 +141,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     burst = inspect.signature(BurstWorkload.__init__).parameters
     buffer = inspect.signature(CapacityBuffer.__init__).parameters
     broken = check_promises(PriorityModel.SEED, cpu="500m", memory="512Mi")
+    filled = alert_rules.HeadroomAlertRules(headroom="h", namespace="h", reserver=None, bursts=())
     return {
         "chartName": CHART_NAME,
         "models": models,
@@ -187,6 +197,20 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "imagePullPolicy": burst["image_pull_policy"].default.value,
             "runAsUser": burst["run_as_user"].default,
             "targetCPUUtilization": burst["target_cpu_utilization"].default,
+        },
+        # The alerts (alerts.enabled): their text with {field} places, which the
+        # templates fill (alert_rules.fill) from the values ALERTS names and the headroom.
+        "alerts": {
+            "apiVersion": PROMETHEUS_RULE_API_VERSION,
+            "labels": objects["PrometheusRule"]["metadata"]["labels"],
+            "name": DEFAULT_NAME,
+            "headroomWithoutSlices": HEADROOM_ID,
+            "groupName": alert_rules.GROUP_NAME,
+            "fromValues": {prop: key for key, prop in ALERTS.items() if prop in filled.fields()},
+            "rules": [
+                {"watches": template.watches.value, "rule": alert_rules.skeleton(template)}
+                for template in alert_rules.ALERTS
+            ],
         },
         "seedWarning": _chart_words(describe_broken(PriorityModel.SEED, broken)),
         "grammars": {

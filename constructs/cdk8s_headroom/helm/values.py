@@ -28,6 +28,7 @@ import yaml
 from cdk8s_headroom.objects.burst import ImagePullPolicy
 from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
 from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
 from cdk8s_headroom.vocabulary.placement import (
     KARPENTER_ONLY_OPERATORS,
@@ -255,13 +256,35 @@ VALUES: tuple[Value, ...] = (
           "(Cluster Autoscaler 1.35+, Karpenter 1.14+ with its `CapacityBuffer` feature gate) "
           "or `v1alpha1` (Cluster Autoscaler 1.34; refused on Karpenter's nodes, which serve "
           "only `v1beta1`). Default: `v1beta1`.", nullable=True, prop="api_version"),
+    Value("alerts.enabled", "boolean", "Render a PrometheusRule (Prometheus Operator) whose "
+          "alerts page when the slices run low or erode, or a burst pod waits; it reads "
+          "kube-state-metrics' standard series. Needs the Operator's CRDs, so off by default "
+          "(see docs/alerts.md)."),
+    Value("alerts.name", "string", "The PrometheusRule's name. Null: `<reserver>-alerts` "
+          "(`headroom-alerts` without slices).", rules.DNS_SUBDOMAIN, nullable=True, prop="name"),
+    Value("alerts.labels", "labels", "Extra labels on the PrometheusRule: what your "
+          "Prometheus' `ruleSelector` matches (kube-prometheus-stack: `release: <its "
+          "release>`).", prop="labels"),
+    Value("alerts.minHeldPercent", "integer", "The share of target nodes whose slice must be "
+          "held; fewer fires `HeadroomSlicesLow`.", rules.PERCENT, prop="min_held_percent"),
+    Value("alerts.slicesLowFor", "string", "How long the share may stay lower (and the "
+          "reserver target no node) before an alert fires.", rules.PROMETHEUS_DURATION,
+          prop="slices_low_for"),
+    Value("alerts.erosionFor", "string", "How long more reservers may wait than burst pods "
+          "run before `HeadroomSlicesEroded` fires.", rules.PROMETHEUS_DURATION,
+          prop="erosion_for"),
+    Value("alerts.burstStartBudget", "string", "How long a burst pod may stay Pending before "
+          "`HeadroomBurstPodPending` fires.", rules.PROMETHEUS_DURATION,
+          prop="burst_start_budget"),
+    Value("alerts.severity", _enum(AlertSeverity), "The alerts' `severity` label.",
+          prop="severity"),
 )
 # fmt: on
 
 BY_PATH = {value.path: value for value in VALUES}
 
 
-def props(prefix: str, *, but: str = "") -> dict[str, str]:
+def props(prefix: str, *, but: tuple[str, ...] = ()) -> dict[str, str]:
     """``{path: prop}`` of the values in ``prefix``'s map (paths after ``prefix``; not in
     its lists, nor in its maps under ``but``) that give a library prop: what ``build``
     passes, the library's errors rename and ``values_from_app`` reads back."""
@@ -269,7 +292,7 @@ def props(prefix: str, *, but: str = "") -> dict[str, str]:
     return {
         path: prop
         for path, prop in found.items()
-        if prop is not None and "[]" not in path and not (but and path.startswith(but))
+        if prop is not None and "[]" not in path and not any(map(path.startswith, but))
     }
 
 
@@ -277,14 +300,16 @@ CUSTOM_TASK = props("task.")
 """The ``task`` values of a custom task and the ``ReserverTask`` fields they set (props
 of ``ReserverTask.custom``); each task's own are the templates' defaults."""
 
-HEADROOM_FIELDS = {prop: path for path, prop in props("", but="task.").items()}
+HEADROOM_FIELDS = {prop: path for path, prop in props("", but=("task.", "alerts.")).items()}
 """The library's field names (of ``NodeHeadroom`` and its classes) in the words of values."""
-BURST_WORKLOAD = props("burstWorkloads[].", but="buffer.")
+BURST_WORKLOAD = props("burstWorkloads[].", but=("buffer.",))
 """A ``burstWorkloads`` item's values (but ``name``) and the ``add_burst_workload`` props
 they give, which ``BurstWorkload`` keeps as its attributes (but its tolerations, in
 ``targeting``): read one way by ``build``, the other by ``values_from_app``."""
 BURST_BUFFER = props("burstWorkloads[].buffer.")
 """A burst workload's ``buffer`` values and the ``add_capacity_buffer`` props they give."""
+ALERTS = props("alerts.")
+"""The ``alerts`` values and the ``HeadroomAlerts`` props they give."""
 
 
 def read_back(source: object, table: Mapping[str, str], **given: Any) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from cdk8s_headroom.helm.value_checks import (
     in_values,
 )
 from cdk8s_headroom.helm.values import (
+    ALERTS,
     BURST_BUFFER,
     BURST_WORKLOAD,
     CHART_NAME,
@@ -32,6 +33,7 @@ from cdk8s_headroom.helm.values import (
     Values,
     value_at,
 )
+from cdk8s_headroom.objects.alerts import HeadroomAlerts
 from cdk8s_headroom.objects.app_checks import validate_app
 from cdk8s_headroom.objects.burst import ImagePullPolicy
 from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
@@ -40,6 +42,7 @@ from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import default_reserver_name
 from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
 from cdk8s_headroom.vocabulary.placement import (
@@ -75,6 +78,10 @@ _BUFFER_OUTSIDE = {
 }
 """A buffer's fields are under ``burstWorkloads[<name>].buffer.``, but its pool's and the
 placement its pods share with the headroom (``nodeSelector[<key>]``, ``nodeAffinity[<key>]``)."""
+
+
+HEADROOM_ID = "headroom"
+"""The id of the chart's ``NodeHeadroom``: the alerts' name for a headroom without slices."""
 
 
 def name_prefix(values: Mapping[str, Any], release: Release) -> str:
@@ -203,7 +210,7 @@ def build(
     with in_values():
         headroom = NodeHeadroom(
             workloads,
-            "headroom",
+            HEADROOM_ID,
             cpu=value_at(values, "reservation.cpu"),
             memory=value_at(values, "reservation.memory"),
             model=model,
@@ -251,12 +258,20 @@ def build(
     missing = headroom.missing_room()
     if missing is not None:
         raise ValuesError("reservation.cpu", None, missing.allowed)
+    if value_at(values, "alerts.enabled"):
+        alerts = values["alerts"]
+        given = {prop: alerts[key] for key, prop in ALERTS.items() if alerts.get(key) is not None}
+        if "severity" in given:
+            given["severity"] = AlertSeverity(given["severity"])
+        with in_values(_ALERTS_INVERSE, prefix="alerts."):
+            HeadroomAlerts(workloads, "alerts", headroom=headroom, **given)
     with in_values():
         validate_app(app)
     return [cluster, workloads]
 
 
 _BURST_INVERSE = {prop: path for path, prop in BURST_WORKLOAD.items()}
+_ALERTS_INVERSE = {prop: path for path, prop in ALERTS.items()}
 
 
 def burst_props(workload: Mapping[str, Any], prefix: str) -> dict[str, Any]:

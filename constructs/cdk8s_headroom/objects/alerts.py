@@ -13,11 +13,13 @@ from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names
-from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules
+from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity, HeadroomAlertRules, fill
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import PART_OF
 
 PROMETHEUS_RULE_API_VERSION = "monitoring.coreos.com/v1"
+DEFAULT_NAME = "{headroom}-alerts"
+"""The PrometheusRule's name when none is given (``alert_rules.fill``)."""
 
 
 class HeadroomAlerts(HeadroomConstruct):
@@ -38,8 +40,9 @@ class HeadroomAlerts(HeadroomConstruct):
 
     Args:
         headroom: the headroom to watch.
-        name: the PrometheusRule's name. Default: ``<reserver name>-alerts`` (or the
-            first burst workload's name for a headroom without slices).
+        name: the PrometheusRule's name. Default: ``<reserver name>-alerts`` (for a
+            headroom without slices, the ``NodeHeadroom``'s id instead of the reserver's
+            name).
         labels: extra labels on the PrometheusRule, e.g. the ``release`` label that the
             Prometheus' ``ruleSelector`` matches (kube-prometheus-stack selects
             ``release: <its release name>`` by default). Default: none.
@@ -48,8 +51,7 @@ class HeadroomAlerts(HeadroomConstruct):
         erosion_for: how long more reservers may wait than burst pods run. Default:
             ``"30m"``.
         burst_start_budget: how long a burst pod may stay Pending. Default: ``"2m"``.
-        severity: the alerts' ``severity`` label: ``info``, ``warning`` or ``critical``.
-            Default: ``"warning"``.
+        severity: the alerts' ``severity`` label. Default: ``AlertSeverity.WARNING``.
     """
 
     def __init__(
@@ -60,11 +62,12 @@ class HeadroomAlerts(HeadroomConstruct):
         headroom: NodeHeadroom,
         name: str | None = None,
         labels: Mapping[str, str] | None = None,
-        min_held_percent: int = 90,
-        slices_low_for: str = "15m",
-        erosion_for: str = "30m",
-        burst_start_budget: str = "2m",
-        severity: str = "warning",
+        # The rules' own defaults, declared once (a dataclass keeps them as class attributes)
+        min_held_percent: int = HeadroomAlertRules.min_held_percent,
+        slices_low_for: str = HeadroomAlertRules.slices_low_for,
+        erosion_for: str = HeadroomAlertRules.erosion_for,
+        burst_start_budget: str = HeadroomAlertRules.burst_start_budget,
+        severity: AlertSeverity = HeadroomAlertRules.severity,
     ) -> None:
         if not isinstance(headroom, NodeHeadroom):
             raise HeadroomConfigError("headroom", headroom, "a NodeHeadroom")
@@ -84,9 +87,12 @@ class HeadroomAlerts(HeadroomConstruct):
             severity=severity,
         )
         self.name = names.dns_subdomain(
-            f"{self._rules.headroom}-alerts" if name is None else name, field="name"
+            fill(DEFAULT_NAME, {"headroom": self._rules.headroom}) if name is None else name,
+            field="name",
         )
-        extra = names.labels(labels, field="labels")
+        self.labels = names.labels(labels, field="labels")
+        """The extra labels given."""
+        extra = self.labels
         super().__init__(scope, id)
         self.resource = RenderedApiObject(
             self,

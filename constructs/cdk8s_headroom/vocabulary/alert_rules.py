@@ -12,51 +12,148 @@ the ReplicaSet ``<deployment>-<pod-template-hash>`` that the Deployment controll
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from cdk8s_headroom.vocabulary import names, rules
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from cdk8s_headroom.vocabulary.rule_language import Clause, Grammar
 
-PROMETHEUS_DURATION = Grammar(
-    "prometheusDuration",
-    (
-        Clause(
-            r"(?:[0-9]+y)?(?:[0-9]+w)?(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?"
-            r"(?:[0-9]+ms)?",
-            'a Prometheus duration such as "30s", "5m" or "1h30m" (units y, w, d, h, m, '
-            "s, ms, largest first, ASCII digits)",
-        ),
-        Clause(
-            r"(?:0+(?:y|w|d|h|m|s|ms))*",
-            "a duration longer than zero: an alert that fires at once pages on every blip",
-            forbid=True,
-        ),
+
+class AlertSeverity(Enum):
+    """The ``severity`` label of the alerts: the values kube-prometheus' Alertmanager
+    configuration routes."""
+
+    INFO = "info"
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+
+class Watches(Enum):
+    """What an alert needs of the headroom: its reserver DaemonSet (slices), or burst
+    workloads. An alert whose part the headroom lacks is left out."""
+
+    SLICES = "slices"
+    BURSTS = "bursts"
+
+
+@dataclass(frozen=True)
+class AlertTemplate:
+    """One alerting rule, as text with ``{field}`` places (``HeadroomAlertRules.fields``).
+
+    The places are filled by plain replacement, which the Helm chart repeats on the same
+    text (``files/library.json``), so both write the same rule. The fields are DNS
+    labels, durations and digits: none needs quoting inside a PromQL string or JSON, and
+    a burst name holds no regular-expression metacharacter (``-`` is one only inside a
+    bracket), so ``{bursts}`` is the names joined by ``|``.
+
+    Attributes:
+        alert: the alert's name.
+        watches: what of the headroom it needs.
+        wait: its ``for:``: the place of a ``HeadroomAlertRules`` duration.
+        expr: its PromQL expression.
+        summary: its one-line summary.
+        description: what it means and what to do.
+    """
+
+    alert: str
+    watches: Watches
+    wait: str
+    expr: str
+    summary: str
+    description: str
+
+
+_DS = 'namespace="{namespace}",daemonset="{reserver}"'
+_PENDING = 'kube_pod_status_phase{namespace="{namespace}",phase="Pending"} == 1'
+_WHERE = "headroom {headroom} in namespace {namespace}"
+
+ALERTS: tuple[AlertTemplate, ...] = (
+    AlertTemplate(
+        "HeadroomNoTargetNodes",
+        Watches.SLICES,
+        "{slices_low_for}",
+        f"kube_daemonset_status_desired_number_scheduled{{{_DS}}} == 0",
+        f"The {_WHERE} reserves room on no node.",
+        "DaemonSet {reserver} targets no node: its node selector, node affinity or "
+        "tolerations match none of the pool's nodes (or the pool has no nodes). Check the "
+        "pool's name and taints with `cdk8s-headroom plan`.",
+    ),
+    AlertTemplate(
+        "HeadroomSlicesLow",
+        Watches.SLICES,
+        "{slices_low_for}",
+        f"kube_daemonset_status_number_available{{{_DS}}}"
+        f" / kube_daemonset_status_desired_number_scheduled{{{_DS}}} < {{min_held_percent}} / 100",
+        f"The {_WHERE} holds its slice on {{{{ $value | humanizePercentage }}}} of its nodes "
+        "(goal: {min_held_percent}%).",
+        "Fewer of DaemonSet {reserver}'s reservers are available than {min_held_percent}% "
+        "of its target nodes: burst pods use the slices, or ordinary pods took freed room "
+        "(erosion), or nodes were full at install. Burst pods that arrive now may wait for "
+        "a new node. Run `cdk8s-headroom status` on a snapshot to see which nodes wait and "
+        "why.",
+    ),
+    AlertTemplate(
+        "HeadroomSlicesEroded",
+        Watches.SLICES,
+        "{erosion_for}",
+        # With no burst workload, {bursts} is empty and the sum selects nothing: 0
+        f"count({_PENDING} and on (namespace, pod) "
+        'kube_pod_owner{namespace="{namespace}",owner_kind="DaemonSet",owner_name="{reserver}"})'
+        ' > (sum(kube_deployment_status_replicas_available{namespace="{namespace}",'
+        'deployment=~"{bursts}"}) or vector(0))',
+        f"The {_WHERE} lost slices to ordinary pods.",
+        "More of DaemonSet {reserver}'s reservers wait (Pending) than burst pods run: the "
+        "room a reserver waits for is taken by other pods, and the waiting reserver cannot "
+        "evict them (preemptionPolicy Never). Under GUARDED this is the free-capacity race; "
+        "a DEDICATED_POOL (a tainted pool) closes it. The slices come back as nodes are "
+        "replaced, or after you drain the nodes whose reserver waits.",
+    ),
+    AlertTemplate(
+        "HeadroomBurstPodPending",
+        Watches.BURSTS,
+        "{burst_start_budget}",
+        f"{_PENDING} and on (namespace, pod) "
+        'kube_pod_owner{namespace="{namespace}",owner_kind="ReplicaSet",'
+        'owner_name=~"(?:{bursts})-[a-z0-9]+"}',
+        f"Burst pod {{{{ $labels.pod }}}} of the {_WHERE} has waited longer than "
+        "{burst_start_budget}.",
+        "A burst-critical pod is Pending: no slice was free to preempt, or it does not fit "
+        "the slice, or it does not tolerate the pool's taint. The promise that burst pods "
+        "start at once (P2, P4) is broken for it. Check `kubectl describe pod` for the "
+        "scheduler's reason, and `cdk8s-headroom status` for the slices held.",
     ),
 )
-"""Prometheus' duration grammar (prometheus/common ``model/time.go``, ``ParseDuration``),
-as the ``for:`` of a rule takes it."""
+"""The alerts, in the order a reader checks them."""
 
-SEVERITIES = ("info", "warning", "critical")
-"""The ``severity`` label values that Alertmanager routes in kube-prometheus' defaults."""
-
-
-def promql_string(value: str) -> str:
-    """``value`` as a PromQL string literal (double-quoted, Go escapes)."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+GROUP_NAME = "node-headroom.{namespace}.{headroom}"
+ALERT_LABELS = {"severity": "{severity}", "headroom": "{headroom}", "namespace": "{namespace}"}
+"""Every alert's labels: routing, and which headroom it is about."""
 
 
-def _selector(metric: str, **matchers: str) -> str:
-    parts = []
-    for key, value in matchers.items():
-        if key.endswith("_regex"):
-            parts.append(f"{key.removesuffix('_regex')}=~{promql_string(value)}")
-        else:
-            parts.append(f"{key}={promql_string(value)}")
-    return f"{metric}{{{','.join(parts)}}}"
+def skeleton(template: AlertTemplate) -> dict[str, Any]:
+    """The alerting rule of ``template``, its places unfilled: what ``fill`` completes."""
+    return {
+        "alert": template.alert,
+        "expr": template.expr,
+        "for": template.wait,
+        "labels": dict(ALERT_LABELS),
+        "annotations": {"summary": template.summary, "description": template.description},
+    }
+
+
+def fill(item: Any, fields: Mapping[str, str]) -> Any:
+    """``item`` (text, or lists and maps of it) with each ``{field}`` replaced by its
+    value: what the chart does to the skeleton's JSON text with ``replace``."""
+    if isinstance(item, str):
+        for key, value in fields.items():
+            item = item.replace(f"{{{key}}}", value)
+        return item
+    if isinstance(item, Mapping):
+        return {key: fill(value, fields) for key, value in item.items()}
+    if isinstance(item, list):
+        return [fill(value, fields) for value in item]
+    return item
 
 
 @dataclass(frozen=True)
@@ -65,8 +162,7 @@ class HeadroomAlertRules:
 
     Attributes:
         headroom: the headroom's name in the alerts' text and labels (its reserver's
-            DaemonSet name, or the name of its first burst workload when it has no
-            slices).
+            DaemonSet name, or the id of its ``NodeHeadroom`` when it has no slices).
         namespace: the namespace of the reserver and the burst workloads.
         reserver: the reserver DaemonSet's name, or ``None`` for a headroom without
             slices (buffers only): then the slice alerts are left out.
@@ -89,9 +185,10 @@ class HeadroomAlertRules:
     slices_low_for: str = "15m"
     erosion_for: str = "30m"
     burst_start_budget: str = "2m"
-    severity: str = "warning"
+    severity: AlertSeverity = AlertSeverity.WARNING
 
     def __post_init__(self) -> None:
+        names.dns_label(self.headroom, field="headroom")
         names.dns_label(self.namespace, field="namespace")
         if self.reserver is not None:
             names.dns_label(self.reserver, field="reserver")
@@ -99,120 +196,34 @@ class HeadroomAlertRules:
             names.dns_label(burst, field=f"bursts[{index}]")
         rules.PERCENT.check(self.min_held_percent, field="min_held_percent")
         for field in ("slices_low_for", "erosion_for", "burst_start_budget"):
-            PROMETHEUS_DURATION.check(getattr(self, field), field=field)
-        if self.severity not in SEVERITIES:
-            raise HeadroomConfigError("severity", self.severity, f"one of {list(SEVERITIES)}")
+            rules.PROMETHEUS_DURATION.check(getattr(self, field), field=field)
+        names.member(self.severity, AlertSeverity, field="severity")
 
-    def _labels(self) -> dict[str, str]:
-        return {"severity": self.severity, "headroom": self.headroom, "namespace": self.namespace}
-
-    def _rule(self, alert: str, expr: str, wait: str, summary: str, description: str) -> Any:
+    def fields(self) -> dict[str, str]:
+        """What fills the templates' places."""
         return {
-            "alert": alert,
-            "expr": expr,
-            "for": wait,
-            "labels": self._labels(),
-            "annotations": {"summary": summary, "description": description},
+            "headroom": self.headroom,
+            "namespace": self.namespace,
+            "reserver": self.reserver or "",
+            "bursts": "|".join(self.bursts),
+            "min_held_percent": str(self.min_held_percent),
+            "slices_low_for": self.slices_low_for,
+            "erosion_for": self.erosion_for,
+            "burst_start_budget": self.burst_start_budget,
+            "severity": self.severity.value,
         }
 
     def rules(self) -> list[dict[str, Any]]:
         """The alerting rules, in the order a reader checks them."""
-        found: list[dict[str, Any]] = []
-        ns = self.namespace
-        where = f"headroom {self.headroom} in namespace {ns}"
-        if self.reserver is not None:
-            ds = {"namespace": ns, "daemonset": self.reserver}
-            desired = _selector("kube_daemonset_status_desired_number_scheduled", **ds)
-            available = _selector("kube_daemonset_status_number_available", **ds)
-            share = self.min_held_percent / 100
-            found.append(
-                self._rule(
-                    "HeadroomNoTargetNodes",
-                    f"{desired} == 0",
-                    self.slices_low_for,
-                    f"The {where} reserves room on no node.",
-                    f"DaemonSet {self.reserver} targets no node: its node selector, node "
-                    "affinity or tolerations match none of the pool's nodes (or the pool "
-                    "has no nodes). Check the pool's name and taints with "
-                    "`cdk8s-headroom plan`.",
-                )
-            )
-            found.append(
-                self._rule(
-                    "HeadroomSlicesLow",
-                    f"{available} / {desired} < {share:g}",
-                    self.slices_low_for,
-                    f"The {where} holds its slice on {{{{ $value | humanizePercentage }}}} "
-                    f"of its nodes (goal: {self.min_held_percent}%).",
-                    f"Fewer of DaemonSet {self.reserver}'s reservers are available than "
-                    f"{self.min_held_percent}% of its target nodes: burst pods use the "
-                    "slices, or ordinary pods took freed room (erosion), or nodes were full "
-                    "at install. Burst pods that arrive now may wait for a new node. Run "
-                    "`cdk8s-headroom status` on a snapshot to see which nodes wait and why.",
-                )
-            )
-            waiting = (
-                "count("
-                + _selector("kube_pod_status_phase", namespace=ns, phase="Pending")
-                + " == 1 and on (namespace, pod) "
-                + _selector(
-                    "kube_pod_owner", namespace=ns, owner_kind="DaemonSet", owner_name=self.reserver
-                )
-                + ")"
-            )
-            running = (
-                "(sum("
-                + _selector(
-                    "kube_deployment_status_replicas_available",
-                    namespace=ns,
-                    deployment_regex="|".join(re.escape(b) for b in self.bursts),
-                )
-                + ") or vector(0))"
-                if self.bursts
-                else "vector(0)"
-            )
-            found.append(
-                self._rule(
-                    "HeadroomSlicesEroded",
-                    f"{waiting} > {running}",
-                    self.erosion_for,
-                    f"The {where} lost slices to ordinary pods.",
-                    f"More of DaemonSet {self.reserver}'s reservers wait (Pending) than "
-                    "burst pods run: the room a reserver waits for is taken by other pods, "
-                    "and the waiting reserver cannot evict them (preemptionPolicy Never). "
-                    "Under GUARDED this is the free-capacity race; a DEDICATED_POOL (a "
-                    "tainted pool) closes it. The slices come back as nodes are replaced, "
-                    "or after you drain the nodes whose reserver waits.",
-                )
-            )
-        if self.bursts:
-            owners = "|".join(re.escape(b) for b in self.bursts)
-            found.append(
-                self._rule(
-                    "HeadroomBurstPodPending",
-                    _selector("kube_pod_status_phase", namespace=ns, phase="Pending")
-                    + " == 1 and on (namespace, pod) "
-                    + _selector(
-                        "kube_pod_owner",
-                        namespace=ns,
-                        owner_kind="ReplicaSet",
-                        owner_name_regex=f"(?:{owners})-[a-z0-9]+",
-                    ),
-                    self.burst_start_budget,
-                    f"Burst pod {{{{ $labels.pod }}}} of the {where} has waited longer "
-                    f"than {self.burst_start_budget}.",
-                    "A burst-critical pod is Pending: no slice was free to preempt, or it "
-                    "does not fit the slice, or it does not tolerate the pool's taint. The "
-                    "promise that burst pods start at once (P2, P4) is broken for it. Check "
-                    "`kubectl describe pod` for the scheduler's reason, and "
-                    "`cdk8s-headroom status` for the slices held.",
-                )
-            )
-        return found
+        present = {Watches.SLICES: self.reserver is not None, Watches.BURSTS: bool(self.bursts)}
+        fields = self.fields()
+        return [
+            fill(skeleton(template), fields) for template in ALERTS if present[template.watches]
+        ]
 
     def group(self) -> dict[str, Any]:
         """The rule group, as ``PrometheusRule.spec.groups[]`` and promtool take it."""
-        return {"name": f"node-headroom.{self.namespace}.{self.headroom}", "rules": self.rules()}
+        return {"name": fill(GROUP_NAME, self.fields()), "rules": self.rules()}
 
 
 def rule_file(groups: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

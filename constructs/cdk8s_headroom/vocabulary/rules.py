@@ -48,7 +48,7 @@ from cdk8s_headroom.vocabulary.rule_language import check_ordered as check_order
 # Re-exported (``X as X``), not declared here: modules edited concurrently with this
 # split still reach them as ``rules.X`` (``Resource``: objects/burst; the node labels:
 # objects/capacity_buffer, karpenter/node_pool, vocabulary/node_pools; ``check_ordered``:
-# vocabulary/priority_models; ``Grammar`` and ``Clause``: vocabulary/alert_rules).
+# vocabulary/priority_models; ``Grammar`` and ``Clause``: tests).
 # Pointing those at the declaring modules drops these.
 
 # --- names ---------------------------------------------------------------------------
@@ -450,6 +450,25 @@ OWN_NAMESPACE = Rule(
     Not(In("value", Const(SHARED_NAMESPACES))),
 )
 
+PROMETHEUS_DURATION = Grammar(
+    "prometheusDuration",
+    (
+        Clause(
+            r"(?:[0-9]+y)?(?:[0-9]+w)?(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?"
+            r"(?:[0-9]+ms)?",
+            'a Prometheus duration such as "30s", "5m" or "1h30m" (units y, w, d, h, m, '
+            "s, ms, largest first, ASCII digits)",
+        ),
+        Clause(
+            r"(?:0+(?:y|w|d|h|m|s|ms))*",
+            "a duration longer than zero: an alert that fires at once pages on every blip",
+            forbid=True,
+        ),
+    ),
+)
+"""Prometheus' duration grammar (prometheus/common ``model/time.go``, ``ParseDuration``),
+as the ``for:`` of an alerting rule takes it."""
+
 GRAMMARS = (
     DNS_LABEL,
     DNS_SUBDOMAIN,
@@ -459,6 +478,7 @@ GRAMMARS = (
     CLASS_NAME,
     IMAGE,
     QUANTITY,
+    PROMETHEUS_DURATION,
 )
 INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT)
 RULES = (
