@@ -47,7 +47,7 @@ built once per render and kept on the root context, with
 {{/* Checks .value against the single-value rule .rule (rules.Grammar or IntRange). */}}
 {{- define "node-headroom.check" -}}
 {{- $x := .value -}}
-{{- /* As the library is given it (mapping._as_given), written back into .in[.key]:
+{{- /* As the library is given it (value_checks._as_given), written back into .in[.key]:
      --set makes numbers and booleans of text, so a whole number (not an integer's)
      becomes its digits, and a boolean (text's only) true or false. */ -}}
 {{- $quantity := has .rule (list "quantity" "containerMemory" "quantities") -}}
@@ -130,7 +130,7 @@ built once per render and kept on the root context, with
 {{- if gt $carry 0 }}{{ $carry }}{{ end }}{{ $out -}}
 {{- end -}}
 
-{{/* rules.amount: a quantity in units of 10^-power (3: milli-units, 0: bytes), rounded
+{{/* quantity_arithmetic.amount: a quantity in units of 10^-power (3: milli-units, 0: bytes), rounded
      up, as decimal digits; the scheduler counts CPU and memory so. */}}
 {{- define "node-headroom.amount" -}}
 {{- $lib := index . 0 -}}
@@ -170,21 +170,24 @@ built once per render and kept on the root context, with
 {{- if kindIs "string" . }}{{ trim . }}{{ else }}{{ include "node-headroom.digits" . }}{{ end -}}
 {{- end -}}
 
-{{/* The name prefix (namePrefix; the release name otherwise). */}}
-{{- define "node-headroom.prefix" -}}
-{{- if kindIs "string" .Values.namePrefix }}{{ .Values.namePrefix }}{{ else if ne .Release.Name "node-headroom" }}{{ printf "%s-" .Release.Name }}{{ end -}}
-{{- end -}}
-
 {{/* A prefixed workload name must be a DNS-1123 label; the release name is blamed when it made the name too long. */}}
 {{- define "node-headroom.prefixedName" -}}
 {{- include "node-headroom.rule.prefixedName" (dict "field" .field "value" .name "name" .name "release" .release "allowed" (index (index .lib.grammars "dnsLabel") 0 1)) -}}
 {{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
 {{- end -}}
 
+{{/* .item, a skeleton of the library's, as JSON with each {place} of .places filled
+     (places.fill); a value is escaped as JSON text. */}}
+{{- define "node-headroom.fill" -}}
+{{- $text := toJson .item -}}
+{{- range $key, $value := .places }}{{ $json := toJson (toString $value) }}{{ $text = replace (printf "{%s}" $key) (substr 1 (int (sub (len $json) 1)) $json) $text }}{{ end -}}
+{{- $text -}}
+{{- end -}}
+
 {{/* Appends tolerations (values form) to .out.list in their Kubernetes form, once each. */}}
 {{- define "node-headroom.addTolerations" -}}
 {{- range .items -}}
-{{- $t := dict "operator" (default "Equal" .operator) -}}
+{{- $t := dict "operator" (default $.lib.tolerationDefaults.operator .operator) -}}
 {{- if .key }}{{ $_ := set $t "key" .key }}{{ end -}}
 {{- if .value }}{{ $_ := set $t "value" .value }}{{ end -}}
 {{- if .effect }}{{ $_ := set $t "effect" .effect }}{{ end -}}
@@ -217,16 +220,15 @@ built once per render and kept on the root context, with
 {{- $lib := fromJson ($root.Files.Get "files/library.json") -}}
 {{- $_ := set $c "lib" $lib -}}
 {{- $warnings := list -}}
-{{- if eq $v.model "seed" }}{{ $warnings = append $warnings $lib.seedWarning }}{{ end -}}
 {{- $_ := set $c "helmLabels" (dict "helm.sh/chart" (printf "%s-%s" $root.Chart.Name ($root.Chart.Version | replace "+" "_")) "app.kubernetes.io/managed-by" $root.Release.Service "app.kubernetes.io/instance" $root.Release.Name) -}}
 
 {{- /* Every single value, in the table's order (values.VALUES) */ -}}
 {{- include "node-headroom.checks" (dict "root" $root "lib" $lib) -}}
-{{- /* Each toleration's and node affinity term's rules across its fields (mapping.check_placement) */ -}}
+{{- /* Each toleration's and node affinity term's rules across its fields (value_checks.check_placement) */ -}}
 {{- $lists := list (list "tolerations" $v.tolerations) -}}
 {{- range $v.burstWorkloads }}{{ $lists = append $lists (list (printf "burstWorkloads[%v].tolerations" .name) .tolerations) }}{{ end -}}
 {{- range $pair := $lists }}{{ range $i, $t := index $pair 1 -}}
-{{- $at := printf "%s[%d]." (index $pair 0) $i }}{{ $operator := default "Equal" $t.operator -}}
+{{- $at := printf "%s[%d]." (index $pair 0) $i }}{{ $operator := default $lib.tolerationDefaults.operator $t.operator -}}
 {{- include "node-headroom.rule.tolerationNeedsKey" (dict "field" (print $at "key") "value" (default "" $t.key) "key" $t.key "operator" $operator) -}}
 {{- include "node-headroom.rule.tolerationExistsWithoutValue" (dict "field" (print $at "value") "value" (default "" $t.value) "operator" $operator) -}}
 {{- include "node-headroom.rule.tolerationSecondsNoExecute" (dict "field" (print $at "tolerationSeconds") "value" $t.tolerationSeconds "effect" $t.effect) -}}
@@ -236,10 +238,14 @@ built once per render and kept on the root context, with
 {{- range $rule := list "requirementNeedsValues" "requirementNoValues" "requirementOneInteger" }}{{ include (print "node-headroom.rule." $rule) $r }}{{ end -}}
 {{- end -}}
 {{- /* The names and the classes */ -}}
-{{- $_ := set $c "prefix" (include "node-headroom.prefix" $root) -}}
+{{- /* The name prefix: namePrefix; names.release but for the release named as the chart */ -}}
+{{- $prefix := "" -}}
+{{- if kindIs "string" $v.namePrefix }}{{ $prefix = $v.namePrefix }}{{ else if ne $root.Release.Name $lib.chartName }}{{ $prefix = replace "{release}" $root.Release.Name $lib.names.release }}{{ end -}}
+{{- $_ := set $c "prefix" $prefix -}}
 {{- if and (not (kindIs "string" $v.namePrefix)) (ne $c.prefix "") }}{{ $_ := set $c "release" $root.Release.Name }}{{ end -}}
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
+{{- with $m.warning }}{{ $warnings = append $warnings . }}{{ end -}}
 {{- $_ := set $c "namespace" (dict "name" (default (default "default" $root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels "annotations" $lib.namespaceAnnotations) -}}
 {{- if $v.namespace.create }}{{ include "node-headroom.rule.ownNamespace" (dict "field" "namespace.name" "value" $c.namespace.name) }}{{ end -}}
 {{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
@@ -259,12 +265,12 @@ built once per render and kept on the root context, with
 {{- if and $classes.default (or (kindIs "invalid" $dc.create) $dc.create) }}{{ $emitted = append $emitted $classes.default }}{{ end -}}
 {{- $_ := set $c "classes" (append $emitted $classes.burst) -}}
 {{- $poolName := $v.nodePool.name -}}
-{{- $defaultName := ternary (printf "%s-%s" $lib.reserverName $poolName) $lib.reserverName (not (empty $poolName)) -}}
+{{- $defaultName := ternary (replace "{pool}" (toString $poolName) $lib.names.reserverOnPool) $lib.names.reserver (not (empty $poolName)) -}}
 {{- $reserverName := printf "%s%s" $c.prefix (default $defaultName $v.reserverName) -}}
 {{- $_ := set $c "reserverName" $reserverName -}}
 {{- $_ := set $c "cpu" (include "node-headroom.quantity" $v.reservation.cpu) -}}
 {{- $_ := set $c "memory" (include "node-headroom.quantity" $v.reservation.memory) -}}
-{{- $_ := set $c "slice" (printf "%s CPU, %s memory" $c.cpu $c.memory) -}}
+{{- $_ := set $c "slice" (replace "{cpu}" $c.cpu (replace "{memory}" $c.memory $lib.sliceText)) -}}
 {{- $_ := set $c "slices" (not (and (kindIs "invalid" $v.reservation.cpu) (kindIs "invalid" $v.reservation.memory))) -}}
 {{- /* A slice of bare cores that reads as millicores: the library warns so too, where the
      pool's node sizes are unknown, as the chart's pools always are
@@ -278,19 +284,19 @@ built once per render and kept on the root context, with
 {{- end -}}
 {{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
 {{- $keepsOff := false -}}
-{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default "NoSchedule" .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
-{{- $where := ternary (printf "pool %s" (include "node-headroom.repr" $poolName)) "every node" (not (empty $poolName)) -}}
+{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default $lib.taintDefaults.effect .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
+{{- $where := ternary (replace "{pool}" (include "node-headroom.repr" $poolName) $lib.bufferWhere.pool) $lib.bufferWhere.everyNode (not (empty $poolName)) -}}
 {{- $bufferWarnings := list -}}
 {{- range $v.burstWorkloads }}{{ if and (not $keepsOff) (not (kindIs "invalid" .buffer)) -}}
-{{- $bufferWarnings = append $bufferWarnings (replace "{where}" $where (replace "{name}" (printf "%s%s-buffer" $c.prefix .name) $lib.sharedBufferWarning)) -}}
+{{- $bufferWarnings = append $bufferWarnings (replace "{where}" $where (replace "{name}" (replace "{workload}" (print $c.prefix .name) $lib.names.buffer) $lib.sharedBufferWarning)) -}}
 {{- end }}{{ end -}}
 {{- $_ := set $c "bufferWarnings" $bufferWarnings -}}
-{{- $prefix := $c.prefix }}{{ $release := $c.release }}{{ $model := $v.model -}}
+{{- $release := $c.release }}{{ $model := $v.model -}}
 {{- $cpu := $c.cpu }}{{ $memory := $c.memory }}{{ $sliceText := $c.slice -}}
 
 {{- /* A dedicated pool's taint */ -}}
 {{- $t := $v.dedicatedTaint -}}
-{{- $wanted := printf "%s=%s:%s" $t.key (default "" $t.value) (default "NoSchedule" $t.effect) -}}
+{{- $wanted := replace "{key}" $t.key (replace "{value}" (default "" $t.value) (replace "{effect}" (default $lib.taintDefaults.effect $t.effect) $lib.taintText)) -}}
 
 {{- /* The PriorityClasses of the model */ -}}
 {{- range $key := list "create" "name" "value" -}}
@@ -310,24 +316,18 @@ built once per render and kept on the root context, with
 {{- /* The reserver's task */ -}}
 {{- $kind := $v.task.kind -}}
 {{- $slices := $c.slices -}}
-{{- /* task.kind pause is the library's default task: no task given */ -}}
-{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "task.kind" "value" $kind "slices" $slices "given" (ternary nil $kind (eq $kind "pause"))) -}}
+{{- /* The default task is no task given */ -}}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "task.kind" "value" $kind "slices" $slices "given" (ternary nil $kind (eq $kind $lib.defaultTask))) -}}
+{{- /* The kind's task, with the task values it takes (taskValues) and its image */ -}}
 {{- $task := deepCopy (index $lib.tasks $kind) -}}
-{{- $image := $v.images.pause -}}
-{{- $prepull := list -}}
-{{- $prepullCommand := $lib.prepullCommand -}}
-{{- if eq $kind "prepull" -}}
-{{- $prepull = uniq (default (list) $v.task.prepullImages) -}}
-{{- $prepullCommand = $v.task.prepullCommand -}}
-{{- else if eq $kind "maintenance" -}}
-{{- $image = $v.images.maintenance -}}
-{{- else if eq $kind "custom" -}}
-{{- include "node-headroom.rule.customTaskNeedsImage" (dict "field" "task.image" "value" $v.task.image "image" $v.task.image) -}}
-{{- $image = $v.task.image -}}
-{{- range $key := list "command" "args" "containerName" "runAsUser" "scratchPaths" -}}
+{{- $taken := index $lib.taskValues $kind -}}
+{{- $image := $v }}{{ range splitList "." (index $taken 0) }}{{ $image = index $image . }}{{ end -}}
+{{- include "node-headroom.rule.customTaskNeedsImage" (dict "field" (index $taken 0) "value" $image "image" $image) -}}
+{{- range $key := index $taken 1 -}}
 {{- if not (kindIs "invalid" (index $v.task $key)) }}{{ $_ := set $task $key (index $v.task $key) }}{{ end -}}
 {{- end -}}
-{{- end -}}
+{{- $prepull := uniq $task.prepullImages -}}
+{{- $prepullCommand := $task.prepullCommand -}}
 
 {{- /* The reserver's name and placement: the pool's selector and taints, then the user's */ -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
@@ -335,25 +335,25 @@ built once per render and kept on the root context, with
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
 {{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) -}}
-{{- if eq $model "dedicated-pool" -}}
+{{- if $m.taintedPool -}}
 {{- include "node-headroom.rule.dedicatedPoolNeedsPool" (dict "field" "nodePool.name" "value" nil "pool" $poolName "taint" $wanted) -}}
 {{- $declared := list -}}
-{{- range $v.nodePool.taints }}{{ $declared = append $declared (printf "%s=%s:%s" .key (default "" .value) (default "NoSchedule" .effect)) }}{{ end -}}
+{{- range $v.nodePool.taints }}{{ $declared = append $declared (replace "{key}" .key (replace "{value}" (default "" .value) (replace "{effect}" (default $lib.taintDefaults.effect .effect) $lib.taintText))) }}{{ end -}}
 {{- include "node-headroom.rule.dedicatedPoolNeedsTaint" (dict "field" "nodePool.taints" "value" $declared "taint" $wanted "declared" $declared) -}}
 {{- end -}}
-{{- include "node-headroom.rule.prepullerName" (dict "field" "reserverName" "value" $reserverName "prepull" $v.prepullBurstImages "name" $reserverName "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
+{{- include "node-headroom.rule.prepullerName" (dict "field" "reserverName" "value" $reserverName "prepulled" $v.prepullBurstImages "name" $reserverName "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
 {{- $selector := dict -}}
 {{- $poolTaints := list -}}
 {{- if $poolName -}}
 {{- $_ := set $selector $v.nodePool.labelKey $poolName -}}
-{{- range $v.nodePool.taints }}{{ $poolTaints = append $poolTaints (dict "key" .key "value" (default "" .value) "effect" (default "NoSchedule" .effect)) }}{{ end -}}
+{{- range $v.nodePool.taints }}{{ $poolTaints = append $poolTaints (dict "key" .key "value" (default "" .value) "effect" (default $lib.taintDefaults.effect .effect)) }}{{ end -}}
 {{- end -}}
 {{- range $key, $value := $v.nodeSelector -}}
 {{- include "node-headroom.rule.selectorKeepsPool" (dict "field" (printf "nodeSelector['%s']" $key) "value" $value "selected" (index $selector $key) "pool" $poolName) -}}
 {{- $_ := set $selector $key $value -}}
 {{- end -}}
 {{- $dedicated := list -}}
-{{- if eq $model "dedicated-pool" }}{{ $dedicated = list (dict "key" $t.key "value" (default "" $t.value) "effect" (default "NoSchedule" $t.effect)) }}{{ end -}}
+{{- if $m.taintedPool }}{{ $dedicated = list (dict "key" $t.key "value" (default "" $t.value) "effect" (default $lib.taintDefaults.effect $t.effect)) }}{{ end -}}
 {{- $expressions := list -}}
 {{- range $v.nodeAffinity -}}
 {{- $e := dict "key" .key "operator" .operator -}}
@@ -362,7 +362,7 @@ built once per render and kept on the root context, with
 {{- end -}}
 {{- /* The placement's requirements (a selector entry is key In [value]), with the fields a refusal names */ -}}
 {{- $requirements := list -}}
-{{- range $key, $value := $selector }}{{ $requirements = append $requirements (dict "field" (printf "nodeSelector['%s']" $key) "value" $value "key" $key "operator" "In" "values" (list $value)) }}{{ end -}}
+{{- range $key, $value := $selector }}{{ $requirements = append $requirements (dict "field" (printf "nodeSelector['%s']" $key) "value" $value "key" $key "operator" $lib.selectorEntryOperator "values" (list $value)) }}{{ end -}}
 {{- range $v.nodeAffinity }}{{ $requirements = append $requirements (dict "field" (printf "nodeAffinity[%s]" .key) "value" .operator "key" .key "operator" .operator "values" (default (list) .values)) }}{{ end -}}
 {{- $placement := dict -}}
 {{- if $selector }}{{ $_ := set $placement "nodeSelector" $selector }}{{ end -}}
@@ -382,20 +382,22 @@ built once per render and kept on the root context, with
 {{- $limits := default (dict) $w.resources.limits -}}
 {{- range $resource, $slice := ternary (dict "cpu" $cpu "memory" $memory) (dict) $slices -}}
 {{- $request := index $requests $resource -}}
-{{- $broken := include "node-headroom.rule.burstFitsSlice" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "request" $request "room" $slice "resource" $resource "slice" $sliceText "warn" (eq $model "seed")) -}}
+{{- $broken := include "node-headroom.rule.burstFitsSlice" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "request" $request "room" $slice "resource" $resource "slice" $sliceText "warn" $m.burstOverSliceWarns) -}}
 {{- if $broken -}}
-{{- $warnings = append $warnings (printf "%s%s: %s exceeds the slice; %s" $at $resource (include "node-headroom.repr" $request) $broken) -}}
+{{- $warnings = append $warnings (replace "{field}" (print $at $resource) (replace "{value}" (include "node-headroom.repr" $request) (replace "{message}" $broken $lib.burstOverSliceWarning))) -}}
 {{- end -}}
 {{- end -}}
 {{- $fullName := printf "%s%s" $prefix $name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" (printf "%sname" $at) "name" $fullName "release" $release) -}}
-{{- $resources := dict "requests" (dict "cpu" (include "node-headroom.quantity" $requests.cpu) "memory" (include "node-headroom.quantity" $requests.memory)) "limits" (dict) -}}
-{{- range $resource := list "cpu" "memory" -}}
+{{- /* The library's resources of a burst pod (burstResources), its limits as given */ -}}
+{{- $requested := dict "cpu" (include "node-headroom.quantity" $requests.cpu) "memory" (include "node-headroom.quantity" $requests.memory) -}}
+{{- $resources := fromJson (include "node-headroom.fill" (dict "item" $lib.burstResources "places" $requested)) -}}
+{{- range $resource, $request := $requested -}}
 {{- $limit := index $limits $resource -}}
-{{- $request := index $requests $resource -}}
-{{- if kindIs "invalid" $limit }}{{ $limit = $request }}{{ end -}}
-{{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" (include "node-headroom.quantity" $request) "limit" $limit "resource" $resource) -}}
-{{- $_ := set $resources.limits $resource (include "node-headroom.quantity" $limit) -}}
+{{- if not (kindIs "invalid" $limit) }}{{ $_ := set $resources "limits" (merge (dict $resource (include "node-headroom.quantity" $limit)) (default (dict) $resources.limits)) }}{{ end -}}
+{{- with index (default (dict) $resources.limits) $resource -}}
+{{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" $request "limit" . "resource" $resource) -}}
+{{- end -}}
 {{- end -}}
 {{- $replicas := $lib.burstDefaults.replicas -}}
 {{- if not (kindIs "invalid" $w.replicas) }}{{ $replicas = int64 $w.replicas }}{{ end -}}
@@ -411,15 +413,15 @@ built once per render and kept on the root context, with
 {{- $uid := $lib.burstDefaults.runAsUser -}}
 {{- if not (kindIs "invalid" $w.runAsUser) }}{{ $uid = $w.runAsUser }}{{ end -}}
 {{- $o := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" "burst-workload" "into" $o) -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "into" $o) -}}
 {{- $container := dict "name" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "resources" $resources "securityContext" $o.container "volumeMounts" (deepCopy $lib.burstVolumeMounts) -}}
 {{- if $w.command }}{{ $_ := set $container "command" $w.command }}{{ end -}}
 {{- if $w.args }}{{ $_ := set $container "args" $w.args }}{{ end -}}
 {{- $tolerations := dict "list" (list) -}}
-{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations) -}}
+{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
 {{- $pod := merge (dict "priorityClassName" $classes.burst.name "securityContext" $o.pod "containers" (list $container) "volumes" (deepCopy $lib.burstVolumes)) (deepCopy $placement) (deepCopy $lib.burstPod) -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $burst := dict "name" $fullName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.burstSpec) "burst" true -}}
+{{- $burst := dict "kind" $lib.kinds.burst "name" $fullName "labels" $o.labels "pod" $pod "spec" (deepCopy $lib.burstSpec) -}}
 {{- if kindIs "invalid" $maxReplicas -}}
 {{- $_ := set $burst.spec "replicas" $replicas -}}
 {{- else -}}
@@ -430,7 +432,7 @@ built once per render and kept on the root context, with
 
 {{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
 {{- if not (kindIs "invalid" $w.buffer) -}}
-{{- $b := $w.buffer }}{{ $bat := printf "%sbuffer" $at }}{{ $bufferName := printf "%s-buffer" $fullName -}}
+{{- $b := $w.buffer }}{{ $bat := printf "%sbuffer" $at }}{{ $bufferName := replace "{workload}" $fullName $lib.names.buffer -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" $release) -}}
 {{- $form := default $lib.bufferDefaults.form $b.form -}}
 {{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
@@ -447,7 +449,7 @@ built once per render and kept on the root context, with
 {{- $version := default $lib.bufferDefaults.apiVersion $b.apiVersion -}}
 {{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "field" (printf "%s.apiVersion" $bat) "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) -}}
 {{- $bo := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" $v.labels "name" $bufferName "component" "capacity-buffer" "into" $bo) -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" $v.labels "name" $bufferName "component" $lib.components.buffer "into" $bo) -}}
 {{- $spec := deepCopy $lib.bufferSpec -}}
 {{- $buffer := dict "name" $bufferName "labels" $bo.labels "apiVersion" (printf "%s/%s" $lib.bufferApiGroup (default $lib.bufferDefaults.apiVersion $b.apiVersion)) "spec" $spec -}}
 {{- if eq $form "podTemplateRef" -}}
@@ -465,6 +467,7 @@ built once per render and kept on the root context, with
 {{- range $resource, $limit := $bufferLimits }}{{ $_ := set $spec.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
 {{- end -}}
 {{- $buffers = append $buffers $buffer -}}
+{{- $_ := set $burst "buffer" $buffer -}}
 {{- end -}}
 {{- end -}}
 {{- $_ := set $c "bursts" $bursts -}}
@@ -474,43 +477,45 @@ built once per render and kept on the root context, with
 {{- /* The reserver DaemonSet */ -}}
 {{- if $slices -}}
 {{- $o := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" "headroom-reserver" "into" $o) -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" $lib.components.reserver "into" $o) -}}
 {{- $slice := dict "cpu" $cpu "memory" $memory -}}
-{{- $container := dict "name" $task.containerName "image" $image "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" $slice "limits" (deepCopy $slice)) "securityContext" $o.container -}}
+{{- $container := merge (dict "name" $task.containerName "image" $image "resources" (fromJson (include "node-headroom.fill" (dict "item" $lib.reserverResources "places" $slice))) "securityContext" $o.container) (deepCopy $lib.reserverContainer) -}}
 {{- if $task.command }}{{ $_ := set $container "command" $task.command }}{{ end -}}
 {{- if $task.args }}{{ $_ := set $container "args" $task.args }}{{ end -}}
 {{- $volumes := list -}}
 {{- $mounts := list -}}
 {{- range $i, $path := $task.scratchPaths -}}
-{{- $volumes = append $volumes (dict "name" (printf "scratch-%d" $i) "emptyDir" (dict)) -}}
-{{- $mounts = append $mounts (dict "name" (printf "scratch-%d" $i) "mountPath" $path) -}}
+{{- $volume := replace "{index}" (toString $i) $lib.names.scratchVolume -}}
+{{- $volumes = append $volumes (merge (dict "name" $volume) (deepCopy $lib.scratchVolume)) -}}
+{{- $mounts = append $mounts (merge (dict "name" $volume "mountPath" $path) (deepCopy $lib.scratchMount)) -}}
 {{- end -}}
 {{- if $mounts }}{{ $_ := set $container "volumeMounts" $mounts }}{{ end -}}
 {{- $init := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "uid" $lib.prepullRunAsUser "name" "" "component" "" "into" $init) -}}
 {{- $inits := list -}}
+{{- $initResources := fromJson (include "node-headroom.fill" (dict "item" $lib.prepullInitResources "places" $slice)) -}}
 {{- range $i, $pulled := $prepull -}}
-{{- $inits = append $inits (dict "name" (printf "prepull-%d" $i) "image" $pulled "imagePullPolicy" "IfNotPresent" "command" $prepullCommand "resources" (dict "requests" (deepCopy $slice) "limits" (deepCopy $slice)) "securityContext" (deepCopy $init.container)) -}}
+{{- $inits = append $inits (merge (dict "name" (replace "{index}" (toString $i) $lib.names.prepullInit) "image" $pulled "command" $prepullCommand "resources" (deepCopy $initResources) "securityContext" (deepCopy $init.container)) (deepCopy $lib.prepullInit)) -}}
 {{- end -}}
 {{- $tolerations := dict "list" (list) -}}
-{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations) -}}
+{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
 {{- $pod := merge (dict "priorityClassName" $classes.headroom.name "securityContext" $o.pod "containers" (list $container)) (deepCopy $placement) (deepCopy $lib.reserverPod) -}}
 {{- if $inits }}{{ $_ := set $pod "initContainers" $inits }}{{ end -}}
 {{- if $volumes }}{{ $_ := set $pod "volumes" $volumes }}{{ end -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $_ := set $c "reserver" (dict "name" $reserverName "labels" $o.labels "pod" $pod "spec" (merge (dict "updateStrategy" (dict "type" $c.model.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
+{{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "pod" $pod "spec" (merge (dict "updateStrategy" (dict "type" $c.model.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
 
 {{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
 {{- if $burstImages -}}
-{{- $name := printf "%s%s" $reserverName $lib.prepullerSuffix -}}
+{{- $name := replace "{reserver}" $reserverName $lib.names.prepuller -}}
 {{- $pulls := list (merge (dict "image" $v.images.prepullTools) (deepCopy $lib.prepullerNoop)) -}}
-{{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (printf "pull-%d" $i) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
+{{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (replace "{index}" (toString $i) $lib.names.pullInit) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
 {{- $pause := merge (dict "image" $v.images.pause) (deepCopy $lib.prepullerPause) -}}
 {{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls "containers" (list $pause)) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
 {{- $po := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "uid" 1 "labels" $v.labels "name" $name "component" "image-prepuller" "into" $po) -}}
-{{- $_ := set $c "prepuller" (dict "name" $name "labels" $po.labels "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "uid" $lib.prepullRunAsUser "labels" $v.labels "name" $name "component" $lib.components.prepuller "into" $po) -}}
+{{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
 {{- end -}}
 {{- end -}}
 {{- /* The alerts (alerts.enabled, HeadroomAlerts): the library's rule skeletons, the
@@ -519,14 +524,13 @@ built once per render and kept on the root context, with
 {{- if $a.enabled -}}
 {{- $la := $lib.alerts -}}
 {{- $burstNames := list }}{{ range $bursts }}{{ $burstNames = append $burstNames .name }}{{ end -}}
-{{- $fields := dict "headroom" (ternary $reserverName $la.headroomWithoutSlices $slices) "namespace" $c.namespace.name "reserver" (ternary $reserverName "" $slices) "bursts" (join "|" $burstNames) -}}
+{{- $fields := dict "headroom" (ternary $reserverName $la.headroomWithoutSlices $slices) "namespace" $c.namespace.name "reserver" (ternary $reserverName "" $slices) "bursts" (join $la.burstsSeparator $burstNames) -}}
 {{- range $prop, $key := $la.fromValues }}{{ $_ := set $fields $prop (include "node-headroom.digits" (index $a $key)) }}{{ end -}}
 {{- $present := dict "slices" $slices "bursts" (not (empty $bursts)) -}}
 {{- $rules := list -}}
 {{- range $la.rules }}{{ if index $present .watches }}{{ $rules = append $rules .rule }}{{ end }}{{ end -}}
-{{- $text := toJson (dict "name" (default $la.name $a.name) "group" (dict "name" $la.groupName "rules" $rules)) -}}
-{{- range $key, $value := $fields }}{{ $text = replace (printf "{%s}" $key) $value $text }}{{ end -}}
-{{- $filled := fromJson $text -}}
+{{- $skeleton := dict "name" (default $lib.names.alerts $a.name) "group" (dict "name" $la.groupName "rules" $rules) -}}
+{{- $filled := fromJson (include "node-headroom.fill" (dict "item" $skeleton "places" $fields)) -}}
 {{- $_ := set $c "alerts" (dict "name" $filled.name "labels" (merge (deepCopy $la.labels) (default (dict) $a.labels)) "group" $filled.group) -}}
 {{- end -}}
 {{- $_ := set $c "classLabels" $lib.classLabels -}}

@@ -27,11 +27,13 @@ from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.reserver import default_reserver_name
-from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules, fill
+from cdk8s_headroom.vocabulary import object_names
+from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from cdk8s_headroom.vocabulary.labels import workload_labels
+from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT, workload_labels
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
 from cdk8s_headroom.vocabulary.placement import DEFAULT_DEDICATED_TAINT, Taint, Toleration
+from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
 
@@ -187,7 +189,7 @@ def _burst_values(
 ) -> dict[str, Any]:
     if workload.namespace != headroom.namespace:
         raise _unsupported("burst workloads in the headroom's namespace", workload.name)
-    labels = _own_labels(workload.labels, workload.name, "burst-workload")
+    labels = _own_labels(workload.labels, workload.name, BURST_COMPONENT)
     # What the item leaves null or empty: the library's own defaults
     item = read_back(
         workload,
@@ -207,7 +209,7 @@ def _buffer_values(workload: BurstWorkload, headroom: NodeHeadroom) -> dict[str,
     """The ``buffer`` of a burst workload's item, if the headroom keeps one for it."""
     for buffer in headroom.capacity_buffers:
         if buffer.workload is workload:
-            if buffer.name != f"{workload.name}-buffer":
+            if buffer.name != fill(object_names.BUFFER, {"workload": workload.name}):
                 raise _unsupported("capacity buffers named <workload>-buffer", buffer.name)
             limits = {resource: text for resource, (text, _) in buffer.limits.items()}
             return {"buffer": read_back(buffer, BURST_BUFFER, limits=limits or None)}

@@ -1,12 +1,15 @@
-"""The chart's generated ``_library.tpl``.
+"""What the chart knows of the library: ``files/library.json`` and ``_library.tpl``.
 
-It is data: what the library decides and the values do not
-change (class specs per model, pod skeletons, security contexts, labels, task defaults,
-read from reference constructs), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
-ranges, messages). ``templates/_helpers.tpl`` applies them: one generic helper per kind of rule
-(a grammar, an integer range, a quantity comparison), fed the declarations, and the
-placement of the values into the skeleton, in the order ``values_to_app.build`` calls the
-library, so the first refusal is the same one.
+``files/library.json`` is data: everything the library decides and the values do not
+change, read from reference constructs and from the library's own declarations: class
+specs and flags per model, pod and container skeletons (resources with ``{cpu}`` and
+``{memory}`` places, so which limits follow the requests is the library's), names as
+``object_names`` patterns, components, kinds, task defaults and which values each task
+kind takes, security contexts, labels, the alerts' rule skeletons, and the rules of
+``cdk8s_headroom.vocabulary.rules`` (patterns, ranges, messages). ``_library.tpl`` is the
+generated rule helpers. ``templates/_helpers.tpl`` places the values into the skeletons
+and calls the helpers, in the order ``values_to_app.build`` calls the library, so the
+first refusal is the same one.
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ from typing import Any
 import cdk8s
 
 from cdk8s_headroom.helm.values import ALERTS, CHART_NAME, CUSTOM_TASK, checks, read_back
-from cdk8s_headroom.helm.values_to_app import HEADROOM_ID
-from cdk8s_headroom.objects.alerts import DEFAULT_NAME, PROMETHEUS_RULE_API_VERSION, HeadroomAlerts
+from cdk8s_headroom.helm.values_to_app import DEFAULT_TASK, HEADROOM_ID, RELEASE_PREFIX, TASK_VALUES
+from cdk8s_headroom.objects.alerts import PROMETHEUS_RULE_API_VERSION, HeadroomAlerts
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.capacity_buffer import (
     KEEP_OFF_EFFECTS,
+    SELECTOR_ENTRY_OPERATOR,
     CapacityBuffer,
     CapacityBufferForm,
 )
@@ -37,6 +41,8 @@ from cdk8s_headroom.objects.reserver import DEFAULT_RESERVER_NAME
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import (
     alert_rules,
+    labels,
+    object_names,
     quantity,
     quantity_arithmetic,
     rule_language,
@@ -45,7 +51,8 @@ from cdk8s_headroom.vocabulary import (
 from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP
 from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
-from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PriorityModel
+from cdk8s_headroom.vocabulary.placement import Taint, Toleration
+from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PreemptionPolicy, PriorityModel
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 from cdk8s_headroom.vocabulary.security_context import NOBODY_UID
@@ -77,6 +84,14 @@ def _without(mapping: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {key: item for key, item in mapping.items() if key not in keys}
 
 
+def _slice_places(resources: Mapping[str, Any]) -> dict[str, Any]:
+    """A reference container's resources (of a 1 CPU, 1Gi slice or request) with the
+    quantities as ``{cpu}`` and ``{memory}`` places: which of them the library sets, and
+    to what (a reserver's limits are its requests; a burst's default to them)."""
+    place = {"1": "{cpu}", "1Gi": "{memory}"}
+    return {key: {r: place[q] for r, q in amounts.items()} for key, amounts in resources.items()}
+
+
 def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     """What the templates take from the library: reference constructs, the rules, and
     the values' checks (``values.checks``, with the chart's ``defaults``)."""
@@ -84,8 +99,15 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     for model in PriorityModel:
         classes = ModelClasses.of(model)
         specs = {"headroom": classes.headroom, "burst": classes.burst, "default": classes.default}
+        broken = check_promises(model, cpu="500m", memory="512Mi")
         models[model.value] = {
             "note": _chart_words(_model_note(model)),
+            # What NOTES.txt warns of: the promises the model breaks
+            "warning": _chart_words(describe_broken(model, broken)) if broken else None,
+            "taintedPool": model.tainted_pool,
+            "burstOverSliceWarns": model.lets_bursts_outgrow_the_slice,
+            # A reserver that cannot preempt waits (Pending) on a full node: NOTES.txt
+            "reserversWait": classes.headroom.preemption_policy is PreemptionPolicy.NEVER,
             "reserverUpdateStrategy": UpdateStrategy.for_reserver(
                 classes.headroom.preemption_policy
             ).value,
@@ -115,6 +137,15 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             replicas=1,
         )
     HeadroomAlerts(chart, "alerts", headroom=headroom)
+    # A reserver with a pre-pull init container, and one with a scratch path
+    pods = []
+    for task in (ReserverTask.prepull(["x"]), ReserverTask.custom(image="x", scratch_paths=["/p"])):
+        other = _chart()
+        NodeHeadroom(other, "headroom", cpu="1", memory="1Gi", task=task)
+        (daemon_set,) = [d for d in other.to_json() if d["kind"] == "DaemonSet"]
+        pods.append(daemon_set["spec"]["template"]["spec"])
+    prepull_init = pods[0]["initContainers"][0]
+    scratch_pod = pods[1]
     # One object per kind, the first; the pre-puller and the scalable buffer by their names
     objects: dict[str, Any] = {}
     for document in chart.to_json():
@@ -123,14 +154,20 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     scalable_ref = objects["scaled-buffer"]["spec"]["scalableRef"]
     reserver_pod = objects["DaemonSet"]["spec"]["template"]["spec"]
     burst_pod = objects["Deployment"]["spec"]["template"]["spec"]
+    prepuller_kind = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["kind"]
     prepuller = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["spec"]
     prepuller_pod = prepuller["template"]["spec"]
     buffer_pod = objects["PodTemplate"]["template"]["spec"]
     placed = ("containers", "volumes", "securityContext", "priorityClassName", "initContainers")
+    given = ("name", "image", "command", "args", "securityContext", "volumeMounts")
     where = ("nodeSelector", "affinity", "tolerations")
     uids = ("runAsUser", "runAsGroup", "fsGroup")
     tasks = {
-        kind.value: read_back(task, CUSTOM_TASK)
+        kind.value: {
+            **read_back(task, CUSTOM_TASK),
+            "prepullImages": list(task.prepull_images),
+            "prepullCommand": list(task.prepull_command),
+        }
         for kind, task in (
             (TaskKind.PAUSE, ReserverTask.pause()),
             (TaskKind.MAINTENANCE, ReserverTask.maintenance()),
@@ -140,15 +177,55 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     }
     burst = inspect.signature(BurstWorkload.__init__).parameters
     buffer = inspect.signature(CapacityBuffer.__init__).parameters
-    broken = check_promises(PriorityModel.SEED, cpu="500m", memory="512Mi")
     filled = alert_rules.HeadroomAlertRules(headroom="h", namespace="h", reserver=None, bursts=())
     return {
         "chartName": CHART_NAME,
         "models": models,
         "tasks": tasks,
-        "prepullCommand": list(ReserverTask.pause().prepull_command),
+        "defaultTask": DEFAULT_TASK.value,
+        # Per task kind: the value path of its image, and the task values it takes
+        "taskValues": {kind.value: [at, list(taken)] for kind, (at, taken) in TASK_VALUES.items()},
         "prepullRunAsUser": NOBODY_UID,
-        "reserverName": DEFAULT_RESERVER_NAME,
+        "names": {
+            "reserver": object_names.RESERVER,
+            "reserverOnPool": object_names.RESERVER_ON_POOL,
+            "prepuller": object_names.PREPULLER,
+            "buffer": object_names.BUFFER,
+            "alerts": object_names.ALERTS,
+            "scratchVolume": object_names.SCRATCH_VOLUME,
+            "prepullInit": object_names.PREPULL_INIT,
+            "pullInit": object_names.PULL_INIT,
+            "release": RELEASE_PREFIX,
+        },
+        "components": {
+            "reserver": labels.RESERVER_COMPONENT,
+            "burst": labels.BURST_COMPONENT,
+            "buffer": labels.BUFFER_COMPONENT,
+            "prepuller": labels.PREPULLER_COMPONENT,
+        },
+        "kinds": {
+            "reserver": objects["DaemonSet"]["kind"],
+            "burst": objects["Deployment"]["kind"],
+            "prepuller": prepuller_kind,
+        },
+        # Containers and volumes but what the templates place; resources with places
+        "reserverContainer": _without(reserver_pod["containers"][0], *given, "resources"),
+        "reserverResources": _slice_places(reserver_pod["containers"][0]["resources"]),
+        "prepullInit": _without(prepull_init, *given, "resources"),
+        "prepullInitResources": _slice_places(prepull_init["resources"]),
+        "burstResources": _slice_places(burst_pod["containers"][0]["resources"]),
+        # A writable path's volume and mount, named names.scratchVolume
+        "scratchVolume": _without(scratch_pod["volumes"][0], "name"),
+        "scratchMount": _without(
+            scratch_pod["containers"][0]["volumeMounts"][0], "name", "mountPath"
+        ),
+        "selectorEntryOperator": SELECTOR_ENTRY_OPERATOR.value,
+        "sliceText": rules.SLICE_TEXT,
+        "taintText": Taint.TEXT,
+        "burstOverSliceWarning": rules.BURST_OVER_SLICE_WARNING,
+        "bufferWhere": rules.SHARED_BUFFER_WHERE,
+        "tolerationDefaults": {"operator": Toleration.operator.value},
+        "taintDefaults": {"effect": Taint.effect.value},
         "classLabels": objects["PriorityClass"]["metadata"]["labels"],
         "classAnnotations": objects["PriorityClass"]["metadata"]["annotations"],
         "namespaceLabels": objects["Namespace"]["metadata"]["labels"],
@@ -203,16 +280,15 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "alerts": {
             "apiVersion": PROMETHEUS_RULE_API_VERSION,
             "labels": objects["PrometheusRule"]["metadata"]["labels"],
-            "name": DEFAULT_NAME,
             "headroomWithoutSlices": HEADROOM_ID,
             "groupName": alert_rules.GROUP_NAME,
+            "burstsSeparator": alert_rules.BURSTS_SEPARATOR,
             "fromValues": {prop: key for key, prop in ALERTS.items() if prop in filled.fields()},
             "rules": [
                 {"watches": template.watches.value, "rule": alert_rules.skeleton(template)}
                 for template in alert_rules.ALERTS
             ],
         },
-        "seedWarning": _chart_words(describe_broken(PriorityModel.SEED, broken)),
         "grammars": {
             g.name: [[f"^(?:{c.pattern})$", c.allowed, c.forbid] for c in g.clauses]
             for g in rules.GRAMMARS

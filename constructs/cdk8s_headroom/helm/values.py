@@ -5,10 +5,13 @@ checks (``checks``, which the templates walk) are written from ``VALUES``. A val
 rule is a declaration of ``cdk8s_headroom.vocabulary.rules``, so the chart refuses what the library
 refuses, with its message. Descriptions speak Helm and Kubernetes, for the chart's users.
 
-To add values (e.g. for another construct): add rows here, with the library prop each
-gives (``prop``: a burst workload's, a buffer's and a custom task's are passed and read
-back from it); read the others in ``values_to_app.build`` (the library calls they mean) and
-``app_to_values.values_from_app`` (their defaults); render them in ``templates/_helpers.tpl``.
+To add a value: add its row here, with the library prop it gives (``prop``), and the
+template line that places it (``templates/_helpers.tpl``). A prop of a burst workload,
+a buffer, a custom task or the alerts is passed and read back through the tables below
+(``BURST_WORKLOAD``, ``BURST_BUFFER``, ``CUSTOM_TASK``, ``ALERTS``); a prop of the headroom
+itself is one keyword in ``values_to_app.build``. What the library decides about it (a
+default, a name, a skeleton) the templates read from ``files/library.json``
+(``library.library_data``), never write themselves (``tests/helm/test_helm_decisions.py``).
 A rule across values is declared in ``cdk8s_headroom.vocabulary.rules`` with its test; the
 library's check and the templates' ``node-headroom.rule.<name>`` helper (generated)
 pass it their operands.

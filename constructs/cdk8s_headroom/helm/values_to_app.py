@@ -41,7 +41,7 @@ from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import default_reserver_name
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import object_names, rules
 from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
@@ -53,8 +53,9 @@ from cdk8s_headroom.vocabulary.placement import (
     Toleration,
     TolerationOperator,
 )
+from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel
-from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
+from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
 
 
 @dataclass(frozen=True)
@@ -84,12 +85,16 @@ HEADROOM_ID = "headroom"
 """The id of the chart's ``NodeHeadroom``: the alerts' name for a headroom without slices."""
 
 
+RELEASE_PREFIX = "{release}-"
+"""The prefix of a release's workload names, but the release named as the chart's."""
+
+
 def name_prefix(values: Mapping[str, Any], release: Release) -> str:
     """The prefix of every workload name (see the ``namePrefix`` value)."""
     given = values.get("namePrefix")
     if isinstance(given, str):
         return given
-    return "" if release.name == CHART_NAME else f"{release.name}-"
+    return "" if release.name == CHART_NAME else fill(RELEASE_PREFIX, {"release": release.name})
 
 
 def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Values:
@@ -106,16 +111,17 @@ def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Value
 
 
 def _taint(item: Mapping[str, Any]) -> Taint:
-    return Taint(
-        item["key"], item.get("value") or "", TaintEffect(item.get("effect") or "NoSchedule")
-    )
+    effect = TaintEffect(item["effect"]) if item.get("effect") else Taint.effect
+    return Taint(item["key"], item.get("value") or "", effect)
 
 
 def _tolerations(items: Sequence[Mapping[str, Any]] | None) -> list[Toleration]:
     return [
         Toleration(
             key=item.get("key") or "",
-            operator=TolerationOperator(item.get("operator") or "Equal"),
+            operator=TolerationOperator(item["operator"])
+            if item.get("operator")
+            else Toleration.operator,
             value=item.get("value") or "",
             effect=TaintEffect(item["effect"]) if item.get("effect") else None,
             toleration_seconds=item.get("tolerationSeconds"),
@@ -124,25 +130,37 @@ def _tolerations(items: Sequence[Mapping[str, Any]] | None) -> list[Toleration]:
     ]
 
 
+DEFAULT_TASK = TaskKind.PAUSE
+"""The task of a headroom given none: ``task.kind`` with it is no task given."""
+TASK_VALUES: dict[TaskKind, tuple[str, tuple[str, ...]]] = {
+    TaskKind.PAUSE: ("images.pause", ()),
+    TaskKind.MAINTENANCE: ("images.maintenance", ()),
+    TaskKind.PREPULL: ("images.pause", ("prepullImages", "prepullCommand")),
+    TaskKind.CUSTOM: ("task.image", tuple(CUSTOM_TASK)),
+}
+"""Per task kind: the value that gives its image, and the ``task`` values it takes."""
+
+
 def _task(values: Mapping[str, Any]) -> ReserverTask:
     kind = TaskKind(value_at(values, "task.kind"))
-    pause_image = value_at(values, "images.pause") or PAUSE_IMAGE
+    image_at, taken = TASK_VALUES[kind]
+    image = value_at(values, image_at)
+    rules.CUSTOM_TASK_NEEDS_IMAGE.check(image_at, image, image=image)
+    task = values.get("task") or {}
+    given = {key: task[key] for key in taken if task.get(key) is not None}
     if kind is TaskKind.PAUSE:
-        return ReserverTask.pause(image=pause_image)
+        return ReserverTask.pause(image=image)
     if kind is TaskKind.MAINTENANCE:
-        return ReserverTask.maintenance(image=value_at(values, "images.maintenance") or SEED_IMAGE)
+        return ReserverTask.maintenance(image=image)
     if kind is TaskKind.PREPULL:
         return ReserverTask.prepull(
-            value_at(values, "task.prepullImages") or [],
-            command=value_at(values, "task.prepullCommand") or [],
-            pause_image=pause_image,
+            given.get("prepullImages") or [],
+            command=given.get("prepullCommand") or [],
+            pause_image=image,
         )
-    image = value_at(values, "task.image")
-    rules.CUSTOM_TASK_NEEDS_IMAGE.check("task.image", image, image=image)
-    task = values.get("task") or {}
-    given = {prop: task[key] for key, prop in CUSTOM_TASK.items() if task.get(key) is not None}
+    props = {CUSTOM_TASK[key]: item for key, item in given.items()}
     with in_values({f"task.{prop}": f"task.{key}" for key, prop in CUSTOM_TASK.items()}):
-        return ReserverTask.custom(image=image, **given)
+        return ReserverTask.custom(image=image, **props)
 
 
 def _prefixed(name: str, field: str, values: Mapping[str, Any], release: Release) -> str:
@@ -201,8 +219,7 @@ def build(
         )
     slices = any(value_at(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
     kind = value_at(values, "task.kind")
-    # task.kind pause is the library's default task: no task given
-    given = None if kind == TaskKind.PAUSE.value else kind
+    given = None if kind == DEFAULT_TASK.value else kind
     rules.NO_TASK_WITHOUT_SLICES.check("task.kind", kind, slices=slices, given=given)
     task = _task(values) if slices else None
     reserver_name = f"{prefix}{values.get('reserverName') or default_reserver_name(pool_name)}"
@@ -245,7 +262,7 @@ def build(
         buffer = workload.get("buffer")
         if buffer is not None:
             at = f"burstWorkloads[{name}].buffer"
-            _prefixed(f"{burst.name}-buffer", at, values, release)
+            _prefixed(fill(object_names.BUFFER, {"workload": burst.name}), at, values, release)
             # Empty limits are none, as the templates read them
             given = {prop: buffer.get(key) for key, prop in BURST_BUFFER.items()}
             props = {prop: item for prop, item in given.items() if item not in (None, {})}

@@ -12,14 +12,14 @@ from constructs import Construct
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.rendered import RenderedApiObject
-from cdk8s_headroom.vocabulary import names
-from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity, HeadroomAlertRules, fill
+from cdk8s_headroom.vocabulary import names, object_names
+from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity, HeadroomAlertRules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import PART_OF
+from cdk8s_headroom.vocabulary.places import fill
 
 PROMETHEUS_RULE_API_VERSION = "monitoring.coreos.com/v1"
-DEFAULT_NAME = "{headroom}-alerts"
-"""The PrometheusRule's name when none is given (``alert_rules.fill``)."""
+DEFAULT_NAME = object_names.ALERTS
 
 
 class HeadroomAlerts(HeadroomConstruct):

@@ -26,10 +26,10 @@ from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
-from cdk8s_headroom.vocabulary import names, rules, security_context
+from cdk8s_headroom.vocabulary import names, object_names, rules, security_context
 from cdk8s_headroom.vocabulary.capacity_buffer_api import ACTIVE_CAPACITY, CapacityBufferVersion
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, warn
-from cdk8s_headroom.vocabulary.labels import workload_labels
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
+from cdk8s_headroom.vocabulary.labels import BUFFER_COMPONENT, workload_labels
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
 from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool, NodeSize, check_slice_fits
 from cdk8s_headroom.vocabulary.placement import (
@@ -37,6 +37,7 @@ from cdk8s_headroom.vocabulary.placement import (
     NodeSelectorRequirement,
     TaintEffect,
 )
+from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.props import (
     TypedDict,
     Unpack,
@@ -96,9 +97,12 @@ def is_auto_mode(pool: INodePool) -> bool:
     )
 
 
+SELECTOR_ENTRY_OPERATOR = NodeSelectorOperator.IN
+"""A node selector entry is the requirement ``key In [value]``."""
+
+
 def _selector_entry(key: str, value: str) -> NodeSelectorRequirement:
-    """A node selector entry, as the requirement it is: ``key In [value]``."""
-    return NodeSelectorRequirement(key, NodeSelectorOperator.IN, (value,))
+    return NodeSelectorRequirement(key, SELECTOR_ENTRY_OPERATOR, (value,))
 
 
 def _requirements(targeting: Targeting) -> list[NodeSelectorRequirement]:
@@ -270,7 +274,8 @@ class CapacityBuffer(HeadroomConstruct):
         self.form = form
         self.api_version = api_version
         self.name = names.dns_label(
-            f"{workload.name}-buffer" if name is None else name, field="name"
+            fill(object_names.BUFFER, {"workload": workload.name}) if name is None else name,
+            field="name",
         )
         self.replicas = (
             None if replicas is None else rules.REPLICAS.check(replicas, field="replicas")
@@ -297,7 +302,7 @@ class CapacityBuffer(HeadroomConstruct):
             self._check_fits(pool.pool_name, pool.smallest_node)
         self.labels = {
             **names.labels(labels, field="labels"),
-            **workload_labels(self.name, "capacity-buffer"),
+            **workload_labels(self.name, BUFFER_COMPONENT),
         }
 
         super().__init__(scope, id)
@@ -328,7 +333,9 @@ class CapacityBuffer(HeadroomConstruct):
             emitted = pool
             pool.watch_slice(lambda node: self._check_fits(emitted.pool_name, node))
         if not keeps_ordinary_pods_off(pool):
-            where = f"pool {pool.pool_name!r}" if pool is not None else "every node"
+            where = rules.SHARED_BUFFER_WHERE["everyNode"]
+            if pool is not None:
+                where = fill(rules.SHARED_BUFFER_WHERE["pool"], {"pool": shown(pool.pool_name)})
             warn(rules.SHARED_BUFFER_WARNING.format(name=self.name, where=where))
 
     @property

@@ -23,8 +23,8 @@ from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import HeadroomReserver, default_reserver_name
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, PlacementOptions
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
-from cdk8s_headroom.vocabulary import names, rules
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, warn
+from cdk8s_headroom.vocabulary import names, object_names, rules
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tolerations
 from cdk8s_headroom.vocabulary.node_sizes import (
     ISizedNodePool,
@@ -32,6 +32,7 @@ from cdk8s_headroom.vocabulary.node_sizes import (
     check_slice_fits,
 )
 from cdk8s_headroom.vocabulary.placement import DEFAULT_DEDICATED_TAINT, Taint
+from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel, check_model
 from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out, with_defaults
 from cdk8s_headroom.vocabulary.quantity import (
@@ -169,7 +170,7 @@ class NodeHeadroom(HeadroomConstruct):
                 self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
         self.dedicated_taint: Taint | None = None
         extra_tolerations = check_tolerations(placement["tolerations"], field="tolerations")
-        if self.model is PriorityModel.DEDICATED_POOL:
+        if self.model.tainted_pool:
             self._require_dedicated_pool(node_pool, dedicated_taint)
             self.dedicated_taint = dedicated_taint
             extra_tolerations.append(dedicated_taint.toleration())
@@ -205,7 +206,7 @@ class NodeHeadroom(HeadroomConstruct):
         rules.PREPULLER_NAME.check(
             "reserver_name",
             reserver_name,
-            prepull=prepull_burst_images,
+            prepulled=prepull_burst_images,
             name=reserver_name,
             limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
             suffix=PREPULL_SUFFIX,
@@ -427,7 +428,10 @@ class NodeHeadroom(HeadroomConstruct):
         ordinary pods, which can take the buffer's room: a ``HeadroomWarning`` says so.
         """
         name = options.get("name")
-        buffer_name = name if name is not None else f"{getattr(workload, 'name', workload)}-buffer"
+        workload_name = getattr(workload, "name", workload)
+        buffer_name = (
+            fill(object_names.BUFFER, {"workload": workload_name}) if name is None else name
+        )
         with _within("capacity_buffers", buffer_name):
             check_props(options, of=NodeHeadroom.add_capacity_buffer)
             if workload not in self.burst_workloads:
@@ -473,13 +477,14 @@ class NodeHeadroom(HeadroomConstruct):
                 request=quantity_text(given, field=field),
                 room=room,
                 resource=field,
-                slice=f"{reserver.cpu} CPU, {reserver.memory} memory",
+                slice=fill(rules.SLICE_TEXT, {"cpu": reserver.cpu, "memory": reserver.memory}),
             )
             if message is None:
                 continue
-            if self.model is not PriorityModel.SEED:
+            if not self.model.lets_bursts_outgrow_the_slice:
                 raise HeadroomConfigError(field, given, message)
-            warn(f"burst_workloads[{name}].{field}: {given!r} exceeds the slice; {message}")
+            places = {"field": f"burst_workloads[{name}].{field}", "value": shown(given)}
+            warn(fill(rules.BURST_OVER_SLICE_WARNING, {**places, "message": message}))
 
     @staticmethod
     def _check_slice_on_pool(

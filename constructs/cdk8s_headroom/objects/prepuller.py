@@ -28,10 +28,11 @@ from typing import Any
 from constructs import Construct
 
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
-from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary import names, object_names
 from cdk8s_headroom.vocabulary import security_context as security
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import PREPULLER_COMPONENT
+from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, check_image
 
@@ -54,7 +55,7 @@ PREPULL_LIMITS = {"cpu": "10m", "memory": "16Mi"}
 """What each pre-puller container may use at most: enough to copy a 1 MB file and to
 run ``true`` or ``pause``."""
 
-PREPULL_SUFFIX = "-prepull"
+PREPULL_SUFFIX = object_names.PREPULL_SUFFIX
 
 
 class ImagePrepuller(HeadroomWorkload):
@@ -147,7 +148,7 @@ class ImagePrepuller(HeadroomWorkload):
             ),
             *(
                 self._container(
-                    f"pull-{index}",
+                    fill(object_names.PULL_INIT, {"index": index}),
                     image,
                     security.NOBODY_UID,
                     command=[NOOP],

@@ -8,10 +8,11 @@ from typing import Any
 from constructs import Construct
 
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
-from cdk8s_headroom.vocabulary import names, security_context
+from cdk8s_headroom.vocabulary import names, object_names, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import RESERVER_COMPONENT
 from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool
+from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.pod_security import EXCEPTIONS_ANNOTATION, PodSecurityControl
 from cdk8s_headroom.vocabulary.priority_models import DEFAULT_HEADROOM_CLASS
 from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
@@ -24,13 +25,8 @@ from cdk8s_headroom.vocabulary.quantity import (
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, check_image
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 
-DEFAULT_RESERVER_NAME = "headroom-reserver"
-
-
-def default_reserver_name(pool_name: str | None) -> str:
-    """A headroom's reserver name when none is given: the pool's name follows, so that
-    the headrooms of two pools do not collide (and it can outgrow a DNS label)."""
-    return f"{DEFAULT_RESERVER_NAME}-{pool_name}" if pool_name else DEFAULT_RESERVER_NAME
+DEFAULT_RESERVER_NAME = object_names.RESERVER
+default_reserver_name = object_names.reserver
 
 
 class HeadroomReserver(HeadroomWorkload):
@@ -130,7 +126,7 @@ class HeadroomReserver(HeadroomWorkload):
         mounts += host_mounts
         init_containers = [
             {
-                "name": f"prepull-{index}",
+                "name": fill(object_names.PREPULL_INIT, {"index": index}),
                 "image": image,
                 "imagePullPolicy": "IfNotPresent",
                 "command": list(task.prepull_command),

@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any
 
 from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary.places import fill
 
 
 class AlertSeverity(Enum):
@@ -127,6 +128,8 @@ ALERTS: tuple[AlertTemplate, ...] = (
 """The alerts, in the order a reader checks them."""
 
 GROUP_NAME = "node-headroom.{namespace}.{headroom}"
+BURSTS_SEPARATOR = "|"
+"""Between the burst names of ``{bursts}``: a regular expression's alternation."""
 ALERT_LABELS = {"severity": "{severity}", "headroom": "{headroom}", "namespace": "{namespace}"}
 """Every alert's labels: routing, and which headroom it is about."""
 
@@ -140,20 +143,6 @@ def skeleton(template: AlertTemplate) -> dict[str, Any]:
         "labels": dict(ALERT_LABELS),
         "annotations": {"summary": template.summary, "description": template.description},
     }
-
-
-def fill(item: Any, fields: Mapping[str, str]) -> Any:
-    """``item`` (text, or lists and maps of it) with each ``{field}`` replaced by its
-    value: what the chart does to the skeleton's JSON text with ``replace``."""
-    if isinstance(item, str):
-        for key, value in fields.items():
-            item = item.replace(f"{{{key}}}", value)
-        return item
-    if isinstance(item, Mapping):
-        return {key: fill(value, fields) for key, value in item.items()}
-    if isinstance(item, list):
-        return [fill(value, fields) for value in item]
-    return item
 
 
 @dataclass(frozen=True)
@@ -205,7 +194,7 @@ class HeadroomAlertRules:
             "headroom": self.headroom,
             "namespace": self.namespace,
             "reserver": self.reserver or "",
-            "bursts": "|".join(self.bursts),
+            "bursts": BURSTS_SEPARATOR.join(self.bursts),
             "min_held_percent": str(self.min_held_percent),
             "slices_low_for": self.slices_low_for,
             "erosion_for": self.erosion_for,

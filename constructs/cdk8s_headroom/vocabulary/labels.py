@@ -8,6 +8,7 @@ COMPONENT_LABEL = "app.kubernetes.io/component"
 """The label that says what part of the headroom a workload and its pods are."""
 RESERVER_COMPONENT = "headroom-reserver"
 BURST_COMPONENT = "burst-workload"
+BUFFER_COMPONENT = "capacity-buffer"
 PREPULLER_COMPONENT = "image-prepuller"
 """``app.kubernetes.io/component`` of the image pre-puller, which the simulator leaves
 out: it requests nothing, so it changes no scheduling decision."""

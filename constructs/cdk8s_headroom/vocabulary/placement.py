@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.places import fill
 
 
 class TaintEffect(Enum):
@@ -122,8 +123,13 @@ class Taint:
             body["value"] = self.value
         return body
 
+    TEXT = "{key}={value}:{effect}"
+    """How a taint is written (``kubectl taint``'s form), in messages."""
+
     def __str__(self) -> str:
-        return f"{self.key}={self.value}:{self.effect.value}"
+        return str(
+            fill(Taint.TEXT, {"key": self.key, "value": self.value, "effect": self.effect.value})
+        )
 
 
 def check_toleration(

@@ -58,6 +58,18 @@ class PriorityModel(Enum):
     DEDICATED_POOL = "dedicated-pool"
     SEED = "seed"
 
+    @property
+    def tainted_pool(self) -> bool:
+        """Whether the headroom runs on a pool tainted so that only its pods land there
+        (its pods tolerate the dedicated taint)."""
+        return self is PriorityModel.DEDICATED_POOL
+
+    @property
+    def lets_bursts_outgrow_the_slice(self) -> bool:
+        """Whether a burst pod larger than the slice is only warned about, as the seed
+        blueprint's was, instead of refused: such a pod cannot start in the slice."""
+        return self is PriorityModel.SEED
+
 
 class PreemptionPolicy(Enum):
     """A PriorityClass's ``preemptionPolicy``."""

@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary import names, object_names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.pod_security import RESTRICTED_CAPABILITIES, PodSecurityControl
 from cdk8s_headroom.vocabulary.security_context import NOBODY_UID, PAUSE_UID, ROOT_UID
@@ -40,7 +40,7 @@ class TaskKind(Enum):
     CUSTOM = "custom"
 
 
-_RESERVED_CONTAINER_PREFIX = "prepull-"
+_RESERVED_CONTAINER_PREFIX = object_names.PREPULL_INIT_PREFIX
 
 
 def check_image(value: object, *, field: str) -> str:

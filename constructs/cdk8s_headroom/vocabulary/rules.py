@@ -315,7 +315,7 @@ PREPULLER_NAME = Rule(
     "prepullerName",
     "a name of at most {limit} characters with the burst images pre-pulled: the "
     "pre-puller is <reserver>{suffix}",
-    AnyOf(Not(Truthy("prepull")), Not(Less("limit", Length("name")))),
+    AnyOf(Not(Truthy("prepulled")), Not(Less("limit", Length("name")))),
 )
 
 # --- a pod's tolerations and node-selector requirements (the API server's rules) -----
@@ -436,6 +436,13 @@ SHARED_BUFFER_WARNING = (
     "room for burst pods"
 )
 """Not a refusal: the warning of a buffer on nodes without a NoSchedule taint."""
+SHARED_BUFFER_WHERE = {"pool": "pool {pool}", "everyNode": "every node"}
+"""The ``{where}`` of the warning: the buffer's pool (its name shown), or every node."""
+SLICE_TEXT = "{cpu} CPU, {memory} memory"
+"""A slice, as messages name it."""
+BURST_OVER_SLICE_WARNING = "{field}: {value} exceeds the slice; {message}"
+"""Not a refusal (under a model that lets bursts outgrow the slice): a burst pod larger
+than the slice, with ``BURST_FITS_SLICE``'s message."""
 
 SHARED_NAMESPACES = ("default", "kube-system", "kube-public")
 """Namespaces the cluster creates and others' pods live in: enforcing Pod Security

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cdk8s_headroom.vocabulary import object_names
+
 Manifest = dict[str, Any]
 
 NOBODY_UID = 65534
@@ -56,7 +58,7 @@ def scratch_volumes(paths: Sequence[str]) -> tuple[list[Manifest], list[Manifest
     volumes = []
     mounts = []
     for index, path in enumerate(paths):
-        name = f"scratch-{index}"
+        name = object_names.SCRATCH_VOLUME.replace("{index}", str(index))
         volumes.append({"name": name, "emptyDir": {}})
         mounts.append({"name": name, "mountPath": path})
     return volumes, mounts

@@ -1,0 +1,32 @@
+"""The names the library gives what it makes, as patterns (``places.fill``).
+
+Each name is decided here once: the constructs fill these patterns, and the Helm chart
+fills the same ones from ``files/library.json`` (``names``).
+"""
+
+from __future__ import annotations
+
+RESERVER = "headroom-reserver"
+"""The reserver DaemonSet of a headroom on every node."""
+RESERVER_ON_POOL = "headroom-reserver-{pool}"
+"""The reserver of a headroom on a pool: the pool's name follows, so that the headrooms
+of two pools do not collide (and it can outgrow a DNS label)."""
+PREPULL_SUFFIX = "-prepull"
+PREPULLER = "{reserver}" + PREPULL_SUFFIX
+"""The image pre-puller DaemonSet beside a reserver."""
+BUFFER = "{workload}-buffer"
+"""A burst workload's CapacityBuffer (and its PodTemplate)."""
+ALERTS = "{headroom}-alerts"
+"""A headroom's PrometheusRule."""
+SCRATCH_VOLUME = "scratch-{index}"
+"""The emptyDir volume of a container's ``index``-th writable path."""
+PREPULL_INIT = "prepull-{index}"
+"""The reserver's init container that pulls its ``index``-th image."""
+PREPULL_INIT_PREFIX = PREPULL_INIT.removesuffix("{index}")
+PULL_INIT = "pull-{index}"
+"""The pre-puller's init container that pulls its ``index``-th burst image."""
+
+
+def reserver(pool: str | None) -> str:
+    """A headroom's reserver name when none is given."""
+    return RESERVER_ON_POOL.replace("{pool}", pool) if pool else RESERVER

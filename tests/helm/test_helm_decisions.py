@@ -1,0 +1,224 @@
+"""The chart decides nothing the library decides: names, defaults, kinds, components,
+which model tolerates a dedicated taint, what a task takes, and which limits follow the
+requests are data in ``files/library.json``, which ``helm/library.py`` writes from the
+library. The templates place values into those skeletons and call the generated rule
+helpers.
+
+Two checks: no hand-written template holds a decision as a literal, and a chart whose
+``library.json`` decides otherwise renders otherwise (so the templates read the data,
+rather than agreeing with it by accident).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import helm_python as helm
+import pytest
+
+from cdk8s_headroom.helm.chart import TEMPLATES
+from cdk8s_headroom.helm.library import LIBRARY_JSON
+from cdk8s_headroom.objects.burst import ImagePullPolicy
+from cdk8s_headroom.vocabulary import labels, object_names
+from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
+from cdk8s_headroom.vocabulary.placement import TaintEffect, TolerationOperator
+from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy, PriorityModel
+from cdk8s_headroom.vocabulary.reserver_task import TaskKind
+from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
+from scripts.helm_render import CHART, objects, render
+from tests.helm.helm_cases import API
+
+DECIDING_ENUMS: tuple[type[Enum], ...] = (
+    PriorityModel,
+    TaskKind,
+    TolerationOperator,
+    TaintEffect,
+    ImagePullPolicy,
+    PreemptionPolicy,
+    UpdateStrategy,
+    AlertSeverity,
+)
+"""Enums whose members the library chooses between. (``CapacityBufferForm``'s values are
+also the CapacityBuffer spec's field names, which the templates place; ``In`` and the
+other operators are read from the values.)"""
+
+NAME_PATTERNS = [
+    value for key, value in vars(object_names).items() if key.isupper() and isinstance(value, str)
+]
+
+
+def _literals() -> dict[str, set[str]]:
+    """Each hand-written template's string literals, comments left out."""
+    found = {}
+    for path in sorted(TEMPLATES.iterdir()):
+        text = re.sub(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", "", path.read_text(), flags=re.DOTALL)
+        found[path.name] = set(re.findall(r'"((?:[^"\\]|\\.)*)"', text))
+    return found
+
+
+def _fixed_parts(pattern: str) -> list[str]:
+    """The text of a name pattern around its places: what a template that wrote the name
+    itself would hold."""
+    return [part for part in re.split(r"\{[a-z]+\}", pattern) if len(part) > 1]
+
+
+def test_no_template_holds_a_choice_of_the_librarys_enums() -> None:
+    choices = {member.value for enum in DECIDING_ENUMS for member in enum}
+    for template, literals in _literals().items():
+        assert literals & choices == set(), template
+
+
+def test_no_template_writes_a_name_component_or_kind_itself() -> None:
+    components = {
+        labels.RESERVER_COMPONENT,
+        labels.BURST_COMPONENT,
+        labels.BUFFER_COMPONENT,
+        labels.PREPULLER_COMPONENT,
+    }
+    parts = {part for pattern in NAME_PATTERNS for part in _fixed_parts(pattern)}
+    kinds = {"DaemonSet", "Deployment"}
+    assert {"-buffer", "scratch-", "prepull-", "pull-", "-alerts"} <= parts
+    for template, literals in _literals().items():
+        for literal in literals:
+            assert literal not in components | kinds, (template, literal)
+            assert not [p for p in parts if p in literal], (template, literal)
+
+
+def _chart_deciding(tmp_path: Path, change: dict[str, Any]) -> helm.Chart:
+    """This chart with ``library.json`` changed: ``change`` maps a dotted key to its new
+    value."""
+    copy = tmp_path / "chart"
+    shutil.copytree(CHART, copy)
+    data = json.loads((copy / LIBRARY_JSON).read_text())
+    for dotted, value in change.items():
+        *parents, last = dotted.split(".")
+        holder = data
+        for key in parents:
+            holder = holder[key]
+        holder[last] = value
+    (copy / LIBRARY_JSON).write_text(json.dumps(data))
+    return helm.Chart.load(copy)
+
+
+def _rendered(chart: helm.Chart, values: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    return {(d["kind"], d["metadata"]["name"]): d for d in objects(render(chart, values))}
+
+
+BUFFERED = {
+    "task": {"kind": "custom", "image": "ghcr.io/acme/shipper:2", "scratchPaths": ["/tmp"]},
+    "prepullBurstImages": True,
+    "burstWorkloads": [{**API, "resources": {"requests": API["resources"]["requests"]}}],
+}
+BUFFERED["burstWorkloads"][0]["buffer"] = {"replicas": 1}
+
+
+def test_names_follow_the_librarys_patterns(tmp_path: Path) -> None:
+    chart = _chart_deciding(
+        tmp_path,
+        {
+            "names.reserver": "room-keeper",
+            "names.buffer": "{workload}-room",
+            "names.prepuller": "{reserver}-pull",
+            "names.scratchVolume": "tmp-{index}",
+        },
+    )
+
+    rendered = _rendered(chart, BUFFERED)
+
+    assert ("DaemonSet", "room-keeper") in rendered
+    assert ("DaemonSet", "room-keeper-pull") in rendered
+    assert ("CapacityBuffer", "api-room") in rendered
+    pod = rendered[("DaemonSet", "room-keeper")]["spec"]["template"]["spec"]
+    assert pod["volumes"][0]["name"] == "tmp-0"
+    assert pod["containers"][0]["volumeMounts"][0]["name"] == "tmp-0"
+
+
+def test_limits_follow_the_librarys_resource_skeletons(tmp_path: Path) -> None:
+    # A library whose reservers had no limits, and whose bursts' CPU limit stayed unset
+    chart = _chart_deciding(
+        tmp_path,
+        {
+            "reserverResources": {"requests": {"cpu": "{cpu}", "memory": "{memory}"}},
+            "burstResources": {
+                "requests": {"cpu": "{cpu}", "memory": "{memory}"},
+                "limits": {"memory": "{memory}"},
+            },
+        },
+    )
+
+    rendered = _rendered(chart, BUFFERED)
+
+    reserver = rendered[("DaemonSet", "headroom-reserver")]["spec"]["template"]["spec"]
+    assert "limits" not in reserver["containers"][0]["resources"]
+    burst = rendered[("Deployment", "api")]["spec"]["template"]["spec"]["containers"][0]
+    assert burst["resources"]["limits"] == {"memory": "512Mi"}
+
+
+def test_which_model_tolerates_a_dedicated_taint_is_the_librarys(tmp_path: Path) -> None:
+    chart = _chart_deciding(tmp_path, {"models.guarded.taintedPool": True})
+    values = {
+        "nodePool": {
+            "name": "burst",
+            "taints": [{"key": "headroom.cdk8s.io/burst", "value": "true"}],
+        }
+    }
+
+    rendered = _rendered(chart, values)
+
+    pod = rendered[("DaemonSet", "headroom-reserver-burst")]["spec"]["template"]["spec"]
+    assert {
+        "key": "headroom.cdk8s.io/burst",
+        "operator": "Equal",
+        "value": "true",
+        "effect": "NoSchedule",
+    } in pod["tolerations"]
+
+
+@pytest.mark.parametrize(
+    ("change", "kind", "name", "where", "expected"),
+    [
+        (
+            {"components.reserver": "keeper"},
+            "DaemonSet",
+            "headroom-reserver",
+            ("metadata", "labels", "app.kubernetes.io/component"),
+            "keeper",
+        ),
+        ({"kinds.burst": "StatefulSet"}, "StatefulSet", "api", ("kind",), "StatefulSet"),
+        (
+            {"reserverContainer": {"imagePullPolicy": "Always"}},
+            "DaemonSet",
+            "headroom-reserver",
+            ("spec", "template", "spec", "containers", 0, "imagePullPolicy"),
+            "Always",
+        ),
+        (
+            {"taskValues.custom": ["images.maintenance", []]},
+            "DaemonSet",
+            "headroom-reserver",
+            ("spec", "template", "spec", "containers", 0, "image"),
+            "public.ecr.aws/amazonlinux/amazonlinux:2",
+        ),
+    ],
+    ids=["component", "kind", "pull-policy", "task-image"],
+)
+def test_a_choice_in_the_data_is_the_charts_choice(
+    tmp_path: Path,
+    change: dict[str, Any],
+    kind: str,
+    name: str,
+    where: tuple[Any, ...],
+    expected: str,
+) -> None:
+    chart = _chart_deciding(tmp_path, change)
+
+    found: Any = _rendered(chart, BUFFERED)[(kind, name)]
+    for key in where:
+        found = found[key]
+
+    assert found == expected
