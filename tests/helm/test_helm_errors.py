@@ -611,3 +611,43 @@ def test_a_slice_below_the_bare_cores_threshold_gives_no_warning(
 ) -> None:
     notes = render(chart, {"reservation": {"cpu": cpu}})["node-headroom/templates/NOTES.txt"]
     assert "WARNING" not in notes and "cores" not in notes
+
+
+_PREFIX, _NAME = "a" * 253, "b" * 63
+LENGTH_BOUNDS = [
+    ("namespace.name", "a" * 63, "a" * 64, lambda v: {"namespace": {"name": v}}),
+    ("alerts.name", "a" * 253, "a" * 254, lambda v: {"alerts": {"enabled": True, "name": v}}),
+    ("nodePool.labelKey", f"{_PREFIX}/{_NAME}", f"a{_PREFIX}/{_NAME}",
+     lambda v: {"nodePool": {"labelKey": v}}),
+    ("nodePool.labelKey", f"{_PREFIX}/{_NAME}", f"{_PREFIX}/b{_NAME}",
+     lambda v: {"nodePool": {"labelKey": v}}),
+    ("labels['team']", "a" * 63, "a" * 64, lambda v: {"labels": {"team": v}}),
+    ("images.maintenance", "a" * 255 + ":v1@sha256:" + "0" * 64, "a" * 256 + ":v1",
+     lambda v: {"images": {"maintenance": v}}),
+    ("reservation.cpu", "0." + "0" * 997 + "1", "0." + "0" * 998 + "1",
+     lambda v: {"reservation": {"cpu": v}}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("path", "longest", "too_long", "values"),
+    LENGTH_BOUNDS,
+    ids=[f"{case[0]}-{index}" for index, case in enumerate(LENGTH_BOUNDS)],
+)
+def test_length_bounds_hold_alike_at_the_boundary(
+    chart: helm.Chart,
+    chart_defaults: dict[str, Any],
+    path: str,
+    longest: str,
+    too_long: str,
+    values: Any,
+) -> None:
+    # Lengths are bounds, not RE2 repeats (rule_language.Clause.at_most): the longest
+    # value passes both engines, one character more fails both with the same message.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synthesize(values(longest), Release(), chart_defaults=chart_defaults)
+    render(chart, values(longest))
+    expected = library_error(values(too_long), chart_defaults)
+    assert expected.field == path
+    assert str(expected) in helm_error(chart, values(too_long))

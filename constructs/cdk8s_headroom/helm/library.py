@@ -289,10 +289,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
                 for template in alert_rules.ALERTS
             ],
         },
-        "grammars": {
-            g.name: [[f"^(?:{c.pattern})$", c.allowed, c.forbid] for c in g.clauses]
-            for g in rules.GRAMMARS
-        },
+        "grammars": {g.name: [_clause(c) for c in g.clauses] for g in rules.GRAMMARS},
         "ranges": {r.name: [r.minimum, r.maximum, r.allowed] for r in rules.INT_RANGES},
         "decimalSuffixes": quantity_arithmetic.DECIMAL_SUFFIXES,
         "binarySuffixes": quantity_arithmetic.BINARY_SUFFIXES,
@@ -302,6 +299,14 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
         "bareCores": [quantity.BARE_CORES_WARNING, quantity.BARE_CORES_MESSAGE],
     }
+
+
+def _clause(clause: rule_language.Clause) -> list[Any]:
+    """A grammar's clause as the templates' check reads it: ``[pattern, allowed, forbid,
+    longest]``, the pattern anchored, or with ``longest`` the one whose matches are cut."""
+    if clause.longest is not None:
+        return [clause.pattern, clause.allowed, False, clause.longest]
+    return [f"^(?:{clause.pattern})$", clause.allowed, clause.forbid, None]
 
 
 def go_literal(item: Any) -> str:
@@ -347,6 +352,8 @@ def go_test(test: rule_language.Test) -> str:
             x = _go_term(term)
             clauses = " ".join(
                 f"({'not ' if c.forbid else ''}(regexMatch {json.dumps(f'^(?:{c.pattern})$')} {x}))"
+                if c.longest is None
+                else f'(le (len (regexReplaceAll {json.dumps(c.pattern)} {x} "")) {c.longest})'
                 for c in grammar.clauses
             )
             return f'(and (kindIs "string" {x}) {clauses})'

@@ -53,19 +53,18 @@ from cdk8s_headroom.vocabulary.rule_language import check_ordered as check_order
 
 # --- names ---------------------------------------------------------------------------
 
-_DNS_LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
+# Lengths are bounds (Clause.at_most), not repeats: see Clause.
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-_LABEL_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
+_LABEL_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
 
+_DNS_LABEL_ALLOWED = (
+    "a DNS-1123 label: at most 63 lowercase letters, digits or '-', "
+    "starting and ending with a letter or digit"
+)
 DNS_LABEL = Grammar(
     "dnsLabel",
-    (
-        Clause(
-            _DNS_LABEL,
-            "a DNS-1123 label: at most 63 lowercase letters, digits or '-', "
-            "starting and ending with a letter or digit",
-        ),
-    ),
+    (Clause(_DNS_LABEL, _DNS_LABEL_ALLOWED), Clause.at_most(63, _DNS_LABEL_ALLOWED)),
 )
 _SUBDOMAIN_ALLOWED = (
     "a DNS-1123 subdomain: at most 253 lowercase letters, digits, '-' or '.', "
@@ -73,33 +72,35 @@ _SUBDOMAIN_ALLOWED = (
 )
 DNS_SUBDOMAIN = Grammar(
     "dnsSubdomain",
-    (Clause(_DNS_SUBDOMAIN, _SUBDOMAIN_ALLOWED), Clause(".{254,}", _SUBDOMAIN_ALLOWED, True)),
+    (Clause(_DNS_SUBDOMAIN, _SUBDOMAIN_ALLOWED), Clause.at_most(253, _SUBDOMAIN_ALLOWED)),
 )
 _LABEL_KEY_ALLOWED = (
     "a label key: an optional DNS subdomain prefix and '/', then at most 63 "
     "letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
 )
+_LABEL_KEY_LENGTHS = (
+    Clause.at_most(253, _LABEL_KEY_ALLOWED, cut="/.*"),  # the prefix
+    Clause.at_most(63, _LABEL_KEY_ALLOWED, cut=".*/"),  # the name
+)
 LABEL_KEY = Grammar(
     "labelKey",
     (
         Clause(f"({_DNS_SUBDOMAIN}/)?{_LABEL_NAME}", _LABEL_KEY_ALLOWED),
-        Clause("[^/]{254,}/.*", _LABEL_KEY_ALLOWED, True),
+        *_LABEL_KEY_LENGTHS,
     ),
 )
 TOLERATION_KEY = Grammar(
     "tolerationKey",
-    (Clause(f"(({_DNS_SUBDOMAIN}/)?{_LABEL_NAME})?", _LABEL_KEY_ALLOWED), LABEL_KEY.clauses[1]),
+    (Clause(f"(({_DNS_SUBDOMAIN}/)?{_LABEL_NAME})?", _LABEL_KEY_ALLOWED), *_LABEL_KEY_LENGTHS),
 )
 """A label key, or empty: a toleration's key (empty with Exists: every key)."""
+_LABEL_VALUE_ALLOWED = (
+    "a label value: empty, or at most 63 letters, digits, '-', '_' or '.', "
+    "starting and ending with a letter or digit"
+)
 LABEL_VALUE = Grammar(
     "labelValue",
-    (
-        Clause(
-            f"({_LABEL_NAME})?",
-            "a label value: empty, or at most 63 letters, digits, '-', '_' or '.', "
-            "starting and ending with a letter or digit",
-        ),
-    ),
+    (Clause(f"({_LABEL_NAME})?", _LABEL_VALUE_ALLOWED), Clause.at_most(63, _LABEL_VALUE_ALLOWED)),
 )
 CLASS_NAME = Grammar(
     "className",
@@ -132,7 +133,7 @@ IMAGE = Grammar(
             _IMAGE_ALLOWED,
         ),
         # The name (before the tag and the digest) has at most 255 characters.
-        Clause(r".{256,}:[^:@]*(@.*)?|[^:@]{256,}(@.*)?", _IMAGE_ALLOWED, True),
+        Clause.at_most(255, _IMAGE_ALLOWED, cut=r"(:[^:@]*)?(@.*)?$"),
     ),
 )
 
@@ -182,11 +183,10 @@ _QUANTITY_SYNTAX = Clause(
     _QUANTITY_ALLOWED,
 )
 QUANTITY_MAX_LENGTH = 1000
-_QUANTITY_LENGTH = Clause(
-    rf".{{{QUANTITY_MAX_LENGTH}}}.+",
+_QUANTITY_LENGTH = Clause.at_most(
+    QUANTITY_MAX_LENGTH,
     f"a quantity of at most {QUANTITY_MAX_LENGTH} characters: Kubernetes caps a quantity "
     "at 2^63-1 (in cores or bytes), so a longer one is surely a mistake",
-    True,
 )
 """Exact arithmetic holds at any length, but Python turns at most 4300 digits into an
 int, and RE2 counts at most 1000 repetitions; both engines refuse beyond."""

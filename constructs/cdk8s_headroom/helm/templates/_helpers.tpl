@@ -83,7 +83,12 @@ built once per render and kept on the root context, with
 {{- $grammar := ternary "quantity" .rule (eq .rule "containerMemory") -}}
 {{- $text := ternary (trim (toString $x)) $x (and $quantity (kindIs "string" $x)) -}}
 {{- range $clause := index .lib.grammars $grammar -}}
-{{- if or (not (kindIs "string" $text)) (eq (regexMatch (index $clause 0) (toString $text)) (index $clause 2)) -}}
+{{- /* [pattern, allowed, forbid, longest]: a length bound is no pattern (rule_language.Clause) */ -}}
+{{- $holds := false -}}
+{{- if not (kindIs "string" $text) -}}
+{{- else if kindIs "invalid" (index $clause 3) }}{{ $holds = ne (regexMatch (index $clause 0) $text) (index $clause 2) -}}
+{{- else }}{{ $holds = le (len (regexReplaceAll (index $clause 0) $text "")) (int (index $clause 3)) }}{{ end -}}
+{{- if not $holds -}}
 {{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" (index $clause 1)) -}}
 {{- end -}}
 {{- end -}}
@@ -98,7 +103,14 @@ built once per render and kept on the root context, with
 {{/* Each value's own rule, in the table's order (lib.checks: values.checks). */}}
 {{- define "node-headroom.checks" -}}
 {{- range $row := .lib.checks -}}
-{{- include "node-headroom.walk" (dict "lib" $.lib "node" $.root.Values "parts" (splitList "[]." (index $row 0)) "field" "" "rule" (index $row 1) "default" (index $row 2)) -}}
+{{- $parts := splitList "[]." (index $row 0) -}}
+{{- /* Skipped without a call: a value left out, the default itself (valid by
+     construction; the same kind, so nothing to write back), a list without items */ -}}
+{{- $x := $.root.Values }}{{ range splitList "." (first $parts) }}{{ $x = index (default (dict) $x) . }}{{ end -}}
+{{- $default := index $row 2 -}}
+{{- if not (or (kindIs "invalid" $x) (and (eq (kindOf $x) (kindOf $default)) (eq $x $default)) (and (gt (len $parts) 1) (empty $x))) -}}
+{{- include "node-headroom.walk" (dict "lib" $.lib "node" $.root.Values "parts" $parts "field" "" "rule" (index $row 1) "default" $default) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
