@@ -51,7 +51,7 @@ from cdk8s_headroom.karpenter.requirements import (
 )
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
-from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary import names, node_labels
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import PART_OF
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
@@ -73,7 +73,7 @@ NODE_ROOM_ANNOTATION = "headroom.cdk8s.io/node-room"
 """The pool template's annotation that records the room each headroom needs on a node
 (``NodeHeadroom(drift_on_change=True)``): a JSON object by ``<namespace>/<reserver>``."""
 
-AUTO_MODE_BUILTIN_POOLS = rules.AUTO_MODE_BUILTIN_POOLS
+AUTO_MODE_BUILTIN_POOLS = node_labels.AUTO_MODE_BUILTIN_POOLS
 """The NodePools EKS Auto Mode creates and manages; reference them, never emit them."""
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import node_labels
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
 from cdk8s_headroom.vocabulary.node_sizes import NodeSize, smallest_node
@@ -21,7 +21,7 @@ class NodePoolFlavour(Enum):
 
     KARPENTER_EC2 = "karpenter.k8s.aws"
     """Karpenter on EC2: an ``EC2NodeClass``; instance labels ``karpenter.k8s.aws/*``."""
-    EKS_AUTO_MODE = rules.AUTO_MODE_DOMAIN
+    EKS_AUTO_MODE = node_labels.AUTO_MODE_DOMAIN
     """EKS Auto Mode: its ``NodeClass``; instance labels ``eks.amazonaws.com/*``."""
 
     @property

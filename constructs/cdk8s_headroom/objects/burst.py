@@ -30,6 +30,7 @@ from cdk8s_headroom.vocabulary.quantity import (
     positive_quantity,
     quantity_text,
 )
+from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource
 from cdk8s_headroom.vocabulary.reserver_task import check_image
 
 
@@ -152,11 +153,9 @@ class BurstWorkload(HeadroomWorkload):
         self.image = check_image(given["image"], field="image")
         self.cpu, self.cpu_cores = positive_quantity(given["cpu"], field="cpu")
         self.memory, self.memory_bytes = memory_quantity(given["memory"], field="memory")
-        self.cpu_limit = self._limit(
-            given["cpu_limit"], self.cpu, rules.Resource.CPU, field="cpu_limit"
-        )
+        self.cpu_limit = self._limit(given["cpu_limit"], self.cpu, Resource.CPU, field="cpu_limit")
         self.memory_limit = self._limit(
-            given["memory_limit"], self.memory, rules.Resource.MEMORY, field="memory_limit"
+            given["memory_limit"], self.memory, Resource.MEMORY, field="memory_limit"
         )
         replicas = given["replicas"]
         self.replicas = rules.REPLICAS.check(replicas, field="replicas")
@@ -204,9 +203,7 @@ class BurstWorkload(HeadroomWorkload):
             )
 
     @staticmethod
-    def _limit(
-        value: QuantityLike | None, request: str, resource: rules.Resource, *, field: str
-    ) -> str:
+    def _limit(value: QuantityLike | None, request: str, resource: Resource, *, field: str) -> str:
         if value is None:
             return request
         text = quantity_text(value, field=field)

@@ -26,7 +26,7 @@ from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
-from cdk8s_headroom.vocabulary import names, object_names, rules, security_context
+from cdk8s_headroom.vocabulary import names, node_labels, object_names, rules, security_context
 from cdk8s_headroom.vocabulary.capacity_buffer_api import ACTIVE_CAPACITY, CapacityBufferVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
 from cdk8s_headroom.vocabulary.labels import BUFFER_COMPONENT, workload_labels
@@ -92,7 +92,7 @@ def is_auto_mode(pool: INodePool) -> bool:
     if isinstance(pool, KarpenterNodePool):
         return pool.auto_mode
     requirements = getattr(pool, "requirements", ())
-    return pool.pool_name in rules.AUTO_MODE_BUILTIN_POOLS or any(
+    return pool.pool_name in node_labels.AUTO_MODE_BUILTIN_POOLS or any(
         requirement.key.startswith(AUTO_MODE_LABEL_PREFIX) for requirement in requirements
     )
 

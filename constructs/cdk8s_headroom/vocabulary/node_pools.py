@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary import names, node_labels, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.placement import (
     KARPENTER_ONLY_OPERATORS,
@@ -40,7 +40,7 @@ class INodePool(Protocol):
         """The taints the pool's nodes carry; pods on the pool must tolerate them."""
 
 
-KARPENTER_NODEPOOL_LABEL = rules.KARPENTER_NODEPOOL_LABEL
+KARPENTER_NODEPOOL_LABEL = node_labels.KARPENTER_NODEPOOL_LABEL
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from cdk8s_headroom.vocabulary.props import (
     spelled_out,
     with_defaults,
 )
+from cdk8s_headroom.vocabulary.rule_language import check_ordered
 from cdk8s_headroom.vocabulary.rules import MAX_USER_PRIORITY as MAX_USER_PRIORITY
 
 CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF = -10
@@ -314,7 +315,7 @@ class ModelClasses:
         return [*ladder, ("burst", self.burst)]
 
     def _check_order(self) -> None:
-        rules.check_ordered(
+        check_ordered(
             rules.PRIORITY_ORDER,
             [(f"{role}_value", role, spec.value) for role, spec in self._ladder()],
         )

@@ -10,26 +10,22 @@ message. The language they are written in, and how they are judged, is
 from __future__ import annotations
 
 from cdk8s_headroom.vocabulary.node_labels import (
-    AUTO_MODE_BUILTIN_POOLS as AUTO_MODE_BUILTIN_POOLS,
-)
-from cdk8s_headroom.vocabulary.node_labels import (
+    AUTO_MODE_BUILTIN_POOLS,
     AUTO_MODE_COMPUTE_TYPE,
     AUTO_MODE_COMPUTE_TYPE_LABEL,
     AUTO_MODE_INSTANCE_LABEL_PREFIX,
+    KARPENTER_NODEPOOL_LABEL,
 )
-from cdk8s_headroom.vocabulary.node_labels import AUTO_MODE_DOMAIN as AUTO_MODE_DOMAIN
-from cdk8s_headroom.vocabulary.node_labels import (
-    KARPENTER_NODEPOOL_LABEL as KARPENTER_NODEPOOL_LABEL,
-)
-from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource as Resource
 from cdk8s_headroom.vocabulary.rule_language import (
     AllOf,
     AnyOf,
     AtMost,
+    Clause,
     Const,
     Eq,
     First,
     Given,
+    Grammar,
     In,
     IntRange,
     Length,
@@ -41,15 +37,6 @@ from cdk8s_headroom.vocabulary.rule_language import (
     Rule,
     Truthy,
 )
-from cdk8s_headroom.vocabulary.rule_language import Clause as Clause
-from cdk8s_headroom.vocabulary.rule_language import Grammar as Grammar
-from cdk8s_headroom.vocabulary.rule_language import check_ordered as check_ordered
-
-# Re-exported (``X as X``), not declared here: modules edited concurrently with this
-# split still reach them as ``rules.X`` (``Resource``: objects/burst; the node labels:
-# objects/capacity_buffer, karpenter/node_pool, vocabulary/node_pools; ``check_ordered``:
-# vocabulary/priority_models; ``Grammar`` and ``Clause``: tests).
-# Pointing those at the declaring modules drops these.
 
 # --- names ---------------------------------------------------------------------------
 
