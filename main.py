@@ -33,7 +33,6 @@ from cdk8s_headroom import (
     headroom_charts,
 )
 from cdk8s_headroom.files.publish import load_manifests
-from cdk8s_headroom.objects.synth_summary import render, summarize
 from cdk8s_headroom.objects.synthesis import publish_app
 
 MODEL = PriorityModel.GUARDED
@@ -108,6 +107,9 @@ def main(argv: list[str]) -> int:
         return 2
     # HEADROOM_QUIET lets `make synth Q=1` silence a success.
     if not (args.quiet or os.environ.get("HEADROOM_QUIET")):
+        # Imported here, like CHECKS above: a quiet synthesis prints no summary.
+        from cdk8s_headroom.objects.synth_summary import render, summarize
+
         files = sorted(p.name for p in target.glob("*.k8s.yaml"))
         objects = sum(1 for _ in load_manifests(target))
         print(f"wrote {objects} objects in {len(files)} files to {target}/", file=sys.stderr)

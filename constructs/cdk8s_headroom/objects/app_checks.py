@@ -97,7 +97,9 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
     for member in members:
         if (problem := member.missing_room()) is not None:
             yield problem
-    seen: dict[tuple[str, str, str], str] = {}
+    # The first object of each identity. Paths, here and below, are read only for a
+    # message: each read is two jsii round trips.
+    seen: dict[tuple[str, str, str], IConstruct] = {}
     for child in constructs:
         if isinstance(child, RenderedApiObject):
             try:
@@ -117,15 +119,15 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
             yield HeadroomConfigError(
                 "name",
                 name,
-                f"a name no other {kind}{where} has: {seen[key]} and "
+                f"a name no other {kind}{where} has: {seen[key].node.path} and "
                 f"{child.node.path} both use it; "
                 + _RENAME_HINTS.get(kind, "give one a different name"),
             )
             continue
-        seen[key] = child.node.path
+        seen[key] = child
 
     defaults = [
-        f"{_path(member)} ({spec.name})"
+        (member, spec.name)
         for member in members
         for spec in member.priority_classes_emitted()
         if spec.global_default
@@ -133,7 +135,7 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
     if len(defaults) > 1:
         yield HeadroomConfigError(
             "create_default_class",
-            defaults,
+            [f"{_path(member)} ({name})" for member, name in defaults],
             "at most one globalDefault PriorityClass per cluster: share one "
             "HeadroomPriorityClasses between headrooms (priority_classes=)",
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ def _major_minor(version: str) -> str:
     return ".".join(version.lstrip("v").split(".")[:2])
 
 
+@functools.cache  # kubernetes-validate lists and sorts its schema folders on each call
 def newest_kubernetes() -> str:
     """The newest Kubernetes release kubernetes-validate has schemas for, e.g. ``1.37``."""
     return _major_minor(kv.latest_version())
@@ -60,34 +61,95 @@ def _schema_folder(version: str) -> str:
     return f"kubernetes-json-schema/v{known[-1]}-local-strict"
 
 
-@functools.cache
-def _registry(version: str) -> Registry[Any]:
-    definitions = kv.schema_contents(f"{_schema_folder(version)}/_definitions.json", version)
-    return Resource.from_contents(definitions) @ Registry()
+_DEFINITION_REF = re.compile(r"[^#]*#/\$defs/([^/]+)(?:/.*)?")
+"""A ``$ref`` into the release's ``_definitions.json``: the kinds' files write
+``/api/_definitions.json#/$defs/NAME``, the definitions ``#/$defs/NAME``."""
+
+
+def _reached(schemas: Sequence[Manifest], definitions: Manifest) -> Manifest:
+    """``definitions`` (a release's ``_definitions.json``) with only the ``$defs`` that
+    ``schemas`` reach through ``$ref``, or whole when a reference is not one to a
+    definition it holds.
+
+    Validation never reads a definition that no ``$ref`` reaches, so the verdicts are
+    the same; what the validators keep is a fifth of the file or less, where the whole
+    file (1-2 MB of JSON for each release) would lengthen every garbage collection for
+    the rest of the process.
+    """
+    available: dict[str, Any] = definitions["$defs"]
+    reached: dict[str, Any] = {}
+    # Only containers are walked: the leaves (descriptions, types) hold no reference.
+    pending: list[Any] = list(schemas)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending += [value for value in node if isinstance(value, (dict, list))]
+            continue
+        ref = node.get("$ref")
+        if ref is not None:
+            match = _DEFINITION_REF.fullmatch(ref) if isinstance(ref, str) else None
+            if match is None or match[1] not in available:
+                return definitions
+            if match[1] not in reached:
+                reached[match[1]] = available[match[1]]
+                pending.append(available[match[1]])
+        pending += [value for value in node.values() if isinstance(value, (dict, list))]
+    return {**definitions, "$defs": reached}
 
 
 _KIND = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}")
 _API_VERSION = re.compile(r"(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?v[0-9][a-z0-9]{0,20}")
 
+_VALIDATORS: dict[tuple[str, str, str], jsonschema.protocols.Validator | None] = {}
+"""The validator of each (release, apiVersion, kind) compiled so far; ``None``: no
+schema for the kind."""
 
-@functools.cache
-def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+
+def _kind_schema(version: str, api_version: str, kind: str) -> Manifest | None:
+    """The release's schema file of a kind, or ``None`` when it has none."""
     # A kind or apiVersion is part of a file name below: only API names may get there.
     if not _KIND.fullmatch(kind) or not _API_VERSION.fullmatch(api_version):
         return None
     # The file naming of kubernetes-validate: "rbac.authorization.k8s.io/v1" -> "rbac-v1".
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     try:
-        schema = kv.schema_contents(
+        schema: Manifest = kv.schema_contents(
             f"{_schema_folder(version)}/{kind.lower()}-{group_version}.json", version
         )
     except FileNotFoundError:
         return None
-    registry = Resource.from_contents(schema) @ _registry(version)
-    validator: jsonschema.protocols.Validator = jsonschema.Draft202012Validator(
-        schema, registry=registry
+    return schema
+
+
+def _compile(version: str, kinds: Iterable[tuple[str, str]]) -> None:
+    """Compiles the validators of the ``(apiVersion, kind)`` pairs not compiled yet, with
+    one read of the release's definitions for all of them, of which they keep what
+    they reach (``_reached``): a caller passes every kind it is about to validate."""
+    schemas: dict[tuple[str, str], Manifest] = {}
+    for api_version, kind in kinds:
+        if (version, api_version, kind) in _VALIDATORS:
+            continue
+        schema = _kind_schema(version, api_version, kind)
+        if schema is None:
+            _VALIDATORS[(version, api_version, kind)] = None
+        else:
+            schemas[(api_version, kind)] = schema
+    if not schemas:
+        return
+    definitions = kv.schema_contents(f"{_schema_folder(version)}/_definitions.json", version)
+    shared: Registry[Any] = (
+        Resource.from_contents(_reached(list(schemas.values()), definitions)) @ Registry()
     )
-    return validator
+    for (api_version, kind), schema in schemas.items():
+        registry = Resource.from_contents(schema) @ shared
+        _VALIDATORS[(version, api_version, kind)] = jsonschema.Draft202012Validator(
+            schema, registry=registry
+        )
+
+
+def _validator(version: str, api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+    _compile(version, [(api_version, kind)])
+    return _VALIDATORS[(version, api_version, kind)]
 
 
 def schema_errors(document: Manifest, version: str) -> list[str]:
@@ -171,6 +233,18 @@ def schema_verdicts(documents: Sequence[Manifest]) -> list[SchemaVerdict]:
     ``kubernetes_versions()`` (objects of the modelled CRD groups and CapacityBuffers:
     their own schemas)."""
     results = [SchemaVerdict() for _ in documents]
+    # The kinds that the Kubernetes schemas judge below, compiled first, all at once.
+    kinds = sorted(
+        {
+            (api_version, kind)
+            for d in documents
+            if isinstance(api_version := d.get("apiVersion"), str)
+            and isinstance(kind := d.get("kind"), str)
+            and not has_own_schema(d)
+        }
+    )
+    for version in kubernetes_versions():
+        _compile(version, kinds)
     modelled = [i for i, d in enumerate(documents) if is_modelled(d)]
     sendable = [i for i in modelled if _is_json(documents[i])]
     for index in set(modelled) - set(sendable):
