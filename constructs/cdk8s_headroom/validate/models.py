@@ -160,8 +160,10 @@ def _as_older_karpenter(document: Manifest) -> Manifest:
         operator = requirement.get("operator") if isinstance(requirement, dict) else None
         values = requirement.get("values") if isinstance(requirement, dict) else None
         # An operator that is no string (a map, a list) is the schemas' to refuse
-        newer = isinstance(operator, str) and operator in _NEWER_OPERATORS
-        if newer and isinstance(values, list) and len(values) == 1:
+        if not isinstance(operator, str) or operator not in _NEWER_OPERATORS:
+            rewritten.append(requirement)
+            continue
+        if isinstance(values, list) and len(values) == 1:
             older, shift = _NEWER_OPERATORS[operator]
             try:
                 bound = int(values[0])
