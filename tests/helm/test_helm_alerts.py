@@ -22,16 +22,11 @@ import yaml
 from cdk8s_headroom import AlertSeverity, HeadroomAlerts, NodeHeadroom
 from cdk8s_headroom.helm import values_from_app
 from cdk8s_headroom.helm.values_to_app import merge_values
-from scripts.helm_render import CHART, load, objects, render, without_helm_labels
+from scripts.helm_render import objects, render, without_helm_labels
 from scripts.validation import validate_models
 from tests.helm.helm_cases import API, WORKER
 
 PROMTOOL = shutil.which("promtool")
-
-
-@pytest.fixture(scope="module")
-def chart() -> helm.Chart:
-    return load()
 
 
 def _rules(chart: helm.Chart, overrides: dict[str, Any]) -> list[dict[str, Any]]:
@@ -107,7 +102,7 @@ def test_promtool_accepts_the_rendered_rules(chart: helm.Chart, tmp_path: Path) 
 
 
 def test_an_apps_alerts_read_back_into_values_that_render_the_same_rule(
-    chart: helm.Chart,
+    chart: helm.Chart, chart_defaults: dict[str, Any]
 ) -> None:
     app = cdk8s.App()
     scope = cdk8s.Chart(app, "headroom")
@@ -135,6 +130,5 @@ def test_an_apps_alerts_read_back_into_values_that_render_the_same_rule(
         "burstStartBudget": "2m",
         "severity": "critical",
     }
-    defaults = yaml.safe_load((CHART / "values.yaml").read_text())
-    (rendered,) = _rules(chart, merge_values(defaults, values))
+    (rendered,) = _rules(chart, merge_values(chart_defaults, values))
     assert without_helm_labels(rendered) == alerts.resource.to_json()

@@ -18,19 +18,8 @@ import yaml
 from cdk8s_headroom.helm import CHART_NAME, Release, synthesize
 from cdk8s_headroom.vocabulary import quantity_arithmetic, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from scripts.helm_render import CHART, load, render
+from scripts.helm_render import render
 from tests.helm.helm_cases import API, DEDICATED_TAINT
-
-
-@pytest.fixture(scope="module")
-def chart() -> helm.Chart:
-    return load()
-
-
-@pytest.fixture(scope="module")
-def chart_defaults() -> dict[str, Any]:
-    defaults: dict[str, Any] = yaml.safe_load((CHART / "values.yaml").read_text())
-    return defaults
 
 
 def helm_error(chart: helm.Chart, overrides: dict[str, Any], release: str = "node-headroom") -> str:

@@ -10,23 +10,10 @@ from typing import Any
 
 import helm_python as helm
 import pytest
-import yaml
 
 from cdk8s_headroom.helm import Release, synthesize
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from scripts.helm_render import CHART, load, render
-
-
-@pytest.fixture(scope="module")
-def chart() -> helm.Chart:
-    return load()
-
-
-@pytest.fixture(scope="module")
-def chart_defaults() -> dict[str, Any]:
-    defaults: dict[str, Any] = yaml.safe_load((CHART / "values.yaml").read_text())
-    return defaults
-
+from scripts.helm_render import render
 
 TEXTS = [
     "n\u043ede-1",  # a Cyrillic o

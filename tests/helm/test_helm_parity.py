@@ -23,7 +23,7 @@ from cdk8s_headroom.helm import CHART_NAME, Release, merge_values, package_chart
 from cdk8s_headroom.helm.chart import BLUEPRINT_VALUES
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
-from scripts.helm_render import CHART, load, objects, render, without_helm_labels
+from scripts.helm_render import CHART, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
 from tests.helm.helm_cases import API, BUFFER_CASES, DEDICATED_TAINT, PARITY_CASES
 from tests.upstream_crds import buffer_crd_errors, needs_crds
@@ -122,17 +122,6 @@ def docs_helm_commands() -> list[tuple[str, str]]:
 
 
 DOCS_HELM_COMMANDS = docs_helm_commands()
-
-
-@pytest.fixture(scope="module")
-def chart() -> helm.Chart:
-    return load()
-
-
-@pytest.fixture(scope="module")
-def chart_defaults() -> dict[str, Any]:
-    defaults: dict[str, Any] = yaml.safe_load((CHART / "values.yaml").read_text())
-    return defaults
 
 
 def helm_objects(

@@ -9,18 +9,10 @@ import warnings
 from typing import Any
 
 import pytest
-import yaml
 
 from cdk8s_headroom.helm import Release, ValuesError, synthesize
 from cdk8s_headroom.helm.values import values_schema
-from scripts.helm_render import CHART
 from tests.helm.helm_cases import API
-
-
-@pytest.fixture(scope="module")
-def chart_defaults() -> dict[str, Any]:
-    defaults: dict[str, Any] = yaml.safe_load((CHART / "values.yaml").read_text())
-    return defaults
 
 
 def refused(overrides: dict[str, Any], defaults: dict[str, Any]) -> ValuesError:

@@ -84,11 +84,16 @@ def _without(mapping: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {key: item for key, item in mapping.items() if key not in keys}
 
 
+_CPU, _MEMORY = "1", "1Gi"
+"""The slice and the requests of the reference constructs: distinct quantities, so that
+``_slice_places`` can tell which one a resource took."""
+
+
 def _slice_places(resources: Mapping[str, Any]) -> dict[str, Any]:
-    """A reference container's resources (of a 1 CPU, 1Gi slice or request) with the
+    """A reference container's resources (of the ``_CPU``, ``_MEMORY`` slice or request) with the
     quantities as ``{cpu}`` and ``{memory}`` places: which of them the library sets, and
     to what (a reserver's limits are its requests; a burst's default to them)."""
-    place = {"1": "{cpu}", "1Gi": "{memory}"}
+    place = {_CPU: "{cpu}", _MEMORY: "{memory}"}
     return {key: {r: place[q] for r, q in amounts.items()} for key, amounts in resources.items()}
 
 
@@ -125,14 +130,14 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         }
     chart = _chart()
     HeadroomNamespace(chart, "namespace", name="reference")
-    headroom = NodeHeadroom(chart, "headroom", cpu="1", memory="1Gi", prepull_burst_images=True)
+    headroom = NodeHeadroom(chart, "headroom", cpu=_CPU, memory=_MEMORY, prepull_burst_images=True)
     with warnings.catch_warnings():  # a buffer on a shared pool: NOTES.txt warns
         warnings.simplefilter("ignore")
         headroom.add_capacity_buffer(
-            headroom.add_burst_workload("burst", image="x", cpu="1", memory="1Gi"), replicas=1
+            headroom.add_burst_workload("burst", image="x", cpu=_CPU, memory=_MEMORY), replicas=1
         )
         headroom.add_capacity_buffer(
-            headroom.add_burst_workload("scaled", image="x", cpu="1", memory="1Gi"),
+            headroom.add_burst_workload("scaled", image="x", cpu=_CPU, memory=_MEMORY),
             form=CapacityBufferForm.SCALABLE,
             replicas=1,
         )
@@ -141,7 +146,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     pods = []
     for task in (ReserverTask.prepull(["x"]), ReserverTask.custom(image="x", scratch_paths=["/p"])):
         other = _chart()
-        NodeHeadroom(other, "headroom", cpu="1", memory="1Gi", task=task)
+        NodeHeadroom(other, "headroom", cpu=_CPU, memory=_MEMORY, task=task)
         (daemon_set,) = [d for d in other.to_json() if d["kind"] == "DaemonSet"]
         pods.append(daemon_set["spec"]["template"]["spec"])
     prepull_init = pods[0]["initContainers"][0]

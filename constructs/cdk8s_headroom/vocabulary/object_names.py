@@ -6,6 +6,8 @@ fills the same ones from ``files/library.json`` (``names``).
 
 from __future__ import annotations
 
+from cdk8s_headroom.vocabulary.places import fill
+
 RESERVER = "headroom-reserver"
 """The reserver DaemonSet of a headroom on every node."""
 RESERVER_ON_POOL = "headroom-reserver-{pool}"
@@ -29,4 +31,4 @@ PULL_INIT = "pull-{index}"
 
 def reserver(pool: str | None) -> str:
     """A headroom's reserver name when none is given."""
-    return RESERVER_ON_POOL.replace("{pool}", pool) if pool else RESERVER
+    return str(fill(RESERVER_ON_POOL, {"pool": pool})) if pool else RESERVER

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cdk8s_headroom.vocabulary import object_names
+from cdk8s_headroom.vocabulary.places import fill
 
 Manifest = dict[str, Any]
 
@@ -58,7 +59,7 @@ def scratch_volumes(paths: Sequence[str]) -> tuple[list[Manifest], list[Manifest
     volumes = []
     mounts = []
     for index, path in enumerate(paths):
-        name = object_names.SCRATCH_VOLUME.replace("{index}", str(index))
+        name = str(fill(object_names.SCRATCH_VOLUME, {"index": index}))
         volumes.append({"name": name, "emptyDir": {}})
         mounts.append({"name": name, "mountPath": path})
     return volumes, mounts
