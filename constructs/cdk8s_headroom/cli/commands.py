@@ -23,7 +23,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -209,38 +209,16 @@ def _add_snapshot(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="cdk8s-headroom", description="Tools for the node reserved headroom pattern."
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    simulate = commands.add_parser(
-        "simulate",
-        help="what the scheduler does with the headroom: placements, evictions, P1-P3",
-        description=(
-            "A what-if of kube-scheduler's fit and preemption decisions. With --scenario, "
-            "the decision for one pod; with --manifests and --cluster, the reservers' "
-            "establishment, the burst arrivals, the recreations and a verdict on P1-P3."
-        ),
-    )
+def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
     simulate.add_argument("--scenario", type=Path, help="a scenario file (JSON or YAML)")
     simulate.add_argument("--manifests", type=Path, help="the synthesized manifests (dist/)")
     simulate.add_argument("--cluster", type=Path, help="the cluster file (YAML or JSON)")
     _add_burst(simulate)
     _add_common(simulate)
     simulate.set_defaults(run=_simulate)
-    plan = commands.add_parser(
-        "plan",
-        help="what kubectl apply of the manifests does on a cluster, from a kubectl snapshot",
-        description=(
-            "Per reserver DaemonSet of the manifests: the target nodes, where it runs right "
-            "after apply, where it waits and why; the classes that can still preempt it; "
-            "conflicts with the cluster's classes; the burst what-if and P1-P3. Exit 1 "
-            "when a reserver's selector matches no node, a promise breaks, a class "
-            "conflicts, or more nodes wait than --max-pending; the last line (stderr) "
-            "says which."
-        ),
-    )
+
+
+def _plan_arguments(plan: argparse.ArgumentParser) -> None:
     plan.add_argument(
         "--manifests", type=Path, required=True, help="the synthesized manifests (dist/)"
     )
@@ -248,17 +226,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_burst(plan)
     _add_common(plan)
     plan.set_defaults(run=_plan)
-    status = commands.add_parser(
-        "status",
-        help="is the headroom there: held, in use, eroded and missing slices",
-        description=(
-            "Per headroom (pods labelled app.kubernetes.io/component=headroom-reserver): "
-            "nodes where the slice is held, in use by a burst, eroded by other pods (and "
-            "by which), or missing a reserver; recent Preempted events. Exit 1 when no "
-            "headroom is found, a headroom's selector matches no node, or more nodes are "
-            "eroded or missing than --max-pending; the last line (stderr) says which."
-        ),
-    )
+
+
+def _status_arguments(status: argparse.ArgumentParser) -> None:
     _add_snapshot(status)
     status.add_argument(
         "--manifests",
@@ -268,26 +238,75 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_common(status)
     status.set_defaults(run=_status)
-    validate = commands.add_parser(
-        "validate",
-        help="would the API server accept these manifests: schemas, Pod Security, checkov",
-        description=(
-            "One line per object of PATH (a folder, read recursively, or a file): the strict "
-            "schemas of Kubernetes and of the CRDs the project emits, the API server's rules "
-            "on requests, limits and schedules, Pod Security restricted, and checkov when it "
-            "is installed. Exit 0 when every object passes, 1 when one fails or a file "
-            "cannot be read, 2 when PATH cannot be read."
-        ),
-    )
+
+
+def _validate_arguments(validate: argparse.ArgumentParser) -> None:
     validate.add_argument("path", type=Path, metavar="PATH", help="the manifests (e.g. dist)")
     validate.set_defaults(run=_validate)
-    gitops.add_parser(commands)
+
+
+COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = {
+    "simulate": (
+        "what the scheduler does with the headroom: placements, evictions, P1-P3",
+        "A what-if of kube-scheduler's fit and preemption decisions. With --scenario, "
+        "the decision for one pod; with --manifests and --cluster, the reservers' "
+        "establishment, the burst arrivals, the recreations and a verdict on P1-P3.",
+        _simulate_arguments,
+    ),
+    "plan": (
+        "what kubectl apply of the manifests does on a cluster, from a kubectl snapshot",
+        "Per reserver DaemonSet of the manifests: the target nodes, where it runs right "
+        "after apply, where it waits and why; the classes that can still preempt it; "
+        "conflicts with the cluster's classes; the burst what-if and P1-P3. Exit 1 "
+        "when a reserver's selector matches no node, a promise breaks, a class "
+        "conflicts, or more nodes wait than --max-pending; the last line (stderr) "
+        "says which.",
+        _plan_arguments,
+    ),
+    "status": (
+        "is the headroom there: held, in use, eroded and missing slices",
+        "Per headroom (pods labelled app.kubernetes.io/component=headroom-reserver): "
+        "nodes where the slice is held, in use by a burst, eroded by other pods (and "
+        "by which), or missing a reserver; recent Preempted events. Exit 1 when no "
+        "headroom is found, a headroom's selector matches no node, or more nodes are "
+        "eroded or missing than --max-pending; the last line (stderr) says which.",
+        _status_arguments,
+    ),
+    "validate": (
+        "would the API server accept these manifests: schemas, Pod Security, checkov",
+        "One line per object of PATH (a folder, read recursively, or a file): the strict "
+        "schemas of Kubernetes and of the CRDs the project emits, the API server's rules "
+        "on requests, limits and schedules, Pod Security restricted, and checkov when it "
+        "is installed. Exit 0 when every object passes, 1 when one fails or a file "
+        "cannot be read, 2 when PATH cannot be read.",
+        _validate_arguments,
+    ),
+    "gitops": (gitops.HELP, gitops.DESCRIPTION, gitops.add_arguments),
+}
+"""Each command: its help line, its description, and what declares its arguments."""
+
+
+def _parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """The command line. Every command is listed, but only the ``chosen`` one declares
+    its arguments: argparse formats each argument's help as it is added, and declaring
+    all of them would cost a one-pod scenario a few milliseconds of its start-up."""
+    parser = argparse.ArgumentParser(
+        prog="cdk8s-headroom", description="Tools for the node reserved headroom pattern."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (help_line, description, arguments) in COMMANDS.items():
+        command = commands.add_parser(name, help=help_line, description=description)
+        if name == chosen:
+            arguments(command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command; invalid input prints the message, not a traceback, and exits 2."""
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The command is the first word that is no option: the top level takes only --help.
+    chosen = next((word for word in argv if not word.startswith("-")), None)
+    args = _parser(chosen).parse_args(argv)
     try:
         result: int = args.run(args)
         sys.stdout.flush()

@@ -12,20 +12,19 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 TOOLS = ("argocd", "flux", "fleet")
 
 
-def add_parser(commands: Any) -> None:
-    """Adds the ``gitops`` command to the CLI's subparsers."""
-    gitops = commands.add_parser(
-        "gitops",
-        help="the Argo CD or Flux objects that pull the manifests (or the chart, for fleets)",
-        description=(
-            "Prints, as YAML to apply to the cluster that runs the GitOps tool: argocd, an "
-            "Argo CD Application for the manifests folder; flux, a Flux GitRepository and a "
-            "Kustomization that waits on the burst Deployments (not on the reservers, which "
-            "wait for room as normal operation); fleet, an Argo CD ApplicationSet that "
-            "installs the chart on every selected cluster with the slice from the "
-            "cluster's labels."
-        ),
-    )
+HELP = "the Argo CD or Flux objects that pull the manifests (or the chart, for fleets)"
+DESCRIPTION = (
+    "Prints, as YAML to apply to the cluster that runs the GitOps tool: argocd, an "
+    "Argo CD Application for the manifests folder; flux, a Flux GitRepository and a "
+    "Kustomization that waits on the burst Deployments (not on the reservers, which "
+    "wait for room as normal operation); fleet, an Argo CD ApplicationSet that "
+    "installs the chart on every selected cluster with the slice from the "
+    "cluster's labels."
+)
+
+
+def add_arguments(gitops: argparse.ArgumentParser) -> None:
+    """Declares the ``gitops`` command's arguments."""
     gitops.add_argument("tool", choices=TOOLS, help="which objects to print")
     gitops.add_argument("--repo-url", required=True, metavar="URL", help="the Git repository's URL")
     gitops.add_argument("--revision", default="main", help="the branch to pull (default: main)")
