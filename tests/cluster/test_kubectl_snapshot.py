@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from cdk8s_headroom.cluster.not_modelled import NotModelled
 from cdk8s_headroom.cluster.snapshot import (
     UNSCHEDULABLE_TAINT,
-    NotModelled,
     Snapshot,
     load_snapshot,
     read_snapshot,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cdk8s_headroom.cluster.snapshot import NotModelled, Snapshot, load_snapshot
+from cdk8s_headroom.cluster.not_modelled import NotModelled
+from cdk8s_headroom.cluster.snapshot import Snapshot, load_snapshot
 from cdk8s_headroom.simulate.model import Resources
 from tests.cluster.kubectl_objects import kubectl_node, reserver_pod
 

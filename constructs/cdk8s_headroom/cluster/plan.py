@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from cdk8s_headroom.cluster.snapshot import NotModelled, Snapshot, not_modelled_json, render_notes
+from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_json, render_notes
+from cdk8s_headroom.cluster.snapshot import Snapshot
 from cdk8s_headroom.simulate.daemon_targets import (
     DaemonTargets,
     Exclusion,

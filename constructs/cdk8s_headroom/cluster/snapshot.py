@@ -13,7 +13,7 @@ from. Only what kube-scheduler reads is kept:
   class's value), ``priorityClassName``, ``preemptionPolicy``, the controlling
   ``ownerReference`` (a DaemonSet's pod is pinned to its node), node selector, required
   node affinity, tolerations, ``status.startTime``, and requests as the scheduler counts
-  them (``model.pod_requests``; a missing request takes the limit, as the API server
+  them (``cluster.pod_requests``; a missing request takes the limit, as the API server
   defaults it);
 - PriorityClasses (any ``scheduling.k8s.io`` version) and PodDisruptionBudgets (any
   ``policy`` version) with their status; ``Preempted`` events.
@@ -28,19 +28,18 @@ from __future__ import annotations
 
 import functools
 import gc
-import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from cdk8s_headroom.cluster.listed_object import ListedObject, Quantities
+from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_fields
+from cdk8s_headroom.cluster.pod_requests import pod_requests_of
 from cdk8s_headroom.files.documents import SourcedObject, read_objects
 from cdk8s_headroom.simulate.fields import (
-    Reader,
     Shown,
-    Value,
     label_selector,
     node_selector_terms,
     rfc3339_nanos,
@@ -53,7 +52,6 @@ from cdk8s_headroom.simulate.model import (
     Pod,
     Resources,
     Role,
-    pod_requests,
 )
 from cdk8s_headroom.simulate.scheduler import ClusterState
 from cdk8s_headroom.simulate.versions import KubernetesVersion
@@ -66,7 +64,6 @@ from cdk8s_headroom.vocabulary.priority_models import (
     PreemptionPolicy,
     PriorityClassSpec,
 )
-from cdk8s_headroom.vocabulary.quantity import parse_quantity
 
 DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when it reports none: the kubelet's default maxPods."""
@@ -78,21 +75,6 @@ _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
 _ROLES = {RESERVER_COMPONENT: Role.HEADROOM, BURST_COMPONENT: Role.BURST}
 _NO_OBJECT = "a Kubernetes object: a mapping with kind, apiVersion and metadata.name"
 _NAME_ALLOWED = "a non-empty string"
-
-
-class NotModelled(Enum):
-    """Pod fields that change where pods may go, and that the simulator ignores."""
-
-    INTER_POD_AFFINITY = "inter-pod affinity"
-    TOPOLOGY_SPREAD = "topology spread"
-    NODE_BOUND_VOLUMES = "volumes bound to nodes"
-    HOST_PORTS = "host ports"
-    OTHER_RESOURCES = "resources other than cpu and memory"
-    OTHER_SCHEDULER = "another scheduler"
-    RESIZE_PREEMPTION = (
-        "in-place resizes pending (from 1.38, KEP-5836, beta; alpha in 1.37: a resize "
-        "may preempt lower-priority pods, taking a slice)"
-    )
 
 
 @dataclass(frozen=True)
@@ -160,104 +142,12 @@ class Snapshot:
         return state
 
 
-class _Object:
-    """Where an object came from, for error messages: file, kind, namespace, name."""
-
-    __slots__ = ("kind", "name", "namespace", "source")
-
-    def __init__(self, source: str, kind: str, namespace: str | None, name: str) -> None:
-        self.source = source
-        self.kind = kind
-        self.namespace = namespace
-        self.name = name
-
-    @property
-    def label(self) -> str:
-        name = _printable(self.name) or "(no name)"
-        if self.namespace is None:
-            return f"{self.source}: {self.kind} {name}"
-        return f"{self.source}: {self.kind} {_printable(self.namespace)}/{name}"
-
-    def fail(self, path: str, value: object, allowed: str) -> HeadroomConfigError:
-        return HeadroomConfigError(f"{self.label}: {path}", Shown(value), allowed)
-
-    def value(self, data: object, path: str) -> Value:
-        """``data`` for the shared readers of ``reading``, whose errors then name this
-        object and ``path``."""
-        return Value(Reader(self.label, ""), data, path)
-
-    def mapping(self, data: object, path: str) -> Mapping[str, Any]:
-        if data is None:
-            return {}
-        if not isinstance(data, Mapping):
-            raise self.fail(path, data, "a mapping")
-        return data
-
-    def sequence(self, data: object, path: str) -> list[Any]:
-        if data is None:
-            return []
-        if not isinstance(data, list):
-            raise self.fail(path, data, "a list")
-        return data
-
-    def text(self, data: object, path: str, default: str = "") -> str:
-        if data is None:
-            return default
-        if not isinstance(data, str):
-            raise self.fail(path, data, "a string")
-        return data
-
-    def integer(self, data: object, path: str, *, minimum: int, maximum: int) -> int:
-        if isinstance(data, bool) or not isinstance(data, int) or not minimum <= data <= maximum:
-            raise self.fail(path, data, f"an integer from {minimum} to {maximum}")
-        return data
-
-    def labels(self, data: object, path: str) -> dict[str, str]:
-        labels = self.mapping(data, path)
-        for key, value in labels.items():
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise self.fail(f"{path}.{key}", value, "a string label value")
-        return dict(labels)
-
-
-class _Quantities:
-    """Parsed quantities by text, per unit: a snapshot repeats the same few thousand
-    texts tens of thousands of times."""
-
-    def __init__(self) -> None:
-        self.cpu: dict[str, int] = {}
-        """Millicores by text."""
-        self.memory: dict[str, int] = {}
-        """Bytes (or plain counts) by text."""
-
-    def get(self, obj: _Object, data: object, path: str, unit: int) -> int:
-        cache = self.cpu if unit == 1000 else self.memory
-        known = cache.get(data) if isinstance(data, str) else None
-        if known is not None:
-            return known
-        text = data
-        if isinstance(data, (int, float)) and not isinstance(data, bool):
-            text = str(data)
-        if not isinstance(text, str):
-            raise obj.fail(path, data, 'a Kubernetes quantity, e.g. "500m", "2", "512Mi"')
-        try:
-            amount = parse_quantity(text, field=path)
-        except HeadroomConfigError as error:
-            raise obj.fail(path, data, error.allowed) from None
-        if amount < 0:
-            raise obj.fail(path, data, "a quantity of zero or more")
-        parsed = math.ceil(amount * unit)
-        if isinstance(data, str):
-            cache[data] = parsed
-        return parsed
-
-
 class _SnapshotReader:
     def __init__(self) -> None:
         self.snapshot = Snapshot()
-        self.quantities = _Quantities()
+        self.quantities = Quantities()
         self._tolerations: dict[str, tuple[Toleration, ...]] = {}
-        self._pods: list[tuple[Pod, int | None, _Object]] = []
+        self._pods: list[tuple[Pod, int | None, ListedObject]] = []
         self._node_names: set[str] = set()
         self._seen: dict[tuple[str, str | None, str], tuple[str, object]] = {}
         """Each object read, by kind, namespace and name: where, and what it held."""
@@ -282,7 +172,7 @@ class _SnapshotReader:
         cluster_scoped = kind in CLUSTER_SCOPED_KINDS
         name = metadata.get("name")
         namespace = metadata.get("namespace")
-        obj = _Object(
+        obj = ListedObject(
             source,
             kind,
             None if cluster_scoped else (namespace if isinstance(namespace, str) else ""),
@@ -306,7 +196,7 @@ class _SnapshotReader:
         self._seen[key] = (source, data)
         reader(self, obj, data, metadata)
 
-    def _read_twice(self, obj: _Object, seen: tuple[str, object], data: object) -> None:
+    def _read_twice(self, obj: ListedObject, seen: tuple[str, object], data: object) -> None:
         """The same object from two sources (overlapping ``--snapshot`` paths, a copy
         of a file): counted once with a warning when both are the same, refused when
         they differ, as no rule says which of two versions of an object is the live
@@ -325,7 +215,7 @@ class _SnapshotReader:
             "(listings taken at different times?); read one of them",
         )
 
-    def node(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+    def node(self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
         spec = obj.mapping(data.get("spec"), "spec")
         status = obj.mapping(data.get("status"), "status")
         allocatable = status.get("allocatable")
@@ -373,7 +263,7 @@ class _SnapshotReader:
         )
 
     def priority_class(
-        self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]
+        self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]
     ) -> None:
         value = data.get("value")
         policy = data.get("preemptionPolicy")
@@ -388,7 +278,7 @@ class _SnapshotReader:
         )
         self.snapshot.classes.append((info, obj.label))
 
-    def pdb(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+    def pdb(self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
         spec = obj.mapping(data.get("spec"), "spec")
         status = obj.mapping(data.get("status"), "status")
         allowed = status.get("disruptionsAllowed", 0)
@@ -405,7 +295,9 @@ class _SnapshotReader:
             )
         )
 
-    def event(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+    def event(
+        self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]
+    ) -> None:
         if data.get("reason") != "Preempted":
             return
         # core/v1 names the pod in involvedObject and says what in message;
@@ -430,7 +322,7 @@ class _SnapshotReader:
             )
         )
 
-    def pod(self, obj: _Object, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+    def pod(self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
         spec = data.get("spec")
         if not isinstance(spec, Mapping):
             raise obj.fail("spec", spec, "a pod spec with containers")
@@ -455,7 +347,7 @@ class _SnapshotReader:
             namespace=obj.namespace or "",
             priority=0 if priority is None else priority,
             preemption_policy=_policy(obj, spec.get("preemptionPolicy"), "spec.preemptionPolicy"),
-            requests=self._requests(obj, spec, status),
+            requests=pod_requests_of(obj, spec, status, self.quantities),
             labels=labels,
             start_time=_time(obj, status.get("startTime"), "status.startTime"),
             placement=placement,
@@ -469,11 +361,12 @@ class _SnapshotReader:
         if deleted is not None:
             self.snapshot.terminating.add((pod.namespace, pod.name))
             pod.terminating_by_preemption = _disrupted_by_preemption(obj, status)
-        self._not_modelled(obj, spec, status)
+        for what in not_modelled_fields(spec, status):
+            self.snapshot.not_modelled.setdefault(what, []).append(f"{obj.namespace}/{obj.name}")
         self._pods.append((pod, priority, obj))
 
     def _placement(
-        self, obj: _Object, spec: Mapping[str, Any], bound_daemon_node: str | None
+        self, obj: ListedObject, spec: Mapping[str, Any], bound_daemon_node: str | None
     ) -> Placement:
         selector = obj.labels(spec.get("nodeSelector"), "spec.nodeSelector")
         affinity = obj.mapping(spec.get("affinity"), "spec.affinity")
@@ -494,7 +387,7 @@ class _SnapshotReader:
             pinned_node=pinned,
         )
 
-    def _pod_tolerations(self, obj: _Object, data: object) -> tuple[Toleration, ...]:
+    def _pod_tolerations(self, obj: ListedObject, data: object) -> tuple[Toleration, ...]:
         if data is None:
             return ()
         # Most pods carry the same few tolerations (not-ready, unreachable): read each
@@ -505,202 +398,6 @@ class _SnapshotReader:
             known = tolerations(obj.value(data, "spec.tolerations"))
             self._tolerations[key] = known
         return known
-
-    def _requests(
-        self, obj: _Object, spec: Mapping[str, Any], status: Mapping[str, Any]
-    ) -> Resources:
-        """``PodRequests`` of ``k8s.io/component-helpers/resource/helpers.go`` as the
-        scheduler calls it (``UseStatusResources``): containers, init and sidecar
-        containers, each container under resize at the larger of spec, allocated and
-        actuated requests, pod-level requests, overhead."""
-        containers = obj.sequence(spec.get("containers"), "spec.containers")
-        init = obj.sequence(spec.get("initContainers"), "spec.initContainers")
-        overhead = obj.mapping(spec.get("overhead"), "spec.overhead")
-        pod_level = obj.mapping(spec.get("resources"), "spec.resources")
-        resized = (
-            self._status_requests(obj, status)
-            if status.get("containerStatuses") or (status.get("initContainerStatuses"))
-            else {}
-        )
-        cpu = memory = 0
-        for index, container in enumerate(containers):
-            amounts = self._container(obj, container, "spec.containers", index)
-            if resized:
-                amounts = _resized(amounts, container, resized)
-            cpu += amounts[0]
-            memory += amounts[1]
-        if not init and not overhead and not pod_level:
-            # pod_requests of containers alone is their sum; most pods are that, and a
-            # snapshot holds tens of thousands of them.
-            return Resources(cpu, memory)
-        quantity = self.quantities.get
-        inits = []
-        for index, container in enumerate(init):
-            amounts = self._container(obj, container, "spec.initContainers", index)
-            if resized and amounts[2]:
-                # Only sidecars are resized in place; the others have finished.
-                amounts = _resized(amounts, container, resized)
-            inits.append((Resources(amounts[0], amounts[1]), amounts[2]))
-        level = self._pod_level(obj, pod_level)
-        return pod_requests(
-            (Resources(cpu, memory),),
-            inits,
-            Resources(
-                quantity(obj, overhead["cpu"], "spec.overhead.cpu", 1000)
-                if "cpu" in overhead
-                else 0,
-                quantity(obj, overhead["memory"], "spec.overhead.memory", 1)
-                if "memory" in overhead
-                else 0,
-            ),
-            pod_level=level,
-        )
-
-    def _pod_level(
-        self, obj: _Object, resources: Mapping[str, Any]
-    ) -> tuple[int | None, int | None]:
-        """``spec.resources.requests`` (cpu, memory), a missing request taking the
-        limit as the API server defaults it (``defaultPodRequests``); ``None`` when
-        neither is set."""
-        found: list[int | None] = [None, None]
-        for kind in ("limits", "requests"):
-            given = obj.mapping(resources.get(kind), f"spec.resources.{kind}")
-            for slot, (name, unit) in enumerate((("cpu", 1000), ("memory", 1))):
-                if name in given:
-                    found[slot] = self.quantities.get(
-                        obj, given[name], f"spec.resources.{kind}.{name}", unit
-                    )
-        return found[0], found[1]
-
-    def _status_requests(
-        self, obj: _Object, status: Mapping[str, Any]
-    ) -> dict[str, tuple[int | None, int | None, bool]]:
-        """Per container name with status ``resources`` (``cs.Resources != nil``): the
-        larger of the actuated requests and ``allocatedResources`` (cpu, memory;
-        ``None`` when neither names it), and whether the resize is infeasible
-        (``IsPodResizeInfeasible``: then spec is not counted)."""
-        infeasible = status.get("resize") == "Infeasible" or any(
-            isinstance(condition, Mapping)
-            and condition.get("type") == "PodResizePending"
-            and condition.get("reason") == "Infeasible"
-            for condition in obj.sequence(status.get("conditions"), "status.conditions")
-        )
-        found: dict[str, tuple[int | None, int | None, bool]] = {}
-        for key in ("containerStatuses", "initContainerStatuses"):
-            for index, item in enumerate(obj.sequence(status.get(key), f"status.{key}")):
-                path = f"status.{key}[{index}]"
-                item = obj.mapping(item, path)
-                if item.get("resources") is None:
-                    continue
-                actuated = obj.mapping(item["resources"], f"{path}.resources")
-                amounts: list[int | None] = [None, None]
-                for given, where in (
-                    (
-                        obj.mapping(actuated.get("requests"), f"{path}.resources.requests"),
-                        f"{path}.resources.requests",
-                    ),
-                    (
-                        obj.mapping(item.get("allocatedResources"), f"{path}.allocatedResources"),
-                        f"{path}.allocatedResources",
-                    ),
-                ):
-                    for slot, (name, unit) in enumerate((("cpu", 1000), ("memory", 1))):
-                        if name in given:
-                            amount = self.quantities.get(obj, given[name], f"{where}.{name}", unit)
-                            amounts[slot] = max(amounts[slot] or 0, amount)
-                name = obj.text(item.get("name"), f"{path}.name")
-                found[name] = (amounts[0], amounts[1], infeasible)
-        return found
-
-    def _container(
-        self, obj: _Object, data: object, field: str, index: int
-    ) -> tuple[int, int, bool]:
-        """A container's cpu and memory requests (a missing request takes the limit),
-        and whether it is a sidecar (a restartable init container)."""
-        if not isinstance(data, Mapping):
-            raise obj.fail(f"{field}[{index}]", data, "a mapping")
-        resources = data.get("resources")
-        cpu = memory = 0
-        if resources:
-            if not isinstance(resources, Mapping):
-                raise obj.fail(f"{field}[{index}].resources", resources, "a mapping")
-            quantities = self.quantities
-            for kind in ("limits", "requests"):
-                given = resources.get(kind)
-                if not given:
-                    continue
-                if not isinstance(given, Mapping):
-                    raise obj.fail(f"{field}[{index}].resources.{kind}", given, "a mapping")
-                if "cpu" in given:
-                    text = given["cpu"]
-                    known = quantities.cpu.get(text) if isinstance(text, str) else None
-                    cpu = (
-                        known
-                        if known is not None
-                        else quantities.get(
-                            obj, text, f"{field}[{index}].resources.{kind}.cpu", 1000
-                        )
-                    )
-                if "memory" in given:
-                    text = given["memory"]
-                    known = quantities.memory.get(text) if isinstance(text, str) else None
-                    memory = (
-                        known
-                        if known is not None
-                        else quantities.get(
-                            obj, text, f"{field}[{index}].resources.{kind}.memory", 1
-                        )
-                    )
-        return cpu, memory, data.get("restartPolicy") == "Always"
-
-    def _not_modelled(
-        self, obj: _Object, spec: Mapping[str, Any], status: Mapping[str, Any]
-    ) -> None:
-        found: list[NotModelled] = []
-        affinity = spec.get("affinity")
-        if isinstance(affinity, Mapping) and any(
-            isinstance(affinity.get(key), Mapping)
-            and affinity[key].get("requiredDuringSchedulingIgnoredDuringExecution")
-            for key in ("podAffinity", "podAntiAffinity")
-        ):
-            found.append(NotModelled.INTER_POD_AFFINITY)
-        spread = spec.get("topologySpreadConstraints")
-        if isinstance(spread, list) and any(
-            isinstance(c, Mapping) and c.get("whenUnsatisfiable") in (None, "DoNotSchedule")
-            for c in spread
-        ):
-            found.append(NotModelled.TOPOLOGY_SPREAD)
-        volumes = spec.get("volumes")
-        if isinstance(volumes, list) and any(
-            isinstance(v, Mapping) and ("persistentVolumeClaim" in v or "ephemeral" in v)
-            for v in volumes
-        ):
-            found.append(NotModelled.NODE_BOUND_VOLUMES)
-        host_ports = other_resources = False
-        for key in ("containers", "initContainers"):
-            for container in spec.get(key) or ():
-                if not isinstance(container, Mapping):
-                    continue
-                for port in container.get("ports") or ():
-                    if isinstance(port, Mapping) and port.get("hostPort"):
-                        host_ports = True
-                resources = container.get("resources")
-                if isinstance(resources, Mapping):
-                    for amounts in (resources.get("requests"), resources.get("limits")):
-                        if isinstance(amounts, Mapping) and any(
-                            name not in ("cpu", "memory") for name in amounts
-                        ):
-                            other_resources = True
-        if host_ports:
-            found.append(NotModelled.HOST_PORTS)
-        if other_resources:
-            found.append(NotModelled.OTHER_RESOURCES)
-        if spec.get("schedulerName", "default-scheduler") != "default-scheduler":
-            found.append(NotModelled.OTHER_SCHEDULER)
-        if _resize_pending(status):
-            found.append(NotModelled.RESIZE_PREEMPTION)
-        for what in found:
-            self.snapshot.not_modelled.setdefault(what, []).append(f"{obj.namespace}/{obj.name}")
 
     def finish(self) -> Snapshot:
         """Resolves the priorities that admission did not record (clusters before 1.8
@@ -748,23 +445,6 @@ _KINDS = {
 }
 
 
-def _resized(
-    amounts: tuple[int, int, bool],
-    container: Mapping[str, Any],
-    resized: Mapping[str, tuple[int | None, int | None, bool]],
-) -> tuple[int, int, bool]:
-    """``determineContainerReqs``: a container with status resources counts the larger
-    of its spec, actuated and allocated requests, or, when the resize is infeasible,
-    the larger of actuated and allocated only."""
-    status = resized.get(container.get("name"))  # type: ignore[arg-type]
-    if status is None:
-        return amounts
-    cpu, memory, infeasible = status
-    if infeasible:
-        return cpu or 0, memory or 0, amounts[2]
-    return max(amounts[0], cpu or 0), max(amounts[1], memory or 0), amounts[2]
-
-
 _FULL_LISTING = "kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json"
 
 
@@ -789,29 +469,7 @@ def _partial_listing(namespaces: Collection[str]) -> list[str]:
     return []
 
 
-def _resize_pending(status: Mapping[str, Any]) -> bool:
-    """A resize not yet actuated and not infeasible: a ``PodResizePending`` or
-    ``PodResizeInProgress`` condition (1.33 on), or ``status.resize`` (1.27 to 1.32)."""
-    # An infeasible resize never fits its node, so preemption cannot serve it.
-    if status.get("resize") in ("Proposed", "InProgress", "Deferred"):
-        return True
-    conditions = status.get("conditions")
-    return isinstance(conditions, list) and any(
-        isinstance(condition, Mapping)
-        and condition.get("type") in ("PodResizePending", "PodResizeInProgress")
-        and condition.get("status", "True") == "True"
-        and condition.get("reason") != "Infeasible"
-        for condition in conditions
-    )
-
-
-def _printable(text: str | None) -> str:
-    if not text:
-        return ""
-    return text if text.isprintable() else repr(text)
-
-
-def _policy(obj: _Object, data: object, path: str) -> PreemptionPolicy:
+def _policy(obj: ListedObject, data: object, path: str) -> PreemptionPolicy:
     if data is None:
         return PreemptionPolicy.PREEMPT_LOWER_PRIORITY
     for policy in PreemptionPolicy:
@@ -820,7 +478,7 @@ def _policy(obj: _Object, data: object, path: str) -> PreemptionPolicy:
     raise obj.fail(path, data, "PreemptLowerPriority or Never")
 
 
-def _time(obj: _Object, data: object, path: str) -> int | None:
+def _time(obj: ListedObject, data: object, path: str) -> int | None:
     if data is None:
         return None
     if isinstance(data, str) and len(data) == 20 and data[19] == "Z" and data[10] == "T":
@@ -848,7 +506,7 @@ def _day_start(date: str) -> int | None:
     return None if nanos is None else nanos // 10**9
 
 
-def _controller(obj: _Object, data: object) -> str:
+def _controller(obj: ListedObject, data: object) -> str:
     """The controlling owner, as ``Kind namespace/name``; ``""`` when none."""
     for index, reference in enumerate(obj.sequence(data, "metadata.ownerReferences")):
         reference = obj.mapping(reference, f"metadata.ownerReferences[{index}]")
@@ -870,7 +528,7 @@ def _daemon_node(terms: tuple[Any, ...]) -> str | None:
     return None
 
 
-def _disrupted_by_preemption(obj: _Object, status: Mapping[str, Any]) -> bool:
+def _disrupted_by_preemption(obj: ListedObject, status: Mapping[str, Any]) -> bool:
     """A DisruptionTarget condition with reason PreemptionByScheduler (ALGORITHM.md §1)."""
     for condition in obj.sequence(status.get("conditions"), "status.conditions"):
         if isinstance(condition, Mapping) and condition.get("type") == "DisruptionTarget":
@@ -879,28 +537,6 @@ def _disrupted_by_preemption(obj: _Object, status: Mapping[str, Any]) -> bool:
                 and condition.get("reason") == "PreemptionByScheduler"
             )
     return False
-
-
-def not_modelled_json(not_modelled: Mapping[NotModelled, list[str]]) -> dict[str, object]:
-    """``not_modelled`` as plan and status print it: per field, a count and the pods."""
-    return {what.value: {"count": len(pods), "pods": pods} for what, pods in not_modelled.items()}
-
-
-def render_notes(
-    not_modelled: Mapping[NotModelled, list[str]], warnings: Iterable[str]
-) -> list[str]:
-    """The "not modelled" and warnings sections of plan's and status's tables."""
-    lines = []
-    if not_modelled:
-        lines.append("Not modelled (fields that change scheduling; decisions ignore them)")
-        for what, pods in not_modelled.items():
-            shown = ", ".join(pods[:5]) + (", ..." if len(pods) > 5 else "")
-            lines.append(f"  {what.value}: {len(pods)} pod(s): {shown}")
-    listed = list(warnings)
-    if listed:
-        lines.append(f"Warnings ({len(listed)})")
-        lines += [f"  {warning}" for warning in listed]
-    return lines
 
 
 def read_snapshot(*paths: Path | str) -> Snapshot:

@@ -19,14 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_json, render_notes
 from cdk8s_headroom.cluster.plan import UnmatchedSelector, unmatched_selector
-from cdk8s_headroom.cluster.snapshot import (
-    NotModelled,
-    PreemptionEvent,
-    Snapshot,
-    not_modelled_json,
-    render_notes,
-)
+from cdk8s_headroom.cluster.snapshot import PreemptionEvent, Snapshot
 from cdk8s_headroom.simulate.daemon_targets import (
     NotTargeted,
     daemon_pod_placement,
