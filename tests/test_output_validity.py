@@ -18,7 +18,7 @@ import kubernetes_validate.utils as kv
 import pytest
 from packaging.version import Version
 
-from cdk8s_headroom.files.documents import MANIFEST_SUFFIXES
+from cdk8s_headroom.files.finding import MANIFEST_SUFFIXES
 from cdk8s_headroom.vocabulary import pod_security
 from scripts.validation import (
     has_own_schema,

@@ -3,7 +3,8 @@ refused, and the numbers there are ``files.documents``' constants."""
 
 from __future__ import annotations
 
-from cdk8s_headroom.files.documents import MAX_DEPTH, MAX_FILE_BYTES
+from cdk8s_headroom.files.file_bytes import MAX_FILE_BYTES
+from cdk8s_headroom.files.parsing import MAX_DEPTH
 from tests.conftest import ROOT
 
 

@@ -19,13 +19,13 @@ import pytest
 import yaml
 
 from cdk8s_headroom.files.documents import (
-    MAX_DEPTH,
     InputFileError,
     parse_objects,
     read_document,
     read_each,
     read_objects,
 )
+from cdk8s_headroom.files.parsing import MAX_DEPTH
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from tests.conftest import ROOT, refuse_listing
 
@@ -407,7 +407,7 @@ def test_a_float_overflow_is_read_as_infinity_for_the_consumer_to_refuse() -> No
 def test_a_file_over_the_size_limit_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("cdk8s_headroom.files.documents.MAX_FILE_BYTES", 1024)
+    monkeypatch.setattr("cdk8s_headroom.files.file_bytes.MAX_FILE_BYTES", 1024)
     path = tmp_path / "huge.yaml"
     path.write_text(yaml.safe_dump({**POD, "data": "x" * 2048}))
 
