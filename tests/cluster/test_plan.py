@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from cdk8s_headroom.cluster.plan import Conflict, PlanReport, plan, selector_text
+from cdk8s_headroom.cluster.plan import Conflict, PlanReport, plan
 from cdk8s_headroom.cluster.snapshot import Snapshot, read_snapshot
+from cdk8s_headroom.cluster.unmatched_selector import selector_text
 from cdk8s_headroom.simulate.manifests import Manifests, manifests_from_objects, read_manifests
 from cdk8s_headroom.simulate.model import Resources
 from cdk8s_headroom.simulate.versions import KubernetesVersion

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_json, render_notes
-from cdk8s_headroom.cluster.plan import UnmatchedSelector, unmatched_selector
 from cdk8s_headroom.cluster.snapshot import PreemptionEvent, Snapshot
+from cdk8s_headroom.cluster.unmatched_selector import UnmatchedSelector, unmatched_selector
 from cdk8s_headroom.simulate.daemon_targets import (
     NotTargeted,
     daemon_pod_placement,
