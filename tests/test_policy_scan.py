@@ -4,8 +4,10 @@ memory and time."""
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -148,15 +150,155 @@ def test_objects_too_many_for_one_checkov_run_are_scanned_in_halves(
     assert all(scan.failures for scan in scans)  # the policies did run on each
 
 
+def record_kills(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The process groups killed from now on (each still killed)."""
+    killed: list[int] = []
+    real = os.killpg
+
+    def recorded(group: int, number: int) -> None:
+        killed.append(group)
+        real(group, number)
+
+    monkeypatch.setattr(os, "killpg", recorded)
+    return killed
+
+
+def living_members(group: int) -> list[int]:
+    """The processes of ``group`` that are not yet dead (zombies awaiting their reaping
+    are dead), from /proc/PID/stat: the state is the field after the name, the group
+    the third (proc(5))."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # it ended meanwhile
+            continue
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            members.append(int(stat.parent.name))
+    return members
+
+
+def assert_ends(group: int) -> None:
+    """Every process of ``group`` ends: SIGKILL is delivered as each is next scheduled,
+    and the ones checkov forked die after the run itself was reaped."""
+    deadline = time.monotonic() + 10
+    while living_members(group) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert living_members(group) == []
+
+
 def test_a_checkov_run_over_its_time_is_killed_and_reported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 0.2)
     item = load_folder(ROOT / "dist")[0]
+    assert checkov_failures([item]) == [CheckovScan()]  # with time for the server to start
+    server = policies._server_for(find_checkov_or_fail())
+    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 0.5)
+    (slow,) = parse_objects(_deployments(6000, 1), "slow.yaml")  # 4 to 6 s a run
+    killed = record_kills(monkeypatch)
 
-    assert checkov_failures([item]) == [
-        CheckovScan(problem="checkov ran out of time (more than 0.2 s)")
+    assert checkov_failures([slow]) == [
+        CheckovScan(problem="checkov ran out of time (more than 0.5 s)")
     ]
+
+    (group,) = killed
+    assert_ends(group)  # the run, and the processes checkov forked
+    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 600)
+    assert checkov_failures([item]) == [CheckovScan()]
+    assert policies._server_for(find_checkov_or_fail()) is server  # it outlived the kill
+
+
+def find_checkov_or_fail() -> Path:
+    checkov = policies.find_checkov()
+    assert checkov is not None, "checkov is not installed"
+    return checkov
+
+
+def checkov_command(folder: Path) -> Path:
+    """checkov behind a shell script: not a Python script, so it runs as a command."""
+    script = folder / "checkov"
+    script.write_text(f'#!/bin/sh\nexec "{find_checkov_or_fail()}" "$@"\n')
+    script.chmod(0o755)
+    return script
+
+
+def test_a_checkov_command_over_its_time_is_killed_and_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = checkov_command(tmp_path)
+    monkeypatch.setattr(policies, "find_checkov", lambda: command)
+    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 0.5)  # it takes 3 s to start
+    killed = record_kills(monkeypatch)
+
+    assert checkov_failures(load_folder(ROOT / "dist")[:1]) == [
+        CheckovScan(problem="checkov ran out of time (more than 0.5 s)")
+    ]
+
+    (group,) = killed
+    assert_ends(group)
+    assert policies._server_for(command) is None
+
+
+def test_a_run_in_the_checkov_server_reports_what_the_checkov_command_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    through_server = run_checkov(ROOT / "dist", config=None)
+    command = checkov_command(tmp_path)
+    monkeypatch.setattr(policies, "find_checkov", lambda: command)
+
+    through_command = run_checkov(ROOT / "dist", config=None)
+
+    assert through_command  # dist fails the checks that the skip list names
+    assert through_server == through_command
+
+
+def test_closing_a_checkov_server_ends_it(tmp_path: Path) -> None:
+    # Another path to the same checkov: a server of its own, not the one the tests share.
+    link = tmp_path / "checkov"
+    link.symlink_to(find_checkov_or_fail())
+    server = policies._server_for(link)
+    assert server is not None
+
+    policies._close_server(link)
+
+    with pytest.raises(ProcessLookupError):
+        os.kill(server.pid, 0)
+
+
+def test_a_checkov_server_is_kept_until_it_breaks_or_the_environment_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[FakeServer] = []
+
+    class FakeServer:
+        def __init__(self, python: Path, script: Path) -> None:
+            self.environment = policies._import_environment(policies._environment())
+            self.broken = False
+            self.closed = False
+            started.append(self)
+
+        def close(self, *, kill: bool = False) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(policies, "_CheckovServer", FakeServer)
+    monkeypatch.setattr(policies, "_servers", {})
+    checkov = find_checkov_or_fail()
+
+    policies._server_for(checkov)
+    policies._server_for(checkov)
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "another test")  # read by no module of checkov
+    policies._server_for(checkov)
+    assert len(started) == 1
+    # checkov/common/output/record.py reads it as it is imported
+    monkeypatch.setenv("CHECKOV_OUTPUT_CODE_LINE_LIMIT", "1")
+    policies._server_for(checkov)
+    assert len(started) == 2 and started[0].closed
+    started[1].broken = True
+    policies._server_for(checkov)
+    assert len(started) == 3 and started[1].closed
+    policies.close_servers()
+    assert started[2].closed
+    assert policies._servers == {}
 
 
 def checkov_failures_in_one_run(objects: list[SourcedObject]) -> list[CheckovFailure]:
