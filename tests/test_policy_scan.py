@@ -1,6 +1,6 @@
 """checkov's Kubernetes policies: dist/ passes, every skip is needed and explained, the
-Pod Security checker covers what checkov lets through, and checkov runs within bounds of
-memory and time."""
+Pod Security checker covers what checkov lets through, checkov runs within bounds of
+memory and time, and its server (``checkov_server.py``) reports what its command does."""
 
 from __future__ import annotations
 
@@ -229,7 +229,7 @@ def test_a_checkov_run_over_its_time_is_killed_and_reported(
     assert checkov_failures([item]) == [CheckovScan()]  # with time for the server to start
     server = policies._server_for(find_checkov_or_fail())
     monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 0.5)
-    (slow,) = parse_objects(_deployments(6000, 1), "slow.yaml")  # 4 to 6 s a run
+    (slow,) = parse_objects(_deployments(6000, 1), "slow.yaml")  # 3 to 6 s a run
     killed = record_kills(monkeypatch)
 
     assert checkov_failures([slow]) == [
@@ -287,15 +287,34 @@ def test_a_run_in_the_checkov_server_reports_what_the_checkov_command_reports(
     assert through_server == through_command
 
 
-def test_closing_a_checkov_server_ends_it(tmp_path: Path) -> None:
+def test_an_interrupted_run_is_killed_and_closing_its_server_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Another path to the same checkov: a server of its own, not the one the tests share.
     link = tmp_path / "checkov"
     link.symlink_to(find_checkov_or_fail())
+    monkeypatch.setattr(policies, "find_checkov", lambda: link)
     server = policies._server_for(link)
     assert server is not None
+    replies = server._reply
 
+    def interrupted_after_the_pid(deadline: float) -> str:
+        monkeypatch.setattr(server, "_reply", interrupt)
+        return replies(deadline)
+
+    def interrupt(deadline: float) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(server, "_reply", interrupted_after_the_pid)
+    killed = record_kills(monkeypatch)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_checkov(ROOT / "dist")
+
+    (group,) = killed
+    assert_ends(group)
+    assert server.broken  # its run's status is still to come: the next run gets another
     policies._close_server(link)
-
     with pytest.raises(ProcessLookupError):
         os.kill(server.pid, 0)
 

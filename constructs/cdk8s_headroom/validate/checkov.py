@@ -210,6 +210,11 @@ class _CheckovServer:
                 raise _out_of_time() from None
             except (_ServerError, ValueError) as error:
                 raise _ServerError(f"the server lost the run: {error!r}") from None
+            except BaseException:  # KeyboardInterrupt, say: the run ends with its caller
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+                self.broken = True  # its status is still to come
+                raise
             return (
                 returncode,
                 stdout.read_text(),
