@@ -1,11 +1,13 @@
 """checkov's Kubernetes policies: dist/ passes, every skip is needed and explained, the
-Pod Security checker covers what checkov lets through, and checkov runs within bounds of
-memory and time."""
+Pod Security checker covers what checkov lets through, checkov runs within bounds of
+memory and time, and its server (``checkov_server.py``) reports what its command does."""
 
 from __future__ import annotations
 
+import os
 import re
-import tempfile
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,49 +120,236 @@ def _deployments(args: int, copies: int) -> bytes:
     return ("apiVersion: v1\nkind: List\nitems:\n" + "\n".join(items) + "\n").encode()
 
 
+Run = tuple[list[int], str | None]
+"""One run of checkov by ``checkov_failures``: the objects' indices, and its error."""
+
+
+def record_runs(monkeypatch: pytest.MonkeyPatch) -> list[Run]:
+    """The runs ``checkov_failures`` makes from now on, each still a real checkov run."""
+    runs: list[Run] = []
+    real = policies._checkov_run
+
+    def recorded(objects: Sequence[SourcedObject], indices: list[int]) -> list[CheckovFailure]:
+        try:
+            failures = real(objects, indices)
+        except CheckovError as error:
+            runs.append((list(indices), str(error)))
+            raise
+        runs.append((list(indices), None))
+        return failures
+
+    monkeypatch.setattr(policies, "_checkov_run", recorded)
+    return runs
+
+
+# The address space checkov needs for a run: the lowest CHECKOV_MEMORY_BYTES that passes,
+# found by bisection with the pinned checkov in its server (one OpenBLAS thread; the same
+# with CHECKOV_WORKERS_NUMBER=1 and 4, so with any core count). dist/'s Namespace: 271 to
+# 273 MiB. _deployments(2000, 1): 340 to 343 MiB; _deployments(2000, 2), two objects:
+# 490 to 493 MiB. _deployments(6000, 1): 550 to 562 MiB. Each limit below leaves 70 MiB
+# or more on either side. A run that runs out of memory ends as it reaches the limit,
+# and one that passes costs what its objects need: the lower both, the shorter the test.
+
+
 def test_an_object_checkov_runs_out_of_memory_on_fails_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 512 * 2**20)
-    (big,) = parse_objects(_deployments(20_000, 1), "big.yaml")
+    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 350 * 2**20)
     small = load_folder(ROOT / "dist")[0]
+    (big,) = parse_objects(_deployments(6000, 1), "big.yaml")
+    runs = record_runs(monkeypatch)
 
     scans = checkov_failures([small, big])
 
-    assert scans[0] == CheckovScan()
-    assert scans[1] == CheckovScan(problem="checkov ran out of memory (more than 512 MiB)")
+    out_of_memory = "checkov ran out of memory (more than 350 MiB)"
+    assert runs == [([0, 1], out_of_memory), ([0], None), ([1], out_of_memory)]
+    assert scans == [CheckovScan(), CheckovScan(problem=out_of_memory)]
 
 
 def test_objects_too_many_for_one_checkov_run_are_scanned_in_halves(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Together they need more than the limit, each half less: none is refused. (Measured
-    # with the pinned checkov: one copy needs 560 to 620 MiB, two more than 800 MiB; two
-    # copies keep the test to three runs of checkov.)
-    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 700 * 2**20)
-    objects = parse_objects(_deployments(6000, 2), "big.yaml")
-    with pytest.raises(CheckovError, match="out of memory"):
-        checkov_failures_in_one_run(objects)
+    # Together they need more than the limit, each half less: none is refused.
+    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 420 * 2**20)
+    objects = parse_objects(_deployments(2000, 2), "big.yaml")
+    runs = record_runs(monkeypatch)
 
     scans = checkov_failures(objects)
 
+    assert runs == [
+        ([0, 1], "checkov ran out of memory (more than 420 MiB)"),
+        ([0], None),
+        ([1], None),
+    ]
     assert [scan.problem for scan in scans] == [None] * 2
     assert all(scan.failures for scan in scans)  # the policies did run on each
+
+
+def record_kills(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The process groups killed from now on (each still killed)."""
+    killed: list[int] = []
+    real = os.killpg
+
+    def recorded(group: int, number: int) -> None:
+        killed.append(group)
+        real(group, number)
+
+    monkeypatch.setattr(os, "killpg", recorded)
+    return killed
+
+
+def living_members(group: int) -> list[int]:
+    """The processes of ``group`` that are not yet dead (zombies awaiting their reaping
+    are dead), from /proc/PID/stat: the state is the field after the name, the group
+    the third (proc(5))."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # it ended meanwhile
+            continue
+        if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            members.append(int(stat.parent.name))
+    return members
+
+
+def assert_ends(group: int) -> None:
+    """Every process of ``group`` ends: SIGKILL is delivered as each is next scheduled,
+    and the ones checkov forked die after the run itself was reaped."""
+    deadline = time.monotonic() + 10
+    while living_members(group) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert living_members(group) == []
 
 
 def test_a_checkov_run_over_its_time_is_killed_and_reported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 0.2)
     item = load_folder(ROOT / "dist")[0]
+    assert checkov_failures([item]) == [CheckovScan()]  # with time for the server to start
+    server = policies._server_for(find_checkov_or_fail())
+    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 0.5)
+    (slow,) = parse_objects(_deployments(6000, 1), "slow.yaml")  # 3 to 6 s a run
+    killed = record_kills(monkeypatch)
 
-    assert checkov_failures([item]) == [
-        CheckovScan(problem="checkov ran out of time (more than 0.2 s)")
+    assert checkov_failures([slow]) == [
+        CheckovScan(problem="checkov ran out of time (more than 0.5 s)")
     ]
 
+    (group,) = killed
+    assert_ends(group)  # the run, and the processes checkov forked
+    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 600)
+    assert checkov_failures([item]) == [CheckovScan()]
+    assert policies._server_for(find_checkov_or_fail()) is server  # it outlived the kill
 
-def checkov_failures_in_one_run(objects: list[SourcedObject]) -> list[CheckovFailure]:
-    with tempfile.TemporaryDirectory() as workdir:
-        for index, item in enumerate(objects):
-            (Path(workdir) / f"{index:06d}.yaml").write_text(yaml.safe_dump(item.obj))
-        return run_checkov(Path(workdir))
+
+def find_checkov_or_fail() -> Path:
+    checkov = policies.find_checkov()
+    assert checkov is not None, "checkov is not installed"
+    return checkov
+
+
+def checkov_command(folder: Path) -> Path:
+    """checkov behind a shell script: not a Python script, so it runs as a command."""
+    script = folder / "checkov"
+    script.write_text(f'#!/bin/sh\nexec "{find_checkov_or_fail()}" "$@"\n')
+    script.chmod(0o755)
+    return script
+
+
+def test_a_checkov_command_over_its_time_is_killed_and_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = checkov_command(tmp_path)
+    monkeypatch.setattr(policies, "find_checkov", lambda: command)
+    monkeypatch.setattr(policies, "CHECKOV_TIMEOUT_SECONDS", 0.5)  # it takes 3 s to start
+    killed = record_kills(monkeypatch)
+
+    assert checkov_failures(load_folder(ROOT / "dist")[:1]) == [
+        CheckovScan(problem="checkov ran out of time (more than 0.5 s)")
+    ]
+
+    (group,) = killed
+    assert_ends(group)
+    assert policies._server_for(command) is None
+
+
+def test_a_run_in_the_checkov_server_reports_what_the_checkov_command_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    through_server = run_checkov(ROOT / "dist", config=None)
+    command = checkov_command(tmp_path)
+    monkeypatch.setattr(policies, "find_checkov", lambda: command)
+
+    through_command = run_checkov(ROOT / "dist", config=None)
+
+    assert through_command  # dist fails the checks that the skip list names
+    assert through_server == through_command
+
+
+def test_an_interrupted_run_is_killed_and_closing_its_server_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another path to the same checkov: a server of its own, not the one the tests share.
+    link = tmp_path / "checkov"
+    link.symlink_to(find_checkov_or_fail())
+    monkeypatch.setattr(policies, "find_checkov", lambda: link)
+    server = policies._server_for(link)
+    assert server is not None
+    replies = server._reply
+
+    def interrupted_after_the_pid(deadline: float) -> str:
+        monkeypatch.setattr(server, "_reply", interrupt)
+        return replies(deadline)
+
+    def interrupt(deadline: float) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(server, "_reply", interrupted_after_the_pid)
+    killed = record_kills(monkeypatch)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_checkov(ROOT / "dist")
+
+    (group,) = killed
+    assert_ends(group)
+    assert server.broken  # its run's status is still to come: the next run gets another
+    policies._close_server(link)
+    with pytest.raises(ProcessLookupError):
+        os.kill(server.pid, 0)
+
+
+def test_a_checkov_server_is_kept_until_it_breaks_or_the_environment_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[FakeServer] = []
+
+    class FakeServer:
+        def __init__(self, python: Path, script: Path) -> None:
+            self.environment = policies._import_environment(policies._environment())
+            self.broken = False
+            self.closed = False
+            started.append(self)
+
+        def close(self, *, kill: bool = False) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(policies, "_CheckovServer", FakeServer)
+    monkeypatch.setattr(policies, "_servers", {})
+    checkov = find_checkov_or_fail()
+
+    policies._server_for(checkov)
+    policies._server_for(checkov)
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "another test")  # read by no module of checkov
+    policies._server_for(checkov)
+    assert len(started) == 1
+    # checkov/common/output/record.py reads it as it is imported
+    monkeypatch.setenv("CHECKOV_OUTPUT_CODE_LINE_LIMIT", "1")
+    policies._server_for(checkov)
+    assert len(started) == 2 and started[0].closed
+    started[1].broken = True
+    policies._server_for(checkov)
+    assert len(started) == 3 and started[1].closed
+    policies.close_servers()
+    assert started[2].closed
+    assert policies._servers == {}

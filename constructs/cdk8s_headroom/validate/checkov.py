@@ -5,17 +5,25 @@ checkov lives in a virtualenv of its own (its dependencies conflict with the pro
 pins): the repository's ``.venv-checkov`` (``make validate`` and ``make test`` create
 it), else a ``checkov`` on PATH. Without either, ``find_checkov`` says so and
 ``cdk8s-headroom validate`` runs the other checks and says checkov did not run.
+
+Each run of checkov is a fork of a server that imported checkov once
+(``checkov_server.py``), when checkov is a Python script; else checkov's command.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
 import os
 import resource
+import selectors
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +63,8 @@ one: 2000 ordinary objects fit, a few objects of a hundred thousand values each 
 A folder that is too big for one run is scanned in halves (``checkov_failures``)."""
 
 CHECKOV_TIMEOUT_SECONDS = 600
-"""The longest one checkov run may take: about 20 times what 1000 ordinary objects take."""
+"""The longest one checkov run may take: about 20 times what 1000 ordinary objects take.
+The start of the server that forks the runs has as long."""
 
 
 class CheckovError(RuntimeError):
@@ -63,20 +72,53 @@ class CheckovError(RuntimeError):
     ``CHECKOV_TIMEOUT_SECONDS``. The message says which, in words fit for a report line."""
 
 
+def _environment() -> dict[str, str]:
+    # numpy (a dependency of checkov's) starts an OpenBLAS thread per core, each taking
+    # 32 MiB of address space, and checkov does no linear algebra: one thread keeps
+    # CHECKOV_MEMORY_BYTES the same bound on every machine. (Measured on two cores, the
+    # command needs 271 to 275 MiB to scan a Namespace with one thread, 303 to 306 MiB
+    # with two; the server's fork 271 to 273 MiB.) It also leaves the server with one
+    # thread, which it forks.
+    return {**os.environ, "LOG_LEVEL": "ERROR", "OPENBLAS_NUM_THREADS": "1"}
+
+
+_UNREAD_VARIABLES = frozenset({"PYTEST_CURRENT_TEST"})
+"""Variables that neither checkov nor its dependencies read (none of the pinned
+.venv-checkov's files names them): a server started without them, or with other values,
+imported checkov as it would be imported with them. pytest changes this one for each
+test."""
+
+
+def _import_environment(environment: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in environment.items() if k not in _UNREAD_VARIABLES}
+
+
+def _run_bounded(checkov: Path, args: list[str], *, cwd: str) -> tuple[int, str, str]:
+    """The exit status, stdout and stderr of ``checkov ARGS`` run in ``cwd``, within
+    ``CHECKOV_MEMORY_BYTES`` of address space, and killed with everything it started once
+    ``CHECKOV_TIMEOUT_SECONDS`` have passed: in a fork of ``_CheckovServer`` when checkov
+    is a Python script, else as a command."""
+    server = _server_for(checkov)
+    if server is not None:
+        try:
+            return server.run(args, cwd=cwd)
+        except _ServerError:
+            _close_server(checkov)
+    return _run_command([str(checkov), *args], cwd=cwd)
+
+
 def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (CHECKOV_MEMORY_BYTES, CHECKOV_MEMORY_BYTES))
 
 
-def _run_bounded(command: list[str], *, cwd: str) -> tuple[int, str, str]:
-    """The exit status, stdout and stderr of ``command``, run under ``_limit_memory`` and
-    killed with everything it started once ``CHECKOV_TIMEOUT_SECONDS`` have passed."""
+def _run_command(command: list[str], *, cwd: str) -> tuple[int, str, str]:
     with subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=cwd,
-        env={**os.environ, "LOG_LEVEL": "ERROR"},
+        env=_environment(),
         preexec_fn=_limit_memory,
         start_new_session=True,
     ) as process:
@@ -85,10 +127,181 @@ def _run_bounded(command: list[str], *, cwd: str) -> tuple[int, str, str]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-            raise CheckovError(
-                f"checkov ran out of time (more than {CHECKOV_TIMEOUT_SECONDS} s)"
-            ) from None
+            raise _out_of_time() from None
     return process.returncode, stdout, stderr
+
+
+def _out_of_time() -> CheckovError:
+    return CheckovError(f"checkov ran out of time (more than {CHECKOV_TIMEOUT_SECONDS} s)")
+
+
+# --- checkov imported once: the fork server -------------------------------------------
+
+
+class _ServerError(Exception):
+    """The server did not start or did not answer: the run goes to the command instead."""
+
+
+class _CheckovServer:
+    """``checkov_server.py`` under checkov's own Python: checkov imported once (about 3 s
+    of each command's start), and each run a fork of it that behaves as the command."""
+
+    def __init__(self, python: Path, script: Path) -> None:
+        self.environment = _import_environment(_environment())
+        self._process = subprocess.Popen(
+            [str(python), str(SERVER_SCRIPT), str(script)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=tempfile.gettempdir(),
+            env=_environment(),
+            start_new_session=True,
+        )
+        self.pid = self._process.pid
+        assert self._process.stdout is not None
+        self._replies = b""
+        self._reply_fd = self._process.stdout.fileno()
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._reply_fd, selectors.EVENT_READ)
+        self._lock = threading.Lock()
+        self.broken = False
+        try:
+            ready = self._reply(time.monotonic() + CHECKOV_TIMEOUT_SECONDS)
+        except (_ServerError, TimeoutError):
+            ready = "no answer"
+        if ready != "ready":
+            self.close(kill=True)
+            raise _ServerError(f"the server did not start: {ready}")
+
+    def run(self, args: list[str], *, cwd: str) -> tuple[int, str, str]:
+        """As ``_run_command`` would run ``checkov ARGS``.
+
+        Raises:
+            CheckovError: when the run is out of time (it is killed).
+            _ServerError: when the server does not take the run.
+        """
+        with self._lock, tempfile.TemporaryDirectory() as output:
+            deadline = time.monotonic() + CHECKOV_TIMEOUT_SECONDS
+            stdout, stderr = Path(output, "stdout"), Path(output, "stderr")
+            request = {
+                "argv": args,
+                "cwd": cwd,
+                "env": _environment(),
+                "memory": CHECKOV_MEMORY_BYTES,
+                "stdout": str(stdout),
+                "stderr": str(stderr),
+            }
+            assert self._process.stdin is not None
+            try:
+                self._process.stdin.write(json.dumps(request).encode() + b"\n")
+                self._process.stdin.flush()
+                pid = int(self._reply(deadline))
+            except (OSError, ValueError) as error:  # TimeoutError is an OSError
+                raise _ServerError(f"the server did not take the run: {error!r}") from None
+            try:
+                returncode = int(self._reply(deadline))
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+                try:  # the server reaps it and says so: the next run starts clean
+                    self._reply(time.monotonic() + 60)
+                except (_ServerError, TimeoutError):
+                    self.broken = True
+                raise _out_of_time() from None
+            except (_ServerError, ValueError) as error:
+                raise _ServerError(f"the server lost the run: {error!r}") from None
+            except BaseException:  # KeyboardInterrupt, say: the run ends with its caller
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+                self.broken = True  # its status is still to come
+                raise
+            return (
+                returncode,
+                stdout.read_text(),
+                stderr.read_text(),
+            )
+
+    def _reply(self, deadline: float) -> str:
+        """The server's next line; ``TimeoutError`` when none came by ``deadline``."""
+        while b"\n" not in self._replies:
+            if not self._selector.select(max(0.0, deadline - time.monotonic())):
+                raise TimeoutError
+            chunk = os.read(self._reply_fd, 4096)
+            if not chunk:
+                self.broken = True
+                raise _ServerError("the server ended")
+            self._replies += chunk
+        line, _, self._replies = self._replies.partition(b"\n")
+        return line.decode()
+
+    def close(self, *, kill: bool = False) -> None:
+        """Ends the server: an idle one ends with its input, a stuck one is killed."""
+        if self._process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self._process.stdin.close()
+        try:
+            self._process.wait(timeout=0 if kill else 5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self._process.pid, signal.SIGKILL)
+            self._process.wait()
+        self._selector.close()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+
+
+SERVER_SCRIPT = Path(__file__).with_name("checkov_server.py")
+_servers: dict[Path, _CheckovServer] = {}
+_servers_lock = threading.Lock()
+
+
+def _server_for(checkov: Path) -> _CheckovServer | None:
+    """The running server for ``checkov`` (started on first use, kept until the process
+    exits, started anew when it broke or the environment changed, as checkov's modules
+    read some variables as they are imported); ``None`` when checkov is no Python script
+    or its server does not start."""
+    with _servers_lock:
+        old = _servers.get(checkov)
+        environment = _import_environment(_environment())
+        if old is not None and (old.broken or old.environment != environment):
+            _servers.pop(checkov).close()
+        if checkov not in _servers:
+            python = _python_of(checkov)
+            if python is None:
+                return None
+            try:
+                _servers[checkov] = _CheckovServer(python, checkov)
+            except (_ServerError, OSError):
+                return None
+        return _servers[checkov]
+
+
+def _python_of(script: Path) -> Path | None:
+    """The Python that runs ``script``, from its ``#!`` line (as pip writes it)."""
+    try:
+        with script.open("rb") as file:
+            first = file.readline(4096)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode(errors="replace").split()
+    if len(parts) != 1 or not Path(parts[0]).name.startswith("python"):
+        return None
+    return Path(parts[0]) if Path(parts[0]).is_file() else None
+
+
+def _close_server(checkov: Path) -> None:
+    with _servers_lock:
+        server = _servers.pop(checkov, None)
+    if server is not None:
+        server.close()
+
+
+@atexit.register
+def close_servers() -> None:
+    """Ends every checkov server this process started."""
+    for checkov in list(_servers):
+        _close_server(checkov)
 
 
 def _no_report(returncode: int, stderr: str) -> CheckovError:
@@ -114,14 +327,14 @@ def run_checkov(folder: Path, *, config: Path | None = CHECKOV_CONFIG) -> list[C
     checkov = find_checkov()
     if checkov is None:
         raise RuntimeError(f"checkov is missing: neither {REPOSITORY_CHECKOV} nor on PATH")
-    command = [str(checkov), "--skip-download", "--framework", "kubernetes", "-o", "json"]
+    args = ["--skip-download", "--framework", "kubernetes", "-o", "json"]
     if config is not None:
-        command += ["--config-file", str(config.resolve())]
-    command += ["-d", str(folder.resolve())]
+        args += ["--config-file", str(config.resolve())]
+    args += ["-d", str(folder.resolve())]
     # checkov also reads a .checkov.yaml from its working directory; an empty one
     # keeps `config=None` meaning no skips at all.
     with tempfile.TemporaryDirectory() as workdir:
-        returncode, stdout, stderr = _run_bounded(command, cwd=workdir)
+        returncode, stdout, stderr = _run_bounded(checkov, args, cwd=workdir)
     try:
         report = json.loads(stdout)
     except json.JSONDecodeError:
