@@ -8,16 +8,24 @@ whichever of the three entry points ran it; cdk8s-cli empties its output folder 
 it starts the app (node_modules/cdk8s-cli/lib/cli/cmds/synth.js, ``fs.rmSync(outdir)``),
 so that folder must never be dist/. Each case runs on a temporary copy of the
 repository with its own git history, so the real worktree is never touched.
+
+Every entry point runs main.py's one publication path (``publish_app``) in a process of
+its own, and sees every refusal alike: main.py's status 2 and its one line. So each
+entry point gets one refused app in a process, a different kind each, and a crash;
+every refused app runs through main.py's own ``main`` in this process as well (on a copy
+of main.py and dist/), which is where the kinds differ.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -223,19 +231,13 @@ REFUSED_APPS: dict[str, tuple[Callable[[str], str], str]] = {
 """Apps that must be refused: a bad setting, a configuration error raised inside the app,
 objects that fail the schemas or Pod Security, a JSON patch that adds hostNetwork."""
 
-# python main.py is fast: it gets every case. The slower entry points get one case of
-# each kind (a bad setting, an error inside the app, a JSON patch), since all three
-# run main.py's one publication path.
+# One refused app per entry point, in a process: a bad setting, an error raised inside
+# the app, and objects the checks refuse (a JSON patch), one kind each. Every case of
+# REFUSED_APPS runs through main.py's main in-process (below).
 REFUSED_CASES = [
-    *(("python-main", case) for case in REFUSED_APPS),
-    *(
-        ("cdk8s-synth", case)
-        for case in ("cpu-as-a-number", "second-priority-classes", "host-network-patch")
-    ),
-    *(
-        ("make-synth", case)
-        for case in ("bad-namespace", "memory-without-unit", "host-network-patch")
-    ),
+    ("python-main", "bad-quantity"),
+    ("cdk8s-synth", "second-priority-classes"),
+    ("make-synth", "host-network-patch"),
 ]
 
 
@@ -255,15 +257,67 @@ def test_a_refused_app_leaves_dist_and_the_tree_unchanged_with_one_message(
     assert result.returncode != 0
     if entry_point == "python-main":
         assert result.returncode == 2  # main.py's documented status for a refused app
-    output = result.stdout + result.stderr
+    assert_refused_once(result.stdout + result.stderr, reason)
+    assert {p.name: p.read_bytes() for p in (repo / "dist").iterdir()} == dist_before
+    assert tree_state(repo) == before
+
+
+def assert_refused_once(output: str, reason: str, dist: str = "dist") -> None:
+    """One line says that synthesis failed, why, and that dist/ was left; no traceback."""
     messages = [line for line in output.splitlines() if line.startswith("synth failed")]
     assert len(messages) == 1, output
-    assert messages[0].startswith("synth failed, dist/ left as it was: ")
+    assert messages[0].startswith(f"synth failed, {dist}/ left as it was: ")
     assert reason in messages[0]
     assert "Traceback" not in output
     assert "    at " not in output  # no Node stack trace from cdk8s-cli either
-    assert {p.name: p.read_bytes() for p in (repo / "dist").iterdir()} == dist_before
-    assert tree_state(repo) == before
+
+
+@pytest.fixture
+def app_repo(tmp_path: Path) -> Path:
+    """What main.py's main reads and writes when it runs in this process: main.py and
+    dist/, committed in a fresh git repo (the library and scripts/promote.py are this
+    process's own)."""
+    copy = tmp_path / "repo"
+    copy.mkdir()
+    shutil.copy2(ROOT / "main.py", copy / "main.py")
+    shutil.copytree(ROOT / "dist", copy / "dist")
+    git(copy, "init", "-q")
+    git(copy, "add", "-A")
+    git(copy, "commit", "-q", "-m", "copy")
+    return copy
+
+
+def load_main(repo: Path, name: str) -> ModuleType:
+    """The copy's (edited) main.py as a module, as `python main.py` would run it."""
+    spec = importlib.util.spec_from_file_location(f"edited_main_{name}", repo / "main.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("case", list(REFUSED_APPS))
+def test_main_refuses_an_app_with_status_2_leaving_dist_and_the_tree_unchanged(
+    app_repo: Path, case: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GIVEN main.py, edited as in the cases above
+    edit, reason = REFUSED_APPS[case]
+    edit_main(app_repo, edit)
+    dist = app_repo / "dist"
+    dist_before = {p.name: p.read_bytes() for p in dist.iterdir()}
+    before = tree_state(app_repo)
+    monkeypatch.delenv("CDK8S_OUTDIR", raising=False)
+
+    # WHEN its main publishes the copy's dist/ (named whole: jsii's Node process, which
+    # writes the files, keeps the cwd it started with, so a chdir here would not reach it)
+    status = load_main(app_repo, case.replace("-", "_")).main(["-q", "--out", str(dist)])
+
+    # THEN it returns main.py's status for a refused app, says so once, changes nothing
+    assert status == 2
+    captured = capsys.readouterr()
+    assert_refused_once(captured.out + captured.err, reason, dist=str(dist))
+    assert {p.name: p.read_bytes() for p in (app_repo / "dist").iterdir()} == dist_before
+    assert tree_state(app_repo) == before
 
 
 @pytest.mark.parametrize("entry_point", list(ENTRY_POINTS))

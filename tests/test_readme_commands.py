@@ -143,7 +143,31 @@ def activated(clone: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if c.startswith(RUN)])
+def runs_as(command: str) -> str:
+    """What runs once the virtualenv is active: `.venv/bin/python x` starts the python
+    that activation puts first on PATH, as `python x` does (the test below checks that),
+    so a command the docs show both ways is run once."""
+    return command.removeprefix(".venv/bin/")
+
+
+VENV_PROGRAMS = sorted({runs_as(c.split()[0]) for c in COMMANDS if c.startswith(".venv/bin/")})
+"""The programs the docs name by their path in the virtualenv."""
+
+
+def test_the_activated_path_finds_the_virtualenv_s_programs_first(clone: Path) -> None:
+    found = subprocess.run(
+        ["bash", "-c", f"command -v {' '.join(VENV_PROGRAMS)}"],
+        cwd=clone,
+        env=activated(clone),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert found == [str(clone / ".venv" / "bin" / program) for program in VENV_PROGRAMS]
+    assert {"python", "cdk8s", "cdk8s-headroom"} <= set(VENV_PROGRAMS)
+
+
+@pytest.mark.parametrize("command", sorted({runs_as(c) for c in COMMANDS if c.startswith(RUN)}))
 def test_a_command_of_the_docs_works_as_written(clone: Path, command: str) -> None:
     for placeholder, value in PLACEHOLDERS.items():
         command = command.replace(placeholder, value)

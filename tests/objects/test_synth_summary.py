@@ -3,9 +3,12 @@
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import cdk8s
+import pytest
 
+import main
 from cdk8s_headroom import KarpenterNodePool, NodeHeadroom, NodePoolRef, PriorityModel
 from cdk8s_headroom.objects.synth_summary import render, summarize
 from tests.conftest import ROOT
@@ -57,15 +60,17 @@ def test_the_summary_says_when_a_change_of_the_slice_rolls_the_pool() -> None:
     assert "  drift: a change of the slice rolls pool burst's nodes" in render([drifts], [])
 
 
-def test_main_prints_the_summary_unless_quiet(tmp_path: object) -> None:
-    loud = subprocess.run(
-        [sys.executable, "main.py"],
-        cwd=ROOT,
-        env=run_env(CDK8S_OUTDIR=f"{tmp_path}/a"),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+def test_main_prints_the_summary_unless_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Loud: main.py's main in this process prints the table (on stderr: cdk8s synth
+    # captures the app's stdout).
+    monkeypatch.delenv("HEADROOM_QUIET", raising=False)
+    monkeypatch.delenv("CDK8S_OUTDIR", raising=False)
+    assert main.main(["--out", str(tmp_path / "a")]) == 0
+    loud = capsys.readouterr()
+    # Quiet: a process of its own, so that nothing at all is printed (not by jsii or
+    # Node either).
     quiet = subprocess.run(
         [sys.executable, "main.py", "-q"],
         cwd=ROOT,
@@ -74,6 +79,7 @@ def test_main_prints_the_summary_unless_quiet(tmp_path: object) -> None:
         text=True,
         check=True,
     )
-    assert "demo-burst x1" in loud.stderr
-    assert "P4: grace 0s, burst images pre-pulled" in loud.stderr
+    assert "demo-burst x1" in loud.err
+    assert "P4: grace 0s, burst images pre-pulled" in loud.err
+    assert loud.out == ""
     assert quiet.stderr == quiet.stdout == ""
