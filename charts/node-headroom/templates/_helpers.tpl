@@ -100,32 +100,32 @@ built once per render and kept on the root context, with
 {{- end -}}
 {{- end -}}
 
-{{/* Each value's own rule, in the table's order (lib.checks: values.checks). */}}
+{{/* Each value's own rule, in the table's order (lib.checks: library.check_groups). A
+     top-level value left as its default (toJson as the generator wrote it) skips its rows. */}}
 {{- define "node-headroom.checks" -}}
-{{- range $row := .lib.checks -}}
-{{- $parts := splitList "[]." (index $row 0) -}}
-{{- /* Skipped without a call: a value left out, the default itself (valid by
-     construction; the same kind, so nothing to write back), a list without items */ -}}
-{{- $x := $.root.Values }}{{ range splitList "." (first $parts) }}{{ $x = index (default (dict) $x) . }}{{ end -}}
-{{- $default := index $row 2 -}}
-{{- if not (or (kindIs "invalid" $x) (and (eq (kindOf $x) (kindOf $default)) (eq $x $default)) (and (gt (len $parts) 1) (empty $x))) -}}
-{{- include "node-headroom.walk" (dict "lib" $.lib "node" $.root.Values "parts" $parts "field" "" "rule" (index $row 1) "default" $default) -}}
+{{- range $group := .lib.checks -}}
+{{- if ne (toJson (index $.root.Values (index $group 0))) (index $group 1) -}}
+{{- range $row := index $group 2 -}}
+{{- include "node-headroom.walk" (dict "lib" $.lib "node" $.root.Values "steps" (index $row 0) "at" "" "rule" (index $row 1) "default" (index $row 2)) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
 
-{{/* A check on every value its path reaches: .parts are the pieces of the path between
-     list items ([]); an item is named by its name (a burst workload) or its index. */}}
+{{/* A check on every value its path reaches: .steps are the keys of the path's pieces
+     between list items; an item is named by its name (a burst workload) or its index. A
+     value left out is skipped without a call. */}}
 {{- define "node-headroom.walk" -}}
-{{- $keys := splitList "." (first .parts) }}{{ $holder := .node -}}
+{{- $keys := first .steps }}{{ $holder := .node -}}
 {{- range initial $keys }}{{ $holder = default (dict) (index $holder .) }}{{ end -}}
-{{- $key := last $keys }}{{ $at := print .field (first .parts) -}}
-{{- if eq (len .parts) 1 -}}
-{{- include "node-headroom.check" (dict "lib" .lib "rule" .rule "value" (index $holder $key) "field" $at "default" .default "in" $holder "key" $key) -}}
+{{- $key := last $keys }}{{ $x := index $holder $key }}{{ $at := print .at (join "." $keys) -}}
+{{- if kindIs "invalid" $x -}}
+{{- else if eq (len .steps) 1 -}}
+{{- include "node-headroom.check" (dict "lib" .lib "rule" .rule "value" $x "field" $at "default" .default "in" $holder "key" $key) -}}
 {{- else -}}
-{{- range $i, $item := index $holder $key -}}
+{{- range $i, $item := $x -}}
 {{- $name := ternary $item.name $i (eq $at "burstWorkloads") -}}
-{{- include "node-headroom.walk" (dict "lib" $.lib "node" $item "parts" (rest $.parts) "field" (printf "%s[%v]." $at $name) "rule" $.rule "default" $.default) -}}
+{{- include "node-headroom.walk" (dict "lib" $.lib "node" $item "steps" (rest $.steps) "at" (printf "%s[%v]." $at $name) "rule" $.rule "default" $.default) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -177,12 +177,26 @@ built once per render and kept on the root context, with
 {{- end -}}
 {{- end -}}
 
-{{/* Whether quantity .a exceeds quantity .b for .resource (cpu or memory). */}}
+{{/* Whether quantity a exceeds quantity b for resource (cpu or memory), of (list lib a b
+     resource): true, or nothing. */}}
 {{- define "node-headroom.exceeds" -}}
-{{- $power := ternary 3 0 (eq .resource "cpu") -}}
-{{- $a := include "node-headroom.amount" (list .lib .a $power) -}}
-{{- $b := include "node-headroom.amount" (list .lib .b $power) -}}
-{{- if ne (len $a) (len $b) }}{{ gt (len $a) (len $b) }}{{ else }}{{ gt $a $b }}{{ end -}}
+{{- $lib := index . 0 }}{{ $power := ternary 3 0 (eq (index . 3) "cpu") -}}
+{{- $a := include "node-headroom.amount" (list $lib (index . 1) $power) -}}
+{{- $b := include "node-headroom.amount" (list $lib (index . 2) $power) -}}
+{{- if or (gt (len $a) (len $b)) (and (eq (len $a) (len $b)) (gt $a $b)) }}true{{ end -}}
+{{- end -}}
+
+{{/* Given (rule_language.Given): not null, and not an empty text, list or map. */}}
+{{- define "node-headroom.given" -}}
+{{- if or (not (empty .)) (not (has (kindOf .) (list "invalid" "string" "slice" "map"))) }}true{{ end -}}
+{{- end -}}
+
+{{/* A broken rule, of (list operands name): its message (the library data's messages),
+     returned with .warn, else the refusal. */}}
+{{- define "node-headroom.refuse" -}}
+{{- $o := index . 0 }}{{ $m := "" -}}
+{{- range index $o.lib.messages (index . 1) }}{{ $m = print $m (first .) }}{{ if gt (len .) 1 }}{{ $m = print $m (include (print "node-headroom." (index . 2)) (index $o (index . 1))) }}{{ end }}{{ end -}}
+{{- if $o.warn }}{{ $m }}{{ else }}{{ include "node-headroom.fail" (dict "field" $o.field "value" $o.value "allowed" $m) }}{{ end -}}
 {{- end -}}
 
 {{/* A quantity as the library emits it: a string, trimmed; a whole number as its digits. */}}
@@ -192,7 +206,7 @@ built once per render and kept on the root context, with
 
 {{/* A prefixed workload name must be a DNS-1123 label; the release name is blamed when it made the name too long. */}}
 {{- define "node-headroom.prefixedName" -}}
-{{- include "node-headroom.rule.prefixedName" (dict "field" .field "value" .name "name" .name "release" .release "allowed" (index (index .lib.grammars "dnsLabel") 0 1)) -}}
+{{- include "node-headroom.rule.prefixedName" (dict "lib" .lib "field" .field "value" .name "name" .name "release" .release "allowed" (index (index .lib.grammars "dnsLabel") 0 1)) -}}
 {{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
 {{- end -}}
 
@@ -249,12 +263,12 @@ built once per render and kept on the root context, with
 {{- range $v.burstWorkloads }}{{ $lists = append $lists (list (printf "burstWorkloads[%v].tolerations" .name) .tolerations) }}{{ end -}}
 {{- range $pair := $lists }}{{ range $i, $t := index $pair 1 -}}
 {{- $at := printf "%s[%d]." (index $pair 0) $i }}{{ $operator := default $lib.tolerationDefaults.operator $t.operator -}}
-{{- include "node-headroom.rule.tolerationNeedsKey" (dict "field" (print $at "key") "value" (default "" $t.key) "key" $t.key "operator" $operator) -}}
-{{- include "node-headroom.rule.tolerationExistsWithoutValue" (dict "field" (print $at "value") "value" (default "" $t.value) "operator" $operator) -}}
-{{- include "node-headroom.rule.tolerationSecondsNoExecute" (dict "field" (print $at "tolerationSeconds") "value" $t.tolerationSeconds "effect" $t.effect) -}}
+{{- include "node-headroom.rule.tolerationNeedsKey" (dict "lib" $lib "field" (print $at "key") "value" (default "" $t.key) "key" $t.key "operator" $operator) -}}
+{{- include "node-headroom.rule.tolerationExistsWithoutValue" (dict "lib" $lib "field" (print $at "value") "value" (default "" $t.value) "operator" $operator) -}}
+{{- include "node-headroom.rule.tolerationSecondsNoExecute" (dict "lib" $lib "field" (print $at "tolerationSeconds") "value" $t.tolerationSeconds "effect" $t.effect) -}}
 {{- end }}{{ end -}}
 {{- range $v.nodeAffinity -}}
-{{- $r := dict "field" (printf "nodeAffinity[%s].values" .key) "value" (default (list) .values) "operator" .operator "values" (default (list) .values) -}}
+{{- $r := dict "lib" $lib "field" (printf "nodeAffinity[%s].values" .key) "value" (default (list) .values) "operator" .operator "values" (default (list) .values) -}}
 {{- range $rule := list "requirementNeedsValues" "requirementNoValues" "requirementOneInteger" }}{{ include (print "node-headroom.rule." $rule) $r }}{{ end -}}
 {{- end -}}
 {{- /* The names and the classes */ -}}
@@ -267,7 +281,7 @@ built once per render and kept on the root context, with
 {{- $_ := set $c "model" $m -}}
 {{- with $m.warning }}{{ $warnings = append $warnings . }}{{ end -}}
 {{- $_ := set $c "namespace" (dict "name" (default (default "default" $root.Release.Namespace) $v.namespace.name) "labels" $lib.namespaceLabels "annotations" $lib.namespaceAnnotations) -}}
-{{- if $v.namespace.create }}{{ include "node-headroom.rule.ownNamespace" (dict "field" "namespace.name" "value" $c.namespace.name) }}{{ end -}}
+{{- if $v.namespace.create }}{{ include "node-headroom.rule.ownNamespace" (dict "lib" $lib "field" "namespace.name" "value" $c.namespace.name) }}{{ end -}}
 {{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
 {{- range $role := list "headroom" "burst" "default" -}}
 {{- $base := index $m $role -}}
@@ -321,15 +335,15 @@ built once per render and kept on the root context, with
 {{- /* The PriorityClasses of the model */ -}}
 {{- range $key := list "create" "name" "value" -}}
 {{- $given := index $dc . -}}
-{{- include "node-headroom.rule.defaultClassGuardedOnly" (dict "field" (printf "priorityClasses.default.%s" $key) "value" $given "given" $given "model" $model) -}}
+{{- include "node-headroom.rule.defaultClassGuardedOnly" (dict "lib" $lib "field" (printf "priorityClasses.default.%s" $key) "value" $given "given" $given "model" $model) -}}
 {{- end -}}
 {{- range $i, $low := initial $ladder -}}
 {{- $high := index $ladder (add1 $i) -}}
-{{- include "node-headroom.rule.priorityOrder" (dict "field" (printf "priorityClasses.%s.value" $low.role) "value" $low.value "low" $low.value "high" $high.value "above" $high.role) -}}
+{{- include "node-headroom.rule.priorityOrder" (dict "lib" $lib "field" (printf "priorityClasses.%s.value" $low.role) "value" $low.value "low" $low.value "high" $high.value "above" $high.role) -}}
 {{- end -}}
 {{- $seen := dict -}}
 {{- range $spec := $ladder -}}
-{{- include "node-headroom.rule.classNamesDiffer" (dict "field" (printf "priorityClasses.%s.name" $spec.role) "value" $spec.name "other" (index $seen $spec.name)) -}}
+{{- include "node-headroom.rule.classNamesDiffer" (dict "lib" $lib "field" (printf "priorityClasses.%s.name" $spec.role) "value" $spec.name "other" (index $seen $spec.name)) -}}
 {{- $_ := set $seen $spec.name $spec.role -}}
 {{- end -}}
 
@@ -337,12 +351,12 @@ built once per render and kept on the root context, with
 {{- $kind := $v.task.kind -}}
 {{- $slices := $c.slices -}}
 {{- /* The default task is no task given */ -}}
-{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "task.kind" "value" $kind "slices" $slices "given" (ternary nil $kind (eq $kind $lib.defaultTask))) -}}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "task.kind" "value" $kind "slices" $slices "given" (ternary nil $kind (eq $kind $lib.defaultTask))) -}}
 {{- /* The kind's task, with the task values it takes (taskValues) and its image */ -}}
 {{- $task := deepCopy (index $lib.tasks $kind) -}}
 {{- $taken := index $lib.taskValues $kind -}}
 {{- $image := $v }}{{ range splitList "." (index $taken 0) }}{{ $image = index $image . }}{{ end -}}
-{{- include "node-headroom.rule.customTaskNeedsImage" (dict "field" (index $taken 0) "value" $image "image" $image) -}}
+{{- include "node-headroom.rule.customTaskNeedsImage" (dict "lib" $lib "field" (index $taken 0) "value" $image "image" $image) -}}
 {{- range $key := index $taken 1 -}}
 {{- if not (kindIs "invalid" (index $v.task $key)) }}{{ $_ := set $task $key (index $v.task $key) }}{{ end -}}
 {{- end -}}
@@ -352,16 +366,16 @@ built once per render and kept on the root context, with
 {{- /* The reserver's name and placement: the pool's selector and taints, then the user's */ -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
 {{- $r := $v.reservation -}}
-{{- include "node-headroom.rule.slicesNeedBoth" (dict "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
-{{- include "node-headroom.rule.slicesNeedBoth" (dict "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
-{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) -}}
+{{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
+{{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) -}}
 {{- if $m.taintedPool -}}
-{{- include "node-headroom.rule.dedicatedPoolNeedsPool" (dict "field" "nodePool.name" "value" nil "pool" $poolName "taint" $wanted) -}}
+{{- include "node-headroom.rule.dedicatedPoolNeedsPool" (dict "lib" $lib "field" "nodePool.name" "value" nil "pool" $poolName "taint" $wanted) -}}
 {{- $declared := list -}}
 {{- range $v.nodePool.taints }}{{ $declared = append $declared (replace "{key}" .key (replace "{value}" (default "" .value) (replace "{effect}" (default $lib.taintDefaults.effect .effect) $lib.taintText))) }}{{ end -}}
-{{- include "node-headroom.rule.dedicatedPoolNeedsTaint" (dict "field" "nodePool.taints" "value" $declared "taint" $wanted "declared" $declared) -}}
+{{- include "node-headroom.rule.dedicatedPoolNeedsTaint" (dict "lib" $lib "field" "nodePool.taints" "value" $declared "taint" $wanted "declared" $declared) -}}
 {{- end -}}
-{{- include "node-headroom.rule.prepullerName" (dict "field" "reserverName" "value" $reserverName "prepulled" $v.prepullBurstImages "name" $reserverName "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
+{{- include "node-headroom.rule.prepullerName" (dict "lib" $lib "field" "reserverName" "value" $reserverName "prepulled" $v.prepullBurstImages "name" $reserverName "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
 {{- $selector := dict -}}
 {{- $poolTaints := list -}}
 {{- if $poolName -}}
@@ -369,7 +383,7 @@ built once per render and kept on the root context, with
 {{- range $v.nodePool.taints }}{{ $poolTaints = append $poolTaints (dict "key" .key "value" (default "" .value) "effect" (default $lib.taintDefaults.effect .effect)) }}{{ end -}}
 {{- end -}}
 {{- range $key, $value := $v.nodeSelector -}}
-{{- include "node-headroom.rule.selectorKeepsPool" (dict "field" (printf "nodeSelector['%s']" $key) "value" $value "selected" (index $selector $key) "pool" $poolName) -}}
+{{- include "node-headroom.rule.selectorKeepsPool" (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "selected" (index $selector $key) "pool" $poolName) -}}
 {{- $_ := set $selector $key $value -}}
 {{- end -}}
 {{- $dedicated := list -}}
@@ -382,8 +396,8 @@ built once per render and kept on the root context, with
 {{- end -}}
 {{- /* The placement's requirements (a selector entry is key In [value]), with the fields a refusal names */ -}}
 {{- $requirements := list -}}
-{{- range $key, $value := $selector }}{{ $requirements = append $requirements (dict "field" (printf "nodeSelector['%s']" $key) "value" $value "key" $key "operator" $lib.selectorEntryOperator "values" (list $value)) }}{{ end -}}
-{{- range $v.nodeAffinity }}{{ $requirements = append $requirements (dict "field" (printf "nodeAffinity[%s]" .key) "value" .operator "key" .key "operator" .operator "values" (default (list) .values)) }}{{ end -}}
+{{- range $key, $value := $selector }}{{ $requirements = append $requirements (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "key" $key "operator" $lib.selectorEntryOperator "values" (list $value)) }}{{ end -}}
+{{- range $v.nodeAffinity }}{{ $requirements = append $requirements (dict "lib" $lib "field" (printf "nodeAffinity[%s]" .key) "value" .operator "key" .key "operator" .operator "values" (default (list) .values)) }}{{ end -}}
 {{- $placement := dict -}}
 {{- if $selector }}{{ $_ := set $placement "nodeSelector" $selector }}{{ end -}}
 {{- if $expressions }}{{ $_ := set $placement "affinity" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list (dict "matchExpressions" $expressions))))) }}{{ end -}}
@@ -395,7 +409,7 @@ built once per render and kept on the root context, with
 {{- $names := list -}}
 {{- range $index, $w := $v.burstWorkloads -}}
 {{- $name := $w.name -}}
-{{- include "node-headroom.rule.uniqueBurstNames" (dict "field" (printf "burstWorkloads[%d].name" $index) "value" $name "name" $name "seen" $names) -}}
+{{- include "node-headroom.rule.uniqueBurstNames" (dict "lib" $lib "field" (printf "burstWorkloads[%d].name" $index) "value" $name "name" $name "seen" $names) -}}
 {{- $names = append $names $name -}}
 {{- $at := printf "burstWorkloads[%s]." $name -}}
 {{- $requests := $w.resources.requests -}}
@@ -425,8 +439,8 @@ built once per render and kept on the root context, with
 {{- $maxReplicas := $autoscaling.maxReplicas -}}
 {{- if not (kindIs "invalid" $maxReplicas) -}}
 {{- $maxReplicas = int64 $maxReplicas -}}
-{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "field" (printf "%sautoscaling.maxReplicas" $at) "value" $maxReplicas "maxReplicas" $maxReplicas "replicas" $replicas) -}}
-{{- include "node-headroom.rule.replicasWithAutoscaler" (dict "field" (printf "%sreplicas" $at) "value" $replicas "replicas" $replicas) -}}
+{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $lib "field" (printf "%sautoscaling.maxReplicas" $at) "value" $maxReplicas "maxReplicas" $maxReplicas "replicas" $replicas) -}}
+{{- include "node-headroom.rule.replicasWithAutoscaler" (dict "lib" $lib "field" (printf "%sreplicas" $at) "value" $replicas "replicas" $replicas) -}}
 {{- end -}}
 {{- $target := $lib.burstDefaults.targetCPUUtilization -}}
 {{- if not (kindIs "invalid" $autoscaling.targetCPUUtilization) }}{{ $target = int64 $autoscaling.targetCPUUtilization }}{{ end -}}
@@ -457,17 +471,17 @@ built once per render and kept on the root context, with
 {{- $form := default $lib.bufferDefaults.form $b.form -}}
 {{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
 {{- $counts := dict "percentage" $percentage "replicas" $count -}}
-{{- include "node-headroom.rule.bufferPercentageNeedsScalable" (merge (dict "field" (printf "%s.percentage" $bat) "value" $percentage "form" $form) $counts) -}}
-{{- include "node-headroom.rule.bufferOneCount" (merge (dict "field" (printf "%s.percentage" $bat) "value" $percentage) $counts) -}}
-{{- include "node-headroom.rule.bufferNeedsCount" (merge (dict "field" (printf "%s.replicas" $bat) "value" nil "limits" (keys $bufferLimits)) $counts) -}}
-{{- if $poolName }}{{ include "node-headroom.rule.bufferNotOnAutoMode" (dict "field" "nodePool.name" "value" $poolName "pool" $poolName) }}{{ end -}}
+{{- include "node-headroom.rule.bufferPercentageNeedsScalable" (merge (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage "form" $form) $counts) -}}
+{{- include "node-headroom.rule.bufferOneCount" (merge (dict "lib" $lib "field" (printf "%s.percentage" $bat) "value" $percentage) $counts) -}}
+{{- include "node-headroom.rule.bufferNeedsCount" (merge (dict "lib" $lib "field" (printf "%s.replicas" $bat) "value" nil "limits" (keys $bufferLimits)) $counts) -}}
+{{- if $poolName }}{{ include "node-headroom.rule.bufferNotOnAutoMode" (dict "lib" $lib "field" "nodePool.name" "value" $poolName "pool" $poolName) }}{{ end -}}
 {{- $onKarpenter := false -}}
 {{- range $r := $requirements -}}
 {{- include "node-headroom.rule.bufferNotOnAutoMode" $r -}}
 {{- if include "node-headroom.test.onKarpenter" $r }}{{ $onKarpenter = true }}{{ end -}}
 {{- end -}}
 {{- $version := default $lib.bufferDefaults.apiVersion $b.apiVersion -}}
-{{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "field" (printf "%s.apiVersion" $bat) "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) -}}
+{{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "lib" $lib "field" (printf "%s.apiVersion" $bat) "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) -}}
 {{- $bo := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "uid" $uid "labels" $v.labels "name" $bufferName "component" $lib.components.buffer "into" $bo) -}}
 {{- $spec := deepCopy $lib.bufferSpec -}}
@@ -492,7 +506,7 @@ built once per render and kept on the root context, with
 {{- end -}}
 {{- $_ := set $c "bursts" $bursts -}}
 {{- $_ := set $c "buffers" $buffers -}}
-{{- include "node-headroom.rule.needsRoom" (dict "field" "reservation.cpu" "value" nil "slices" $slices "buffers" $buffers) -}}
+{{- include "node-headroom.rule.needsRoom" (dict "lib" $lib "field" "reservation.cpu" "value" nil "slices" $slices "buffers" $buffers) -}}
 
 {{- /* The reserver DaemonSet */ -}}
 {{- if $slices -}}
