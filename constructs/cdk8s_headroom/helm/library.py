@@ -6,8 +6,9 @@ specs and flags per model, pod and container skeletons (resources with ``{cpu}``
 ``{memory}`` places, so which limits follow the requests is the library's), names as
 ``object_names`` patterns, components, kinds, task defaults and which values each task
 kind takes, security contexts, labels, the alerts' rule skeletons, and the rules of
-``cdk8s_headroom.vocabulary.rules`` (patterns, ranges, messages). ``_library.tpl`` is the
-generated rule helpers. ``templates/_helpers.tpl`` places the values into the skeletons
+``cdk8s_headroom.vocabulary.rules`` (patterns, ranges, messages); the parts a render
+may not need are files of their own (``LAZY_PARTS``). ``_library.tpl`` is the generated
+rule helpers. ``templates/_helpers.tpl`` places the values into the skeletons
 and calls the helpers, in the order ``values_to_app.build`` calls the library, so the
 first refusal is the same one.
 """
@@ -294,8 +295,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
                 for template in alert_rules.ALERTS
             ],
         },
-        "grammars": {g.name: [_clause(c) for c in g.clauses] for g in rules.GRAMMARS},
-        "ranges": {r.name: [r.minimum, r.maximum, r.allowed] for r in rules.INT_RANGES},
+        "valueRules": value_rules(),
         "decimalSuffixes": quantity_arithmetic.DECIMAL_SUFFIXES,
         "binarySuffixes": quantity_arithmetic.BINARY_SUFFIXES,
         "bareBytesHint": rules.BARE_BYTES_HINT,
@@ -307,12 +307,33 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _clause(clause: rule_language.Clause) -> list[Any]:
-    """A grammar's clause as the templates' check reads it: ``[pattern, allowed, forbid,
-    longest]``, the pattern anchored, or with ``longest`` the one whose matches are cut."""
+def _clause(clause: rule_language.Clause) -> dict[str, Any]:
+    """A grammar's clause as the templates' check reads it: its ``pattern``, anchored, and
+    whether it must not match (``forbid``); or a bound, ``longest``, on what is left once
+    the matches of ``cut`` are removed (none: the text itself)."""
     if clause.longest is not None:
-        return [clause.pattern, clause.allowed, False, clause.longest]
-    return [f"^(?:{clause.pattern})$", clause.allowed, clause.forbid, None]
+        return {"longest": clause.longest, "cut": clause.pattern, "allowed": clause.allowed}
+    anchored = f"^(?:{clause.pattern})$"
+    return {"pattern": anchored, "forbid": clause.forbid, "allowed": clause.allowed}
+
+
+def value_rules() -> dict[str, dict[str, Any]]:
+    """How ``node-headroom.check`` judges each rule a value's row names (``values.checks``):
+    a grammar's ``clauses`` (``quantity``: with the quantity cap; ``memory``: and
+    ``CONTAINER_MEMORY``), an integer ``range`` (``[minimum, maximum, allowed]``), or a
+    map whose ``keys`` and ``items`` each have their rule (``labels``, ``quantities``)."""
+    judged: dict[str, dict[str, Any]] = {
+        grammar.name: {"clauses": [_clause(c) for c in grammar.clauses]}
+        for grammar in rules.GRAMMARS
+    }
+    judged.update({r.name: {"range": [r.minimum, r.maximum, r.allowed]} for r in rules.INT_RANGES})
+    quantity = judged[rules.QUANTITY.name]
+    quantity["quantity"] = True
+    judged[rules.CONTAINER_MEMORY.name] = {**quantity, "memory": True}
+    keys, labels = rules.LABEL_KEY.name, rules.LABEL_VALUE.name
+    judged["labels"] = {"keys": keys, "items": labels}
+    judged["quantities"] = {"keys": keys, "items": rules.QUANTITY.name, "quantity": True}
+    return judged
 
 
 def go_json(item: Any) -> str | None:
@@ -350,7 +371,10 @@ def check_groups(defaults: Mapping[str, Any]) -> list[list[Any]]:
     default]``: ``steps`` are the keys of the path's pieces between list items
     (``a[].b.c``: ``[["a"], ["b", "c"]]``)."""
     groups: list[list[Any]] = []
+    judged = value_rules()
     for path, rule, default in checks(defaults):
+        if rule not in judged:
+            raise LookupError(f"{path}: no way to check {rule} (value_rules)")
         top = path.split(".")[0].removesuffix("[]")
         if not groups or groups[-1][0] != top:
             groups.append([top, go_json(_as_helm_keeps(defaults.get(top))) or "", []])
@@ -485,15 +509,32 @@ LIBRARY_JSON = "files/library.json"
 """Where the chart keeps ``library_data``; the templates read it with ``.Files.Get``,
 which costs a JSON decode per render instead of parsing and running Go literals."""
 
+LAZY_PARTS = ("messages", "alerts", "rows")
+"""The parts of ``library_data`` a render may not need, each in ``files/<part>.json``,
+which the templates' ``node-headroom.load`` decodes when needed: the decode of
+library.json is the costliest call of a render, at about 12 us per KB. The refusals'
+and warnings' ``messages``, the ``alerts``, and the checks' ``rows`` of each group
+(``check_groups``; ``groups``, in the order of library.json's ``checks``), needed only
+for a value that is not its default."""
 
-def library_json(defaults: Mapping[str, Any]) -> str:
-    """One line per key, without spaces: the decode of every render reads each byte,
-    and a diff still shows which key changed."""
+
+def _json_lines(data: Mapping[str, Any]) -> str:
+    """One line per key, without spaces: the decode reads each byte, and a diff still
+    shows which key changed."""
     lines = [
         f"{json.dumps(key)}:{json.dumps(item, ensure_ascii=False, separators=(',', ':'))}"
-        for key, item in library_data(defaults).items()
+        for key, item in data.items()
     ]
     return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def library_files(defaults: Mapping[str, Any]) -> dict[str, str]:
+    """``library_data`` as the chart's files: library.json, and a file per ``LAZY_PARTS``."""
+    data = library_data(defaults)
+    data["rows"] = {"groups": [rows for _, _, rows in data["checks"]]}
+    data["checks"] = [[top, default] for top, default, _ in data["checks"]]
+    files = {f"files/{part}.json": _json_lines(data.pop(part)) for part in LAZY_PARTS}
+    return {LIBRARY_JSON: _json_lines(data), **files}
 
 
 def library_tpl() -> str:
