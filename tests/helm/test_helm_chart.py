@@ -138,6 +138,30 @@ def test_the_schema_holds_the_structure_and_the_templates_the_rules(files: dict[
     assert "system-.*" in library and "a name that does not start with 'system-'" in library
 
 
+SKIPS = """{{- $lib := fromJson (.Files.Get "files/library.json") }}
+{{- range $lib.checks }}
+{{ index . 0 }}: {{ eq (toJson (index $.Values (index . 0))) (index . 1) }}
+{{- end }}
+"""
+
+
+def test_values_left_as_their_defaults_skip_their_checks(tmp_path: Path) -> None:
+    # node-headroom.checks skips the rows of a top-level value whose toJson is the
+    # default's as the generator wrote it: for the defaults, Helm's toJson says the same
+    copy = tmp_path / "chart"
+    (copy / "templates").mkdir(parents=True)
+    for name in ("Chart.yaml", "values.yaml", "values.schema.json"):
+        (copy / name).write_text((CHART / name).read_text())
+    (copy / "files").mkdir()
+    (copy / "files" / "library.json").write_text((CHART / "files" / "library.json").read_text())
+    (copy / "templates" / "skips.yaml").write_text(SKIPS)
+    with load(copy) as probe:
+        skipped = yaml.safe_load(render(probe)["node-headroom/templates/skips.yaml"])
+    groups = json.loads((CHART / "files" / "library.json").read_text())["checks"]
+    assert skipped == {group[0]: True for group in groups}
+    assert {"reservation", "task", "burstWorkloads", "alerts"} <= set(skipped)
+
+
 def test_the_default_values_pass_the_charts_schema() -> None:
     with helm.Chart.load(CHART) as loaded:
         loaded.validate_schema({})

@@ -102,6 +102,7 @@ def _cases(seed: int, per_rule: int) -> list[dict[str, Any]]:
 
 
 PROBE = """{{- $lib := fromJson (.Files.Get "files/library.json") }}
+{{- $_ := set $lib "files" .Files }}
 {{- range $i, $case := .Values.cases }}
 {{- $operands := merge (dict "lib" $lib "warn" true "field" "f" "value" nil) $case.operands }}
 {{ $i }}: {{ include (printf "node-headroom.%s" $case.helper) $operands | toJson }}

@@ -17,7 +17,7 @@ import yaml
 from cdk8s_headroom import __doc__ as library_doc
 from cdk8s_headroom import __version__
 from cdk8s_headroom.files.publish import swap_in
-from cdk8s_headroom.helm.library import LIBRARY_JSON, library_json, library_tpl
+from cdk8s_headroom.helm.library import library_files, library_tpl
 from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
@@ -75,7 +75,7 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
         BLUEPRINT_VALUES: _BLUEPRINT_HEAD + yaml.safe_dump(blueprint, sort_keys=False, width=88),
         "values.schema.json": schema_json(),
         "templates/_library.tpl": library_tpl(),
-        LIBRARY_JSON: library_json(chart_defaults),
+        **library_files(chart_defaults),
         # The hand-written templates, copied as they are.
         **{f"templates/{p.name}": p.read_text() for p in sorted(TEMPLATES.iterdir())},
     }

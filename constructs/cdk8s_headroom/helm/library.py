@@ -6,8 +6,9 @@ specs and flags per model, pod and container skeletons (resources with ``{cpu}``
 ``{memory}`` places, so which limits follow the requests is the library's), names as
 ``object_names`` patterns, components, kinds, task defaults and which values each task
 kind takes, security contexts, labels, the alerts' rule skeletons, and the rules of
-``cdk8s_headroom.vocabulary.rules`` (patterns, ranges, messages). ``_library.tpl`` is the
-generated rule helpers. ``templates/_helpers.tpl`` places the values into the skeletons
+``cdk8s_headroom.vocabulary.rules`` (patterns, ranges, messages); the parts a render
+may not need are files of their own (``LAZY_PARTS``). ``_library.tpl`` is the generated
+rule helpers. ``templates/_helpers.tpl`` places the values into the skeletons
 and calls the helpers, in the order ``values_to_app.build`` calls the library, so the
 first refusal is the same one.
 """
@@ -294,24 +295,92 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
                 for template in alert_rules.ALERTS
             ],
         },
-        "grammars": {g.name: [_clause(c) for c in g.clauses] for g in rules.GRAMMARS},
-        "ranges": {r.name: [r.minimum, r.maximum, r.allowed] for r in rules.INT_RANGES},
+        "valueRules": value_rules(),
         "decimalSuffixes": quantity_arithmetic.DECIMAL_SUFFIXES,
         "binarySuffixes": quantity_arithmetic.BINARY_SUFFIXES,
         "bareBytesHint": rules.BARE_BYTES_HINT,
-        "checks": checks(defaults),
+        "checks": check_groups(defaults),
+        "messages": {rule.name: message_parts(rule.allowed) for rule in rules.RULES},
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
         "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
         "bareCores": [quantity.BARE_CORES_WARNING, quantity.BARE_CORES_MESSAGE],
     }
 
 
-def _clause(clause: rule_language.Clause) -> list[Any]:
-    """A grammar's clause as the templates' check reads it: ``[pattern, allowed, forbid,
-    longest]``, the pattern anchored, or with ``longest`` the one whose matches are cut."""
+def _clause(clause: rule_language.Clause) -> dict[str, Any]:
+    """A grammar's clause as the templates' check reads it: its ``pattern``, anchored, and
+    whether it must not match (``forbid``); or a bound, ``longest``, on what is left once
+    the matches of ``cut`` are removed (none: the text itself)."""
     if clause.longest is not None:
-        return [clause.pattern, clause.allowed, False, clause.longest]
-    return [f"^(?:{clause.pattern})$", clause.allowed, clause.forbid, None]
+        return {"longest": clause.longest, "cut": clause.pattern, "allowed": clause.allowed}
+    anchored = f"^(?:{clause.pattern})$"
+    return {"pattern": anchored, "forbid": clause.forbid, "allowed": clause.allowed}
+
+
+def value_rules() -> dict[str, dict[str, Any]]:
+    """How ``node-headroom.check`` judges each rule a value's row names (``values.checks``):
+    a grammar's ``clauses`` (``quantity``: with the quantity cap; ``memory``: and
+    ``CONTAINER_MEMORY``), an integer ``range`` (``[minimum, maximum, allowed]``), or a
+    map whose ``keys`` and ``items`` each have their rule (``labels``, ``quantities``)."""
+    judged: dict[str, dict[str, Any]] = {
+        grammar.name: {"clauses": [_clause(c) for c in grammar.clauses]}
+        for grammar in rules.GRAMMARS
+    }
+    judged.update({r.name: {"range": [r.minimum, r.maximum, r.allowed]} for r in rules.INT_RANGES})
+    quantity = judged[rules.QUANTITY.name]
+    quantity["quantity"] = True
+    judged[rules.CONTAINER_MEMORY.name] = {**quantity, "memory": True}
+    keys, labels = rules.LABEL_KEY.name, rules.LABEL_VALUE.name
+    judged["labels"] = {"keys": keys, "items": labels}
+    judged["quantities"] = {"keys": keys, "items": rules.QUANTITY.name, "quantity": True}
+    return judged
+
+
+def go_json(item: Any) -> str | None:
+    """``item`` as Helm's ``toJson`` writes it (Go's encoding/json: keys sorted, no
+    spaces), or None where Go might write it otherwise than Python (text beyond printable
+    ASCII or with characters Go escapes, fractions)."""
+
+    def plain(node: Any) -> bool:
+        if isinstance(node, dict):
+            return all(plain(key) and plain(value) for key, value in node.items())
+        if isinstance(node, list):
+            return all(map(plain, node))
+        if isinstance(node, str):
+            return node.isascii() and node.isprintable() and not set(node) & set('<>&\\"')
+        return node is None or isinstance(node, (bool, int))
+
+    if not plain(item):
+        return None
+    return json.dumps(item, sort_keys=True, separators=(",", ":"))
+
+
+def _as_helm_keeps(item: Any) -> Any:
+    """Values as Helm hands them to the templates: a null in a map removes its key."""
+    if isinstance(item, Mapping):
+        return {key: _as_helm_keeps(value) for key, value in item.items() if value is not None}
+    return item
+
+
+def check_groups(defaults: Mapping[str, Any]) -> list[list[Any]]:
+    """The single-value checks (``values.checks``) as the templates' ``node-headroom.checks``
+    walks them: runs of rows under one top-level value, each run with that value's default
+    as ``toJson`` writes it (``go_json``, without the nulls Helm removes), so that a value
+    left as its default (valid by construction, and of the same kind: nothing to write
+    back) skips its rows at the cost of one comparison. A row is ``[steps, rule,
+    default]``: ``steps`` are the keys of the path's pieces between list items
+    (``a[].b.c``: ``[["a"], ["b", "c"]]``)."""
+    groups: list[list[Any]] = []
+    judged = value_rules()
+    for path, rule, default in checks(defaults):
+        if rule not in judged:
+            raise LookupError(f"{path}: no way to check {rule} (value_rules)")
+        top = path.split(".")[0].removesuffix("[]")
+        if not groups or groups[-1][0] != top:
+            groups.append([top, go_json(_as_helm_keeps(defaults.get(top))) or "", []])
+        steps = [piece.split(".") for piece in path.split("[].")]
+        groups[-1][2].append([steps, rule, default])
+    return groups
 
 
 def go_literal(item: Any) -> str:
@@ -331,26 +400,39 @@ def _go_term(term: rule_language.Term) -> str:
     return f".{term}"
 
 
+def _go_text(term: rule_language.Term) -> str:
+    """A term as ``toString`` writes it: a constant's text folded in."""
+    if isinstance(term, rule_language.Const) and isinstance(term.value, (str, bool, int)):
+        value = term.value
+        return json.dumps(str(value).lower() if isinstance(value, bool) else str(value))
+    return f"(toString {_go_term(term)})"
+
+
+def _go_int(term: rule_language.Term) -> str:
+    if isinstance(term, rule_language.Const) and isinstance(term.value, int):
+        return str(term.value)
+    return f"(int64 {_go_term(term)})"
+
+
 def go_test(test: rule_language.Test) -> str:
-    """A rule's test as a Go template expression over the helper's operands (``.x``)."""
+    """A rule's test as a Go template expression over the helper's operands (``.x``),
+    read for its truth (``if``, ``not``, ``and``, ``or``): ``node-headroom.given`` is
+    ``Given``, a flag itself is ``Truthy``."""
     match test:
         case rule_language.Given(term):
-            x = _go_term(term)
-            return (
-                f'(not (or (kindIs "invalid" {x}) (and (has (kindOf {x}) '
-                f'(list "string" "slice" "map")) (empty {x}))))'
-            )
+            return f'(include "node-headroom.given" {_go_term(term)})'
         case rule_language.Truthy(term):
-            return f"(not (not {_go_term(term)}))"
+            return _go_term(term)
         case rule_language.Eq(a, b):
-            return f"(eq (toString {_go_term(a)}) (toString {_go_term(b)}))"
+            return f"(eq {_go_text(a)} {_go_text(b)})"
         case rule_language.Less(a, b):
-            return f"(lt (int64 {_go_term(a)}) (int64 {_go_term(b)}))"
-        case rule_language.AtMost(a, b, resource):
-            operands = f'"a" {_go_term(a)} "b" {_go_term(b)} "resource" {_go_term(resource)}'
-            return f'(ne (include "node-headroom.exceeds" (dict "lib" .lib {operands})) "true")'
+            return f"(lt {_go_int(a)} {_go_int(b)})"
+        case rule_language.AtMost():
+            return f"(not {go_broken(test)})"
         case rule_language.In(item, items):
-            return f"(has {_go_term(item)} (default (list) {_go_term(items)}))"
+            listed = isinstance(items, rule_language.Const)
+            found = _go_term(items) if listed else f"(default (list) {_go_term(items)})"
+            return f"(has {_go_term(item)} {found})"
         case rule_language.Prefix(term, prefix):
             return f"(hasPrefix {json.dumps(prefix)} (toString {_go_term(term)}))"
         case rule_language.Matches(term, grammar):
@@ -358,10 +440,15 @@ def go_test(test: rule_language.Test) -> str:
             clauses = " ".join(
                 f"({'not ' if c.forbid else ''}(regexMatch {json.dumps(f'^(?:{c.pattern})$')} {x}))"
                 if c.longest is None
+                # re.sub("", "", x) is x: an empty cut is the length itself
+                else f"(le (len {x}) {c.longest})"
+                if not c.pattern
                 else f'(le (len (regexReplaceAll {json.dumps(c.pattern)} {x} "")) {c.longest})'
                 for c in grammar.clauses
             )
             return f'(and (kindIs "string" {x}) {clauses})'
+        case rule_language.Not(rule_language.Not(inner)):
+            return go_test(inner)
         case rule_language.Not(inner):
             return f"(not {go_test(inner)})"
         case rule_language.AllOf(tests):
@@ -371,40 +458,49 @@ def go_test(test: rule_language.Test) -> str:
     raise TypeError(test)
 
 
-def go_message(template: str) -> str:
-    """A rule's message template as a Go expression: ``{x}`` is the operand's text (a
-    whole number's digits, as Python prints an int), ``{x!r}`` its ``node-headroom.repr``
-    (``errors.shown``)."""
+def go_broken(test: rule_language.Test) -> str:
+    """The negation of ``go_test``: when the rule is broken."""
+    match test:
+        case rule_language.Not(inner):
+            return go_test(inner)
+        case rule_language.AtMost(a, b, resource):
+            operands = " ".join(_go_term(t) for t in (a, b, resource))
+            return f'(include "node-headroom.exceeds" (list .lib {operands}))'
+    return f"(not {go_test(test)})"
+
+
+def message_parts(template: str) -> list[list[str]]:
+    """A rule's message template as ``node-headroom.refuse`` writes it: ``[text]``, or
+    ``[text, operand, helper]``, whose helper shows the operand: ``digits`` (its text, a
+    whole number's digits, as Python prints an int) for ``{x}``, ``repr``
+    (``errors.shown``) for ``{x!r}``."""
     parts = []
     for literal, name, _, conversion in string.Formatter().parse(template):
-        if literal:
-            parts.append(json.dumps(literal))
-        if name is not None:
-            helper = "repr" if conversion == "r" else "digits"
-            parts.append(f'(include "node-headroom.{helper}" .{name})')
-    return f"(print {' '.join(parts)})"
+        if name is None:
+            parts.append([literal])
+        else:
+            parts.append([literal, name, "repr" if conversion == "r" else "digits"])
+    return parts
 
 
 def rules_tpl() -> list[str]:
     """One helper per rule across values, ``node-headroom.rule.<name>``: given the
-    operands, ``field`` and ``value``, it fails as the library does when the test does
-    not hold (with ``warn``, it returns the message instead); one per predicate,
-    ``node-headroom.test.<name>``, which returns true or nothing."""
+    operands, ``lib``, ``field`` and ``value``, it fails as the library does when the test
+    does not hold (with ``warn``, it returns the message instead), its message written
+    from ``messages`` of the library data; one per predicate, ``node-headroom.test.<name>``,
+    which returns true or nothing. One line each: every token is parsed on every render."""
     lines = []
     for rule in rules.RULES:
-        # One line per helper, as the checks above
         lines.append(
-            f'{{{{- define "node-headroom.rule.{rule.name}" -}}}}'
-            f"{{{{- if not {go_test(rule.test)} -}}}}"
-            f"{{{{- $message := {go_message(rule.allowed)} -}}}}"
-            '{{- if .warn }}{{ $message }}{{ else }}{{ include "node-headroom.fail" (dict '
-            '"field" .field "value" .value "allowed" $message) }}{{ end -}}'
-            "{{- end -}}{{- end -}}"
+            f'{{{{- define "node-headroom.rule.{rule.name}" }}}}'
+            f"{{{{ if {go_broken(rule.test)} }}}}"
+            f'{{{{ include "node-headroom.refuse" (list . "{rule.name}") }}}}'
+            "{{ end }}{{ end }}"
         )
     for predicate in rules.PREDICATES:
         lines.append(
-            f'{{{{- define "node-headroom.test.{predicate.name}" -}}}}'
-            f"{{{{ if {go_test(predicate.test)} }}}}true{{{{ end }}}}{{{{- end -}}}}"
+            f'{{{{- define "node-headroom.test.{predicate.name}" }}}}'
+            f"{{{{ if {go_test(predicate.test)} }}}}true{{{{ end }}}}{{{{ end }}}}"
         )
     return lines
 
@@ -413,9 +509,32 @@ LIBRARY_JSON = "files/library.json"
 """Where the chart keeps ``library_data``; the templates read it with ``.Files.Get``,
 which costs a JSON decode per render instead of parsing and running Go literals."""
 
+LAZY_PARTS = ("messages", "alerts", "rows")
+"""The parts of ``library_data`` a render may not need, each in ``files/<part>.json``,
+which the templates' ``node-headroom.load`` decodes when needed: the decode of
+library.json is the costliest call of a render, at about 12 us per KB. The refusals'
+and warnings' ``messages``, the ``alerts``, and the checks' ``rows`` of each group
+(``check_groups``; ``groups``, in the order of library.json's ``checks``), needed only
+for a value that is not its default."""
 
-def library_json(defaults: Mapping[str, Any]) -> str:
-    return json.dumps(library_data(defaults), indent=1, ensure_ascii=False) + "\n"
+
+def _json_lines(data: Mapping[str, Any]) -> str:
+    """One line per key, without spaces: the decode reads each byte, and a diff still
+    shows which key changed."""
+    lines = [
+        f"{json.dumps(key)}:{json.dumps(item, ensure_ascii=False, separators=(',', ':'))}"
+        for key, item in data.items()
+    ]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def library_files(defaults: Mapping[str, Any]) -> dict[str, str]:
+    """``library_data`` as the chart's files: library.json, and a file per ``LAZY_PARTS``."""
+    data = library_data(defaults)
+    data["rows"] = {"groups": [rows for _, _, rows in data["checks"]]}
+    data["checks"] = [[top, default] for top, default, _ in data["checks"]]
+    files = {f"files/{part}.json": _json_lines(data.pop(part)) for part in LAZY_PARTS}
+    return {LIBRARY_JSON: _json_lines(data), **files}
 
 
 def library_tpl() -> str:
