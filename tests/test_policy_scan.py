@@ -353,3 +353,28 @@ def test_a_checkov_server_is_kept_until_it_breaks_or_the_environment_changes(
     policies.close_servers()
     assert started[2].closed
     assert policies._servers == {}
+
+
+@pytest.mark.parametrize(
+    "last_line",
+    ["MemoryError", "RuntimeError: can't start new thread"],
+    ids=["allocation", "thread-stack"],
+)
+def test_a_run_that_ends_as_python_does_at_its_memory_limit_is_reported_out_of_memory(
+    monkeypatch: pytest.MonkeyPatch, last_line: str
+) -> None:
+    # Under RLIMIT_AS, CPython ends with MemoryError when an allocation fails and with
+    # "can't start new thread" when a thread's stack cannot be mapped (Modules/
+    # _threadmodule.c, thread_PyThread_start_new_thread); checkov starts threads to parse.
+    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 350 * 2**20)
+    stderr = f"Traceback (most recent call last):\n  ...\n{last_line}\n"
+
+    error = policies._no_report(1, stderr)
+
+    assert str(error) == "checkov ran out of memory (more than 350 MiB)"
+
+
+def test_a_run_that_ends_otherwise_is_reported_with_its_last_line() -> None:
+    error = policies._no_report(1, "Traceback ...\nKeyError: 'metadata'\n")
+
+    assert str(error) == "checkov could not scan it: KeyError: 'metadata'"

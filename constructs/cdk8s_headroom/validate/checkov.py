@@ -304,11 +304,17 @@ def close_servers() -> None:
         _close_server(checkov)
 
 
+_OUT_OF_MEMORY = ("MemoryError", "RuntimeError: can't start new thread")
+"""How checkov's Python ends when it reaches ``CHECKOV_MEMORY_BYTES``: an allocation
+fails, or the stack of one of the threads its parsing starts cannot be mapped (which
+of the two comes first depends on the machine: a CI run met the second)."""
+
+
 def _no_report(returncode: int, stderr: str) -> CheckovError:
     lines = stderr.strip().splitlines()
     last = lines[-1].strip() if lines else ""
     memory = f"{CHECKOV_MEMORY_BYTES // 2**20} MiB"
-    if last.startswith("MemoryError"):
+    if last.startswith(_OUT_OF_MEMORY):
         return CheckovError(f"checkov ran out of memory (more than {memory})")
     if returncode < 0:
         name = signal.Signals(-returncode).name
