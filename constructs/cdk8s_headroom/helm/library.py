@@ -296,6 +296,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             ],
         },
         "valueRules": value_rules(),
+        "capFree": cap_free(),
         "decimalSuffixes": quantity_arithmetic.DECIMAL_SUFFIXES,
         "binarySuffixes": quantity_arithmetic.BINARY_SUFFIXES,
         "bareBytesHint": rules.BARE_BYTES_HINT,
@@ -315,6 +316,32 @@ def _clause(clause: rule_language.Clause) -> dict[str, Any]:
         return {"longest": clause.longest, "cut": clause.pattern, "allowed": clause.allowed}
     anchored = f"^(?:{clause.pattern})$"
     return {"pattern": anchored, "forbid": clause.forbid, "allowed": clause.allowed}
+
+
+CAP_FREE_SUFFIXES = ("", "m", "k", "M", "G", "Ki", "Mi", "Gi")
+"""The suffixes of the quantities ``cap_free`` lets past the cap: the common ones."""
+
+
+def cap_free() -> dict[str, Any]:
+    """The quantities ``QUANTITY_CAP`` cannot refuse, for which ``node-headroom.check``
+    skips it (an amount of the cap, and of the quantity, costs as much as a dozen values'
+    checks): a quantity of at most ``longest`` characters, all of ``chars`` (a sign, the
+    digits, a point and the letters of ``CAP_FREE_SUFFIXES``; a quantity by then, so the
+    letters are one of those suffixes). ``longest`` is the most for which the largest such
+    quantity, nines and a suffix, passes the cap's own test."""
+    letters = sorted({char for suffix in CAP_FREE_SUFFIXES for char in suffix})
+
+    def largest_pass(length: int) -> bool:
+        return all(
+            rules.QUANTITY_CAP.test.holds({"quantity": "9" * (length - len(suffix)) + suffix})
+            for suffix in CAP_FREE_SUFFIXES
+            if length > len(suffix)
+        )
+
+    longest = 0
+    while largest_pass(longest + 1):
+        longest += 1
+    return {"longest": longest, "chars": "+-.0123456789" + "".join(letters)}
 
 
 def value_rules() -> dict[str, dict[str, Any]]:

@@ -101,7 +101,10 @@ comments, which cost nothing. */}}
 {{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" $c.allowed) -}}
 {{- end -}}
 {{- end -}}
-{{- if $p.quantity }}{{ include "node-headroom.rule.quantityCap" (dict "lib" $lib "field" .field "value" $x "quantity" $text) }}{{ end -}}
+{{- /* The cap, but for the quantities it cannot refuse (library.cap_free) */ -}}
+{{- if and $p.quantity (or (gt (len $text) (int $lib.capFree.longest)) (trimAll $lib.capFree.chars $text)) -}}
+{{- include "node-headroom.rule.quantityCap" (dict "lib" $lib "field" .field "value" $x "quantity" $text) -}}
+{{- end -}}
 {{- if $p.memory -}}
 {{- /* Bare digits (the text is a quantity by now, so not empty): bytes, hinted at */ -}}
 {{- $hint := ternary "" (replace "{text}" $text $lib.bareBytesHint) (ne (trimAll "0123456789" $text) "") -}}
@@ -112,21 +115,42 @@ comments, which cost nothing. */}}
 
 {{/* Each value's own rule, in the table's order (lib.checks: library.check_groups). A
      top-level value left as its default (toJson as the generator wrote it) skips its rows,
-     which files/rows.json holds. */}}
+     which files/rows.json holds. A row's steps are the keys of its path's pieces between
+     list items; an item is named by its name (a burst workload) or its index. The first
+     two pieces are walked here, without a call per row or item; a value left out is
+     skipped without a call to check. */}}
 {{- define "node-headroom.checks" -}}
-{{- range $i, $group := .lib.checks -}}
+{{- $lib := .lib -}}
+{{- range $i, $group := $lib.checks -}}
 {{- if ne (toJson (index $.root.Values (index $group 0))) (index $group 1) -}}
-{{- include "node-headroom.load" (list $.lib "rows") -}}
-{{- range $row := index $.lib.rows.groups $i -}}
-{{- include "node-headroom.walk" (dict "lib" $.lib "node" $.root.Values "steps" (index $row 0) "at" "" "rule" (index $row 1) "default" (index $row 2)) -}}
+{{- include "node-headroom.load" (list $lib "rows") -}}
+{{- range $row := index $lib.rows.groups $i -}}
+{{- $steps := index $row 0 }}{{ $keys := first $steps }}{{ $holder := $.root.Values -}}
+{{- range initial $keys }}{{ $holder = default (dict) (index $holder .) }}{{ end -}}
+{{- $key := last $keys }}{{ $x := index $holder $key -}}
+{{- if kindIs "invalid" $x -}}
+{{- else if eq (len $steps) 1 -}}
+{{- include "node-headroom.check" (dict "lib" $lib "rule" (index $row 1) "value" $x "field" (join "." $keys) "default" (index $row 2) "in" $holder "key" $key) -}}
+{{- else -}}
+{{- $at := join "." $keys }}{{ $inner := index $steps 1 -}}
+{{- range $n, $item := $x -}}
+{{- $field := printf "%s[%v]." $at (ternary $item.name $n (eq $at "burstWorkloads")) -}}
+{{- if gt (len $steps) 2 -}}
+{{- include "node-headroom.walk" (dict "lib" $lib "node" $item "steps" (rest $steps) "at" $field "rule" (index $row 1) "default" (index $row 2)) -}}
+{{- else -}}
+{{- $h := $item }}{{ range initial $inner }}{{ $h = default (dict) (index $h .) }}{{ end -}}
+{{- $k := last $inner }}{{ $y := index $h $k -}}
+{{- if not (kindIs "invalid" $y) }}{{ include "node-headroom.check" (dict "lib" $lib "rule" (index $row 1) "value" $y "field" (print $field (join "." $inner)) "default" (index $row 2) "in" $h "key" $k) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
 
-{{/* A check on every value its path reaches: .steps are the keys of the path's pieces
-     between list items; an item is named by its name (a burst workload) or its index. A
-     value left out is skipped without a call. */}}
+{{/* As node-headroom.checks walks a row, for the pieces of a path past its second list
+     (burstWorkloads[].tolerations[].key). */}}
 {{- define "node-headroom.walk" -}}
 {{- $keys := first .steps }}{{ $holder := .node -}}
 {{- range initial $keys }}{{ $holder = default (dict) (index $holder .) }}{{ end -}}
@@ -137,8 +161,7 @@ comments, which cost nothing. */}}
 {{- else -}}
 {{- $at := print .at (join "." $keys) -}}
 {{- range $i, $item := $x -}}
-{{- $name := ternary $item.name $i (eq $at "burstWorkloads") -}}
-{{- include "node-headroom.walk" (dict "lib" $.lib "node" $item "steps" (rest $.steps) "at" (printf "%s[%v]." $at $name) "rule" $.rule "default" $.default) -}}
+{{- include "node-headroom.walk" (dict "lib" $.lib "node" $item "steps" (rest $.steps) "at" (printf "%s[%v]." $at $i) "rule" $.rule "default" $.default) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -166,6 +189,11 @@ comments, which cost nothing. */}}
 {{- if not (hasKey $lib "amounts") }}{{ $_ := set $lib "amounts" dict }}{{ end -}}
 {{- $key := print $text " " $exponent -}}
 {{- with index $lib.amounts $key }}{{ . }}{{ else -}}
+{{- if and $text (not (trimAll "0123456789" $text)) (not (hasPrefix "0" $text)) -}}
+{{- /* Bare digits without leading zeros (the caps, a byte count): the digits, shifted */ -}}
+{{- $whole := print $text (repeat (int $exponent) "0") -}}
+{{- $_ := set $lib.amounts $key $whole }}{{ $whole -}}
+{{- else -}}
 {{- $parts := splitList "|" (regexReplaceAll "^\\+?([0-9]*)\\.?([0-9]*)(.*)$" $text "${1}|${2}|${3}") -}}
 {{- $fraction := index $parts 1 }}{{ $suffix := index $parts 2 -}}
 {{- $digits := print (index $parts 0) $fraction -}}
@@ -187,6 +215,7 @@ comments, which cost nothing. */}}
 {{- else }}{{ if $up }}{{ $whole = include "node-headroom.times" (list $whole 1 1) }}{{ end }}{{ $whole = default "0" (regexReplaceAll "^0+" $whole "") }}{{ end -}}
 {{- $_ := set $lib.amounts $key $whole -}}
 {{- $whole -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
