@@ -115,12 +115,16 @@ PROBE = """{{- $lib := fromJson (.Files.Get "files/library.json") }}
 
 @pytest.fixture(scope="module")
 def probe_chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The chart's helpers, and a template that calls the named helper on each case."""
+    """The chart's helpers, every rule's, and a template that calls the named helper on
+    each case."""
     folder = tmp_path_factory.mktemp("probe")
     (folder / "templates").mkdir()
     shutil.copy(CHART / "Chart.yaml", folder / "Chart.yaml")
     for helper in ("_library.tpl", "_helpers.tpl"):
         shutil.copy(CHART / "templates" / helper, folder / "templates" / helper)
+    # The rules only a lazy unit calls, which the chart parses with that unit
+    for rules_file in (CHART / "files" / "lazy").glob("*-rules.tpl"):
+        shutil.copy(rules_file, folder / "templates" / f"_{rules_file.name}")
     shutil.copytree(CHART / "files", folder / "files")
     (folder / "templates" / "probe.yaml").write_text(PROBE)
     return folder
