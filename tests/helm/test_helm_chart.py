@@ -26,6 +26,7 @@ from cdk8s_headroom.helm import (
 from cdk8s_headroom.helm import chart as chart_module
 from cdk8s_headroom.helm.chart import BLUEPRINT_VALUES
 from cdk8s_headroom.helm.values import VALUES
+from cdk8s_headroom.vocabulary import rules
 from scripts.helm_render import CHART, lint, load, objects, render
 from tests.conftest import ROOT
 from tests.helm.helm_cases import BUFFER_CASES, PARITY_CASES
@@ -136,6 +137,46 @@ def test_the_schema_holds_the_structure_and_the_templates_the_rules(files: dict[
     assert "pattern" not in files["values.schema.json"]
     library = files["files/library.json"]
     assert "system-.*" in library and "a name that does not start with 'system-'" in library
+
+
+def _defined(text: str) -> set[str]:
+    return set(re.findall(r'define "([^"]+)"', text))
+
+
+def _called(text: str) -> set[str]:
+    """The helpers a template includes, by name or by a rule's name it builds one of
+    (``include (print "node-headroom.rule." $rule)`` over a list of rule names)."""
+    named = set(re.findall(r'include "(node-headroom\.[^"]+)"', text))
+    built = {f"node-headroom.rule.{rule}" for rule in re.findall(r'"([a-z][A-Za-z]+)"', text)}
+    every_rule = {f"node-headroom.rule.{rule.name}" for rule in rules.RULES}
+    return named | (built & every_rule if '"node-headroom.rule." $rule' in text else set())
+
+
+def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
+    # templates/ is parsed on every render; a lazy unit (files/lazy/<unit>.tpl, and its
+    # rules) only with the units node-headroom.lazy is asked to load with it
+    templates = {p.name: p.read_text() for p in (CHART / "templates").iterdir()}
+    lazy = {p.name: p.read_text() for p in (CHART / "files" / "lazy").iterdir()}
+    everywhere = set().union(*map(_defined, templates.values()))
+    hot = "".join(templates.values())
+    loads = [
+        (units.split('"')[1::2], called)
+        for units, called in re.findall(r'"units" \(list ((?:"[a-z]+" ?)+)\) "name" "([^"]+)"', hot)
+    ]
+    # The bursts': the build lists them (with the buffers' for a burst with a buffer,
+    # the only one that calls the buffer's helper)
+    bursts = re.findall(r'\$units :?= list ((?:"[a-z]+" ?)+)', hot)
+    loads.append(
+        (sorted({u for found in bursts for u in found.split('"')[1::2]}), "node-headroom.bursts")
+    )
+    units = {unit for listed, _ in loads for unit in listed}
+    assert {f"{unit}.tpl" for unit in units} == {n for n in lazy if not n.endswith("-rules.tpl")}
+    for text in templates.values():
+        assert _called(text) <= everywhere
+    for listed, called in loads:
+        code = "".join(lazy[f"{u}.tpl"] + lazy.get(f"{u}-rules.tpl", "") for u in listed)
+        assert called in _defined(code), listed
+        assert _called(code) <= everywhere | _defined(code), listed
 
 
 SKIPS = """{{- $lib := fromJson (.Files.Get "files/library.json") }}

@@ -53,11 +53,13 @@ NAME_PATTERNS = [
 
 
 def _literals() -> dict[str, set[str]]:
-    """Each hand-written template's string literals, comments left out."""
+    """Each hand-written template's string literals, comments left out: the templates',
+    and the lazy units' (``files/lazy/``)."""
     found = {}
-    for path in sorted(TEMPLATES.iterdir()):
+    for path in sorted(p for p in TEMPLATES.rglob("*") if p.is_file()):
         text = re.sub(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", "", path.read_text(), flags=re.DOTALL)
-        found[path.name] = set(re.findall(r'"((?:[^"\\]|\\.)*)"', text))
+        literals = set(re.findall(r'"((?:[^"\\]|\\.)*)"', text))
+        found[path.relative_to(TEMPLATES).as_posix()] = literals
     return found
 
 

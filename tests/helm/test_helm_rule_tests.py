@@ -14,7 +14,10 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
+from cdk8s_headroom.helm import library
 from cdk8s_headroom.vocabulary import rule_language, rules
 from scripts.helm_render import CHART, load, render
 
@@ -112,12 +115,16 @@ PROBE = """{{- $lib := fromJson (.Files.Get "files/library.json") }}
 
 @pytest.fixture(scope="module")
 def probe_chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The chart's helpers, and a template that calls the named helper on each case."""
+    """The chart's helpers, every rule's, and a template that calls the named helper on
+    each case."""
     folder = tmp_path_factory.mktemp("probe")
     (folder / "templates").mkdir()
     shutil.copy(CHART / "Chart.yaml", folder / "Chart.yaml")
     for helper in ("_library.tpl", "_helpers.tpl"):
         shutil.copy(CHART / "templates" / helper, folder / "templates" / helper)
+    # The rules only a lazy unit calls, which the chart parses with that unit
+    for rules_file in (CHART / "files" / "lazy").glob("*-rules.tpl"):
+        shutil.copy(rules_file, folder / "templates" / f"_{rules_file.name}")
     shutil.copytree(CHART / "files", folder / "files")
     (folder / "templates" / "probe.yaml").write_text(PROBE)
     return folder
@@ -161,3 +168,33 @@ def test_quantities_just_above_the_slice_are_judged_exactly(
     # The regressions of float64 arithmetic: a part in 10^16 above the slice is above it
     operands = {"request": request_, "room": slice_, "resource": resource, "slice": "S"}
     assert rules.BURST_FITS_SLICE.broken(**operands) is not None
+
+
+@st.composite
+def cap_free_quantities(draw: st.DrawFn) -> str:
+    """Quantities of library.cap_free's characters and length: sign, digits, point and
+    one of its suffixes."""
+    free = library.cap_free()
+    text = draw(st.sampled_from(["", "+"])) + draw(st.text("0123456789", min_size=1))
+    if draw(st.booleans()):
+        text += "." + draw(st.text("0123456789"))
+    text += draw(st.sampled_from(library.CAP_FREE_SUFFIXES))
+    assume(len(text) <= free["longest"] and set(text) <= set(free["chars"]))
+    return text
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(cap_free_quantities())
+def test_the_quantities_the_chart_spares_the_cap_are_under_it(text: str) -> None:
+    # node-headroom.check skips QUANTITY_CAP for them: it could not refuse one
+    assert rules.QUANTITY_CAP.broken(quantity=text) is None
+
+
+def test_the_cap_refuses_a_quantity_one_character_longer() -> None:
+    # library.cap_free's length is the most: one more nine and the cap can refuse
+    longest = library.cap_free()["longest"]
+    assert rules.QUANTITY_CAP.broken(quantity="9" * longest) is None
+    assert any(
+        rules.QUANTITY_CAP.broken(quantity="9" * (longest + 1 - len(suffix)) + suffix)
+        for suffix in library.CAP_FREE_SUFFIXES
+    )

@@ -3,40 +3,37 @@ library's objects in the order the library builds them. A template gets the resu
 built once per render and kept on the root context, with
 {{- $_ := include "node-headroom.config" $ }}{{- $c := $.nodeHeadroom }}
 
-Helm parses every token of these files on every render, and a template's function call
+Helm parses every token of templates/ on every render, and a template's function call
 costs about as much as parsing a dozen tokens: the helpers are written for few of both,
 on the paths of the default values and of a burst workload, and keep their reasons in
-comments, which cost nothing. */}}
-
-{{/* A value as the library's messages show it (errors.shown): null, true and false as
-     YAML writes them, text as Python's ascii() quotes it, an empty list as [] (empty). */}}
-{{- define "node-headroom.repr" -}}
-{{- if kindIs "invalid" . -}}null
-{{- else if kindIs "string" . -}}{{ $s := include "node-headroom.escaped" . }}{{ if and (contains "'" $s) (not (contains "\"" $s)) }}"{{ $s }}"{{ else }}'{{ replace "'" "\\'" $s }}'{{ end }}
-{{- else if and (kindIs "float64" .) (eq (floor .) .) -}}{{ printf "%.0f" . }}
-{{- else if and (kindIs "slice" .) (not .) -}}[] (empty)
-{{- else if kindIs "slice" . -}}[{{ range $i, $x := . }}{{ if $i }}, {{ end }}{{ include "node-headroom.repr" $x }}{{ end }}]
-{{- else -}}{{ . }}
-{{- end -}}
-{{- end -}}
-
-{{/* Text with its backslashes, control and non-ASCII characters escaped as Python's
-     ascii() escapes them, unquoted: Go's %+q, whose \a \b \f \v, \" and \u0080-\u00ff
-     Python writes \x07 \x08 \x0c \x0b, " and \x80-\xff. */}}
-{{- define "node-headroom.escaped" -}}
-{{- if regexMatch "[^ -~]|\\\\" . -}}
-{{- $q := printf "%+q" . -}}
-{{- $python := dict "\\a" "\\x07" "\\b" "\\x08" "\\f" "\\x0c" "\\v" "\\x0b" "\\\"" "\"" -}}
-{{- range $t := regexFindAll "\\\\u00[89a-f][0-9a-f]|\\\\U[0-9a-f]{8}|\\\\u[0-9a-f]{4}|\\\\x[0-9a-f]{2}|\\\\.|[^\\\\]+" (substr 1 (int (sub (len $q) 1)) $q) -1 -}}
-{{- if hasKey $python $t }}{{ index $python $t }}{{ else if regexMatch "^\\\\u00[89a-f]" $t }}\x{{ substr 4 6 $t }}{{ else }}{{ $t }}{{ end -}}
-{{- end -}}
-{{- else -}}{{ . }}
-{{- end -}}
-{{- end -}}
+comments, which cost nothing. The code that only some values run (the burst workloads',
+the buffers', the alerts', the refusals'...) is in lazy units, files/lazy/, which
+node-headroom.lazy parses when a render runs them. */}}
 
 {{/* Fails as the library does: "<value path>: invalid value <value>; <allowed>". */}}
 {{- define "node-headroom.fail" -}}
-{{- fail (printf "%s: invalid value %s; %s" .field (include "node-headroom.repr" .value) .allowed) -}}
+{{- fail (printf "%s: invalid value %s; %s" .field (include "node-headroom.shownBy" (list .lib .value)) .allowed) -}}
+{{- end -}}
+
+{{/* Runs .name, a helper of the lazy units .units, on .args: each unit is
+     files/lazy/<unit>.tpl, and the rules only it calls (<unit>-rules.tpl, generated).
+     Helm parses every token of templates/ on every render, and a call costs about as
+     much as parsing a dozen; tpl parses a unit when a render runs it: the bursts'
+     code, the buffers', the alerts', the refusals', which the defaults never run. A unit
+     calls any helper of templates/, and gives back through the maps in .args (tpl's
+     output drops any "<no value>" in it). */}}
+{{- define "node-headroom.lazy" -}}
+{{- $files := .lib.files }}{{ $code := "" -}}
+{{- range .units }}{{ $code = print $code ($files.Get (printf "files/lazy/%s.tpl" .)) ($files.Get (printf "files/lazy/%s-rules.tpl" .)) }}{{ end -}}
+{{- $_ := tpl (print $code (printf "{{- include %q . -}}" .name)) .args -}}
+{{- end -}}
+
+{{/* A value as the library's messages show it (errors.shown), of (list lib value): the
+     refusals' unit's node-headroom.repr. */}}
+{{- define "node-headroom.shownBy" -}}
+{{- $out := dict -}}
+{{- include "node-headroom.lazy" (dict "lib" (index . 0) "units" (list "refusals") "name" "node-headroom.shown" "args" (dict "value" (index . 1) "out" $out)) -}}
+{{- $out.text -}}
 {{- end -}}
 
 {{/* Decodes files/<name>.json into the library data's <name>, once, of (list lib name):
@@ -64,7 +61,7 @@ comments, which cost nothing. */}}
 {{- else if and (not $p.range) (or (kindIs "int64" $x) (kindIs "int" $x) (and (kindIs "float64" $x) (eq (floor $x) $x)) (and (kindIs "bool" $x) (not $p.quantity))) -}}
 {{- $limit := index $lib.exactNumber 0 -}}
 {{- if and (not (kindIs "bool" $x)) (or (ge (float64 $x) $limit) (le (float64 $x) (mulf $limit -1))) -}}
-{{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" (index $lib.exactNumber 1)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" .field "value" $x "allowed" (index $lib.exactNumber 1)) -}}
 {{- end -}}
 {{- $x = include "node-headroom.digits" $x -}}
 {{- if .in }}{{ $_ := set .in .key $x }}{{ end -}}
@@ -82,26 +79,29 @@ comments, which cost nothing. */}}
 {{- end -}}
 {{- else if $p.range -}}
 {{- if or (not (or (kindIs "int64" $x) (kindIs "int" $x) (and (kindIs "float64" $x) (eq (floor $x) $x)))) (lt (float64 $x) (float64 (index $p.range 0))) (gt (float64 $x) (float64 (index $p.range 1))) -}}
-{{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" (index $p.range 2)) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" .field "value" $x "allowed" (index $p.range 2)) -}}
 {{- end -}}
 {{- else -}}
 {{- if and $p.quantity (kindIs "float64" $x) -}}
 {{- /* a whole one is its digits by now: YAML's 0.5, which a user meant as text */ -}}
-{{- include "node-headroom.fail" (dict "field" .field "value" $x "allowed" $lib.fractionNumber) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" .field "value" $x "allowed" $lib.fractionNumber) -}}
 {{- end -}}
 {{- $text := $x }}{{ if and $p.quantity (kindIs "string" $x) }}{{ $text = trim $x }}{{ end -}}
 {{- /* The clauses in order; text is what they judge (Grammar.check) */ -}}
-{{- if not (kindIs "string" $text) }}{{ include "node-headroom.fail" (dict "field" .field "value" $x "allowed" (first $p.clauses).allowed) }}{{ end -}}
+{{- if not (kindIs "string" $text) }}{{ include "node-headroom.fail" (dict "lib" $lib "field" .field "value" $x "allowed" (first $p.clauses).allowed) }}{{ end -}}
 {{- range $c := $p.clauses -}}
 {{- /* A bound: the length once the matches of cut are removed (rule_language.Clause) */ -}}
 {{- if $c.longest -}}
 {{- $t := $text }}{{ if $c.cut }}{{ $t = regexReplaceAll $c.cut $text "" }}{{ end -}}
-{{- if gt (len $t) (int $c.longest) }}{{ include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" $c.allowed) }}{{ end -}}
+{{- if gt (len $t) (int $c.longest) }}{{ include "node-headroom.fail" (dict "lib" $lib "field" $.field "value" $x "allowed" $c.allowed) }}{{ end -}}
 {{- else if eq (regexMatch $c.pattern $text) $c.forbid -}}
-{{- include "node-headroom.fail" (dict "field" $.field "value" $x "allowed" $c.allowed) -}}
+{{- include "node-headroom.fail" (dict "lib" $lib "field" $.field "value" $x "allowed" $c.allowed) -}}
 {{- end -}}
 {{- end -}}
-{{- if $p.quantity }}{{ include "node-headroom.rule.quantityCap" (dict "lib" $lib "field" .field "value" $x "quantity" $text) }}{{ end -}}
+{{- /* The cap, but for the quantities it cannot refuse (library.cap_free) */ -}}
+{{- if and $p.quantity (or (gt (len $text) (int $lib.capFree.longest)) (trimAll $lib.capFree.chars $text)) -}}
+{{- include "node-headroom.rule.quantityCap" (dict "lib" $lib "field" .field "value" $x "quantity" $text) -}}
+{{- end -}}
 {{- if $p.memory -}}
 {{- /* Bare digits (the text is a quantity by now, so not empty): bytes, hinted at */ -}}
 {{- $hint := ternary "" (replace "{text}" $text $lib.bareBytesHint) (ne (trimAll "0123456789" $text) "") -}}
@@ -112,21 +112,42 @@ comments, which cost nothing. */}}
 
 {{/* Each value's own rule, in the table's order (lib.checks: library.check_groups). A
      top-level value left as its default (toJson as the generator wrote it) skips its rows,
-     which files/rows.json holds. */}}
+     which files/rows.json holds. A row's steps are the keys of its path's pieces between
+     list items; an item is named by its name (a burst workload) or its index. The first
+     two pieces are walked here, without a call per row or item; a value left out is
+     skipped without a call to check. */}}
 {{- define "node-headroom.checks" -}}
-{{- range $i, $group := .lib.checks -}}
+{{- $lib := .lib -}}
+{{- range $i, $group := $lib.checks -}}
 {{- if ne (toJson (index $.root.Values (index $group 0))) (index $group 1) -}}
-{{- include "node-headroom.load" (list $.lib "rows") -}}
-{{- range $row := index $.lib.rows.groups $i -}}
-{{- include "node-headroom.walk" (dict "lib" $.lib "node" $.root.Values "steps" (index $row 0) "at" "" "rule" (index $row 1) "default" (index $row 2)) -}}
+{{- include "node-headroom.load" (list $lib "rows") -}}
+{{- range $row := index $lib.rows.groups $i -}}
+{{- $steps := index $row 0 }}{{ $keys := first $steps }}{{ $holder := $.root.Values -}}
+{{- range initial $keys }}{{ $holder = default (dict) (index $holder .) }}{{ end -}}
+{{- $key := last $keys }}{{ $x := index $holder $key -}}
+{{- if kindIs "invalid" $x -}}
+{{- else if eq (len $steps) 1 -}}
+{{- include "node-headroom.check" (dict "lib" $lib "rule" (index $row 1) "value" $x "field" (join "." $keys) "default" (index $row 2) "in" $holder "key" $key) -}}
+{{- else -}}
+{{- $at := join "." $keys }}{{ $inner := index $steps 1 -}}
+{{- range $n, $item := $x -}}
+{{- $field := printf "%s[%v]." $at (ternary $item.name $n (eq $at "burstWorkloads")) -}}
+{{- if gt (len $steps) 2 -}}
+{{- include "node-headroom.walk" (dict "lib" $lib "node" $item "steps" (rest $steps) "at" $field "rule" (index $row 1) "default" (index $row 2)) -}}
+{{- else -}}
+{{- $h := $item }}{{ range initial $inner }}{{ $h = default (dict) (index $h .) }}{{ end -}}
+{{- $k := last $inner }}{{ $y := index $h $k -}}
+{{- if not (kindIs "invalid" $y) }}{{ include "node-headroom.check" (dict "lib" $lib "rule" (index $row 1) "value" $y "field" (print $field (join "." $inner)) "default" (index $row 2) "in" $h "key" $k) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
 
-{{/* A check on every value its path reaches: .steps are the keys of the path's pieces
-     between list items; an item is named by its name (a burst workload) or its index. A
-     value left out is skipped without a call. */}}
+{{/* As node-headroom.checks walks a row, for the pieces of a path past its second list
+     (burstWorkloads[].tolerations[].key). */}}
 {{- define "node-headroom.walk" -}}
 {{- $keys := first .steps }}{{ $holder := .node -}}
 {{- range initial $keys }}{{ $holder = default (dict) (index $holder .) }}{{ end -}}
@@ -137,8 +158,7 @@ comments, which cost nothing. */}}
 {{- else -}}
 {{- $at := print .at (join "." $keys) -}}
 {{- range $i, $item := $x -}}
-{{- $name := ternary $item.name $i (eq $at "burstWorkloads") -}}
-{{- include "node-headroom.walk" (dict "lib" $.lib "node" $item "steps" (rest $.steps) "at" (printf "%s[%v]." $at $name) "rule" $.rule "default" $.default) -}}
+{{- include "node-headroom.walk" (dict "lib" $.lib "node" $item "steps" (rest $.steps) "at" (printf "%s[%v]." $at $i) "rule" $.rule "default" $.default) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -166,6 +186,11 @@ comments, which cost nothing. */}}
 {{- if not (hasKey $lib "amounts") }}{{ $_ := set $lib "amounts" dict }}{{ end -}}
 {{- $key := print $text " " $exponent -}}
 {{- with index $lib.amounts $key }}{{ . }}{{ else -}}
+{{- if and $text (not (trimAll "0123456789" $text)) (not (hasPrefix "0" $text)) -}}
+{{- /* Bare digits without leading zeros (the caps, a byte count): the digits, shifted */ -}}
+{{- $whole := print $text (repeat (int $exponent) "0") -}}
+{{- $_ := set $lib.amounts $key $whole }}{{ $whole -}}
+{{- else -}}
 {{- $parts := splitList "|" (regexReplaceAll "^\\+?([0-9]*)\\.?([0-9]*)(.*)$" $text "${1}|${2}|${3}") -}}
 {{- $fraction := index $parts 1 }}{{ $suffix := index $parts 2 -}}
 {{- $digits := print (index $parts 0) $fraction -}}
@@ -189,6 +214,7 @@ comments, which cost nothing. */}}
 {{- $whole -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
 
 {{/* Whether quantity a exceeds quantity b for resource (cpu or memory), of (list lib a b
      resource): true, or nothing. */}}
@@ -208,8 +234,9 @@ comments, which cost nothing. */}}
      with .warn, else the refusal. */}}
 {{- define "node-headroom.refuse" -}}
 {{- $o := index . 0 }}{{ $m := "" }}{{ include "node-headroom.load" (list $o.lib "messages") -}}
-{{- range index $o.lib.messages (index . 1) }}{{ $m = print $m (first .) }}{{ if gt (len .) 1 }}{{ $m = print $m (include (print "node-headroom." (index . 2)) (index $o (index . 1))) }}{{ end }}{{ end -}}
-{{- if $o.warn }}{{ $m }}{{ else }}{{ include "node-headroom.fail" (dict "field" $o.field "value" $o.value "allowed" $m) }}{{ end -}}
+{{- range index $o.lib.messages (index . 1) }}{{ $m = print $m (first .) }}{{ if gt (len .) 1 }}{{ $x := index $o (index . 1) -}}
+{{- if eq (index . 2) "repr" }}{{ $m = print $m (include "node-headroom.shownBy" (list $o.lib $x)) }}{{ else }}{{ $m = print $m (include "node-headroom.digits" $x) }}{{ end }}{{ end }}{{ end -}}
+{{- if $o.warn }}{{ $m }}{{ else }}{{ include "node-headroom.fail" (dict "lib" $o.lib "field" $o.field "value" $o.value "allowed" $m) }}{{ end -}}
 {{- end -}}
 
 {{/* A quantity as the library emits it: a string, trimmed; a whole number as its digits. */}}
@@ -221,14 +248,6 @@ comments, which cost nothing. */}}
 {{- define "node-headroom.prefixedName" -}}
 {{- include "node-headroom.rule.prefixedName" (dict "lib" .lib "field" .field "value" .name "name" .name "release" .release "allowed" (first .lib.valueRules.dnsLabel.clauses).allowed) -}}
 {{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
-{{- end -}}
-
-{{/* .item, a skeleton of the library's, as JSON with each {place} of .places filled
-     (places.fill); a value is escaped as JSON text. */}}
-{{- define "node-headroom.fill" -}}
-{{- $text := toJson .item -}}
-{{- range $key, $value := .places }}{{ $json := toJson (toString $value) }}{{ $text = replace (printf "{%s}" $key) (substr 1 (int (sub (len $json) 1)) $json) $text }}{{ end -}}
-{{- $text -}}
 {{- end -}}
 
 {{/* A container's resources, into .resources of (list skeleton cpu memory into): the
@@ -284,19 +303,10 @@ comments, which cost nothing. */}}
 
 {{- /* Every single value, in the table's order (values.VALUES) */ -}}
 {{- include "node-headroom.checks" (dict "root" $root "lib" $lib) -}}
-{{- /* Each toleration's and node affinity term's rules across its fields (value_checks.check_placement) */ -}}
-{{- $lists := list (list "tolerations" $v.tolerations) -}}
-{{- range $v.burstWorkloads }}{{ $lists = append $lists (list (printf "burstWorkloads[%v].tolerations" .name) .tolerations) }}{{ end -}}
-{{- range $pair := $lists }}{{ range $i, $t := index $pair 1 -}}
-{{- $at := printf "%s[%d]." (index $pair 0) $i }}{{ $operator := default $lib.tolerationDefaults.operator $t.operator -}}
-{{- include "node-headroom.rule.tolerationNeedsKey" (dict "lib" $lib "field" (print $at "key") "value" (default "" $t.key) "key" $t.key "operator" $operator) -}}
-{{- include "node-headroom.rule.tolerationExistsWithoutValue" (dict "lib" $lib "field" (print $at "value") "value" (default "" $t.value) "operator" $operator) -}}
-{{- include "node-headroom.rule.tolerationSecondsNoExecute" (dict "lib" $lib "field" (print $at "tolerationSeconds") "value" $t.tolerationSeconds "effect" $t.effect) -}}
-{{- end }}{{ end -}}
-{{- range $v.nodeAffinity -}}
-{{- $r := dict "lib" $lib "field" (printf "nodeAffinity[%s].values" .key) "value" (default (list) .values) "operator" .operator "values" (default (list) .values) -}}
-{{- range $rule := list "requirementNeedsValues" "requirementNoValues" "requirementOneInteger" }}{{ include (print "node-headroom.rule." $rule) $r }}{{ end -}}
-{{- end -}}
+{{- /* Each toleration's and node affinity term's rules across its fields, when there are
+     any (files/lazy/placement.tpl) */ -}}
+{{- $placed := or $v.tolerations $v.nodeAffinity }}{{ range $v.burstWorkloads }}{{ if .tolerations }}{{ $placed = true }}{{ end }}{{ end -}}
+{{- if $placed }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "placement") "name" "node-headroom.placement" "args" (dict "lib" $lib "v" $v)) }}{{ end -}}
 {{- /* The names and the classes */ -}}
 {{- /* The name prefix: namePrefix; names.release but for the release named as the chart */ -}}
 {{- $prefix := "" }}{{ $release := "" -}}
@@ -346,17 +356,6 @@ comments, which cost nothing. */}}
 {{- $warnings = append $warnings (replace "{field}" "reservation.cpu" (replace "{text}" $cpu (replace "{cores}" $cores (index $lib.bareCores 1)))) -}}
 {{- end -}}
 {{- end -}}
-{{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
-{{- $bufferWarnings := list -}}
-{{- range $v.burstWorkloads }}{{ if not (kindIs "invalid" .buffer) }}{{ $bufferWarnings = append $bufferWarnings .name }}{{ end }}{{ end -}}
-{{- if $bufferWarnings -}}
-{{- $keepsOff := false -}}
-{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default $lib.taintDefaults.effect .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
-{{- $where := $lib.bufferWhere.everyNode }}{{ if not (empty $poolName) }}{{ $where = replace "{pool}" (include "node-headroom.repr" $poolName) $lib.bufferWhere.pool }}{{ end -}}
-{{- $named := $bufferWarnings }}{{ $bufferWarnings = list -}}
-{{- if not $keepsOff }}{{ range $named }}{{ $bufferWarnings = append $bufferWarnings (replace "{where}" $where (replace "{name}" (replace "{workload}" (print $prefix .) $lib.names.buffer) $lib.sharedBufferWarning)) }}{{ end }}{{ end -}}
-{{- end -}}
-{{- $_ := set $c "bufferWarnings" $bufferWarnings -}}
 {{- $model := $v.model -}}
 
 {{- /* A dedicated pool's taint */ -}}
@@ -399,11 +398,9 @@ comments, which cost nothing. */}}
 {{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) -}}
 {{- $dedicated := list -}}
 {{- if $m.taintedPool -}}
-{{- include "node-headroom.rule.dedicatedPoolNeedsPool" (dict "lib" $lib "field" "nodePool.name" "value" nil "pool" $poolName "taint" $wanted) -}}
-{{- $declared := list -}}
-{{- range $v.nodePool.taints }}{{ $declared = append $declared (replace "{key}" .key (replace "{value}" (default "" .value) (replace "{effect}" (default $lib.taintDefaults.effect .effect) $lib.taintText))) }}{{ end -}}
-{{- include "node-headroom.rule.dedicatedPoolNeedsTaint" (dict "lib" $lib "field" "nodePool.taints" "value" $declared "taint" $wanted "declared" $declared) -}}
-{{- $dedicated = list (dict "key" $t.key "value" (default "" $t.value) "effect" $taintEffect) -}}
+{{- $out := dict -}}
+{{- include "node-headroom.lazy" (dict "lib" $lib "units" (list "dedicated") "name" "node-headroom.dedicated" "args" (dict "lib" $lib "v" $v "pool" $poolName "wanted" $wanted "effect" $taintEffect "out" $out)) -}}
+{{- $dedicated = $out.dedicated -}}
 {{- end -}}
 {{- include "node-headroom.rule.prepullerName" (dict "lib" $lib "field" "reserverName" "value" $reserverName "prepulled" $v.prepullBurstImages "name" $reserverName "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
 {{- $selector := dict -}}
@@ -433,80 +430,16 @@ comments, which cost nothing. */}}
 {{- $_ := set $placement "affinity" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list (dict "matchExpressions" $expressions))))) -}}
 {{- end -}}
 
-{{- /* The burst workloads */ -}}
-{{- $bursts := list }}{{ $buffers := list }}{{ $burstImages := list }}{{ $names := list -}}
-{{- range $index, $w := $v.burstWorkloads -}}
-{{- $name := $w.name -}}
-{{- include "node-headroom.rule.uniqueBurstNames" (dict "lib" $lib "field" (printf "burstWorkloads[%d].name" $index) "value" $name "name" $name "seen" $names) -}}
-{{- $names = append $names $name -}}
-{{- $at := printf "burstWorkloads[%s]." $name -}}
-{{- $requests := $w.resources.requests -}}
-{{- if $slices -}}
-{{- range $resource, $slice := dict "cpu" $cpu "memory" $memory -}}
-{{- $request := index $requests $resource -}}
-{{- $broken := include "node-headroom.rule.burstFitsSlice" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "request" $request "room" $slice "resource" $resource "slice" $sliceText "warn" $m.burstOverSliceWarns) -}}
-{{- if $broken -}}
-{{- $warnings = append $warnings (replace "{field}" (print $at $resource) (replace "{value}" (include "node-headroom.repr" $request) (replace "{message}" $broken $lib.burstOverSliceWarning))) -}}
+{{- /* The burst workloads, their CapacityBuffers and the pre-puller: the bursts' unit,
+     and the buffers' if there are any (files/lazy/bursts.tpl, buffers.tpl) */ -}}
+{{- $_ := set $c "bursts" list }}{{ $_ := set $c "buffers" list }}{{ $_ := set $c "bufferWarnings" list -}}
+{{- if $v.burstWorkloads -}}
+{{- $units := list "bursts" }}{{ range $v.burstWorkloads }}{{ if not (kindIs "invalid" .buffer) }}{{ $units = list "bursts" "buffers" }}{{ end }}{{ end -}}
+{{- $each := dict "lib" $lib "v" $v "c" $c "helm" $helm "prefix" $prefix "release" $release "slices" $slices "cpu" $cpu "memory" $memory "sliceText" $sliceText "m" $m "poolName" $poolName "requirements" $requirements "placement" $placement "poolTaints" $poolTaints "dedicated" $dedicated "classes" $classes "reserverName" $reserverName "warnings" $warnings -}}
+{{- include "node-headroom.lazy" (dict "lib" $lib "units" $units "name" "node-headroom.bursts" "args" $each) -}}
+{{- $warnings = $each.warnings -}}
 {{- end -}}
-{{- end -}}
-{{- end -}}
-{{- $fullName := print $prefix $name -}}
-{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" (print $at "name") "name" $fullName "release" $release) -}}
-{{- /* The library's resources of a burst pod (burstResources), its limits as given */ -}}
-{{- $requested := dict "cpu" (include "node-headroom.quantity" $requests.cpu) "memory" (include "node-headroom.quantity" $requests.memory) -}}
-{{- $container := dict -}}
-{{- include "node-headroom.resources" (list $lib.burstResources $requested.cpu $requested.memory $container) -}}
-{{- $resources := $container.resources }}{{ $limits := default (dict) $w.resources.limits -}}
-{{- range $resource, $request := $requested -}}
-{{- $limit := index $limits $resource -}}
-{{- if not (kindIs "invalid" $limit) }}{{ if not $resources.limits }}{{ $_ := set $resources "limits" dict }}{{ end }}{{ $_ := set $resources.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
-{{- with $resources.limits }}{{ with index . $resource -}}
-{{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" $request "limit" . "resource" $resource) -}}
-{{- end }}{{ end -}}
-{{- end -}}
-{{- $replicas := $lib.burstDefaults.replicas -}}
-{{- if not (kindIs "invalid" $w.replicas) }}{{ $replicas = int64 $w.replicas }}{{ end -}}
-{{- $autoscaling := default (dict) $w.autoscaling -}}
-{{- $maxReplicas := $autoscaling.maxReplicas -}}
-{{- if not (kindIs "invalid" $maxReplicas) -}}
-{{- $maxReplicas = int64 $maxReplicas -}}
-{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $lib "field" (print $at "autoscaling.maxReplicas") "value" $maxReplicas "maxReplicas" $maxReplicas "replicas" $replicas) -}}
-{{- include "node-headroom.rule.replicasWithAutoscaler" (dict "lib" $lib "field" (print $at "replicas") "value" $replicas "replicas" $replicas) -}}
-{{- end -}}
-{{- $uid := $lib.burstDefaults.runAsUser -}}
-{{- if not (kindIs "invalid" $w.runAsUser) }}{{ $uid = $w.runAsUser }}{{ end -}}
-{{- $o := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "into" $o) -}}
-{{- $_ := set $container "name" (default $name $w.containerName) }}{{ $_ := set $container "image" $w.image -}}
-{{- $_ := set $container "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) -}}
-{{- $_ := set $container "securityContext" $o.container }}{{ $_ := set $container "volumeMounts" (deepCopy $lib.burstVolumeMounts) -}}
-{{- if $w.command }}{{ $_ := set $container "command" $w.command }}{{ end -}}
-{{- if $w.args }}{{ $_ := set $container "args" $w.args }}{{ end -}}
-{{- $tolerations := dict "list" (list) -}}
-{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
-{{- $pod := merge (dict "priorityClassName" $classes.burst.name "securityContext" $o.pod "containers" (list $container) "volumes" (deepCopy $lib.burstVolumes)) (deepCopy $placement) (deepCopy $lib.burstPod) -}}
-{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $burst := dict "kind" $lib.kinds.burst "name" $fullName "labels" $o.labels "meta" $o.meta "pod" $pod "spec" (deepCopy $lib.burstSpec) -}}
-{{- if kindIs "invalid" $maxReplicas -}}
-{{- $_ := set $burst.spec "replicas" $replicas -}}
-{{- else -}}
-{{- $target := $lib.burstDefaults.targetCPUUtilization -}}
-{{- if not (kindIs "invalid" $autoscaling.targetCPUUtilization) }}{{ $target = int64 $autoscaling.targetCPUUtilization }}{{ end -}}
-{{- $_ := set $burst "autoscaler" (dict "minReplicas" $replicas "maxReplicas" $maxReplicas "targetCPUUtilization" $target) -}}
-{{- end -}}
-{{- $bursts = append $bursts $burst -}}
-{{- if $v.prepullBurstImages }}{{ $burstImages = append $burstImages $w.image | uniq }}{{ end -}}
-{{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
-{{- if not (kindIs "invalid" $w.buffer) -}}
-{{- $buffer := dict -}}
-{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "placement" $placement "tolerations" $tolerations.list "into" $buffer) -}}
-{{- $buffers = append $buffers $buffer -}}
-{{- $_ := set $burst "buffer" $buffer -}}
-{{- end -}}
-{{- end -}}
-{{- $_ := set $c "bursts" $bursts -}}
-{{- $_ := set $c "buffers" $buffers -}}
-{{- include "node-headroom.rule.needsRoom" (dict "lib" $lib "field" "reservation.cpu" "value" nil "slices" $slices "buffers" $buffers) -}}
+{{- include "node-headroom.rule.needsRoom" (dict "lib" $lib "field" "reservation.cpu" "value" nil "slices" $slices "buffers" $c.buffers) -}}
 
 {{- /* The reserver DaemonSet */ -}}
 {{- if $slices -}}
@@ -540,80 +473,10 @@ comments, which cost nothing. */}}
 {{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
 {{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "meta" $o.meta "pod" $pod "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
 
-{{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
-{{- if $burstImages -}}
-{{- $name := replace "{reserver}" $reserverName $lib.names.prepuller -}}
-{{- $pulls := list (merge (dict "image" $v.images.prepullTools) (deepCopy $lib.prepullerNoop)) -}}
-{{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (replace "{index}" (toString $i) $lib.names.pullInit) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
-{{- $pause := merge (dict "image" $v.images.pause) (deepCopy $lib.prepullerPause) -}}
-{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls "containers" (list $pause)) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
-{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
-{{- $po := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $lib.prepullRunAsUser "labels" $v.labels "name" $name "component" $lib.components.prepuller "into" $po) -}}
-{{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "meta" $po.meta "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
 {{- end -}}
-{{- end -}}
-{{- if $v.alerts.enabled }}{{ include "node-headroom.alerts" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" $reserverName "slices" $slices "bursts" $bursts) }}{{ end -}}
+{{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" $reserverName "slices" $slices "bursts" $c.bursts)) }}{{ end -}}
 {{- $_ := set $c "classMeta" (merge (deepCopy $lib.classLabels) $helm) -}}
 {{- $_ := set $c "classAnnotations" $lib.classAnnotations -}}
 {{- $_ := set $c "warnings" $warnings -}}
 {{- end -}}
 
-{{/* A burst workload's CapacityBuffer (NodeHeadroom.add_capacity_buffer), into .into: .b
-     its values, at .at; the workload's name, resources, placement and tolerations. */}}
-{{- define "node-headroom.buffer" -}}
-{{- $lib := .lib }}{{ $b := .b }}{{ $bat := .at }}{{ $buffer := .into -}}
-{{- $bufferName := replace "{workload}" .workload $lib.names.buffer -}}
-{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" .release) -}}
-{{- $form := default $lib.bufferDefaults.form $b.form -}}
-{{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
-{{- $counts := dict "percentage" $percentage "replicas" $count -}}
-{{- include "node-headroom.rule.bufferPercentageNeedsScalable" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage "form" $form) $counts) -}}
-{{- include "node-headroom.rule.bufferOneCount" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage) $counts) -}}
-{{- include "node-headroom.rule.bufferNeedsCount" (merge (dict "lib" $lib "field" (print $bat ".replicas") "value" nil "limits" (keys $bufferLimits)) $counts) -}}
-{{- if .pool }}{{ include "node-headroom.rule.bufferNotOnAutoMode" (dict "lib" $lib "field" "nodePool.name" "value" .pool "pool" .pool) }}{{ end -}}
-{{- $onKarpenter := false -}}
-{{- range $r := .requirements -}}
-{{- include "node-headroom.rule.bufferNotOnAutoMode" $r -}}
-{{- if include "node-headroom.test.onKarpenter" $r }}{{ $onKarpenter = true }}{{ end -}}
-{{- end -}}
-{{- $version := default $lib.bufferDefaults.apiVersion $b.apiVersion -}}
-{{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "lib" $lib "field" (print $bat ".apiVersion") "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) -}}
-{{- $bo := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "helm" .helm "uid" .uid "labels" .labels "name" $bufferName "component" $lib.components.buffer "into" $bo) -}}
-{{- $spec := deepCopy $lib.bufferSpec -}}
-{{- $_ := set $buffer "name" $bufferName }}{{ $_ := set $buffer "labels" $bo.labels }}{{ $_ := set $buffer "meta" $bo.meta -}}
-{{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $version) }}{{ $_ := set $buffer "spec" $spec -}}
-{{- if eq $form "podTemplateRef" -}}
-{{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
-{{- $bufferPod := merge (dict "containers" (list (merge (dict "resources" (deepCopy .resources)) (deepCopy $lib.bufferContainer)))) (deepCopy .placement) (deepCopy $lib.bufferPod) -}}
-{{- if .tolerations }}{{ $_ := set $bufferPod "tolerations" (deepCopy .tolerations) }}{{ end -}}
-{{- $_ := set $buffer "pod" $bufferPod -}}
-{{- else -}}
-{{- $_ := set $spec "scalableRef" (merge (dict "name" .workload) $lib.bufferScalableRef) -}}
-{{- end -}}
-{{- if not (kindIs "invalid" $count) }}{{ $_ := set $spec "replicas" (int64 $count) }}{{ end -}}
-{{- if not (kindIs "invalid" $percentage) }}{{ $_ := set $spec "percentage" (int64 $percentage) }}{{ end -}}
-{{- if $bufferLimits -}}
-{{- $_ := set $spec "limits" (dict) -}}
-{{- range $resource, $limit := $bufferLimits }}{{ $_ := set $spec.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-
-{{/* The alerts (alerts.enabled, HeadroomAlerts) into .c.alerts: the library's rule
-     skeletons, the alerts of what the headroom has, their {field} places filled
-     (alert_rules.fill). */}}
-{{- define "node-headroom.alerts" -}}
-{{- include "node-headroom.load" (list .lib "alerts") -}}
-{{- $a := .a }}{{ $la := .lib.alerts }}{{ $slices := .slices -}}
-{{- $burstNames := list }}{{ range .bursts }}{{ $burstNames = append $burstNames .name }}{{ end -}}
-{{- $fields := dict "headroom" (ternary .reserver $la.headroomWithoutSlices $slices) "namespace" .c.namespace.name "reserver" (ternary .reserver "" $slices) "bursts" (join $la.burstsSeparator $burstNames) -}}
-{{- range $prop, $key := $la.fromValues }}{{ $_ := set $fields $prop (include "node-headroom.digits" (index $a $key)) }}{{ end -}}
-{{- $present := dict "slices" $slices "bursts" (not (empty .bursts)) -}}
-{{- $rules := list -}}
-{{- range $la.rules }}{{ if index $present .watches }}{{ $rules = append $rules .rule }}{{ end }}{{ end -}}
-{{- $skeleton := dict "name" (default .lib.names.alerts $a.name) "group" (dict "name" $la.groupName "rules" $rules) -}}
-{{- $filled := fromJson (include "node-headroom.fill" (dict "item" $skeleton "places" $fields)) -}}
-{{- $labels := merge (deepCopy $la.labels) (default (dict) $a.labels) -}}
-{{- $_ := set .c "alerts" (dict "name" $filled.name "labels" $labels "meta" (merge (deepCopy $labels) .helm) "group" $filled.group) -}}
-{{- end -}}

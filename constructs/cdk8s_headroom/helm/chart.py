@@ -17,15 +17,19 @@ import yaml
 from cdk8s_headroom import __doc__ as library_doc
 from cdk8s_headroom import __version__
 from cdk8s_headroom.files.publish import swap_in
-from cdk8s_headroom.helm.library import library_files, library_tpl
+from cdk8s_headroom.helm.library import library_files, rules_files
 from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 TEMPLATES = Path(__file__).parent / "templates"
-README_HEAD = Path(__file__).parent / "chart_readme.md"
-"""The chart README's prose, before the table of values; ``{summary}`` is the library's."""
 """The chart's Go templates: the rules' generic checks and the objects (``_helpers.tpl``),
 the manifests (``headroom.yaml``) and ``NOTES.txt``."""
+LAZY = TEMPLATES / "lazy"
+"""The lazy units (``node-headroom.lazy``): hand-written templates the chart keeps in
+``files/lazy/``, parsed only by a render that runs them (the bursts', the buffers', the
+alerts', the refusals'...)."""
+README_HEAD = Path(__file__).parent / "chart_readme.md"
+"""The chart README's prose, before the table of values; ``{summary}`` is the library's."""
 
 KUBE_VERSION = ">=1.27.0-0"
 """The oldest Kubernetes the objects are validated for (cdk8s-plus-27's API)."""
@@ -57,6 +61,7 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
     """Every file of the chart, by its path in the chart folder, for an app read back
     into values (``values_from_app``); ``split_app_values`` says which are defaults."""
     chart_defaults, blueprint = split_app_values(app_values)
+    units = _hand_written(LAZY)
     metadata = {
         "apiVersion": "v2",
         "name": CHART_NAME,
@@ -74,11 +79,16 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
         "values.yaml": values_yaml(chart_defaults),
         BLUEPRINT_VALUES: _BLUEPRINT_HEAD + yaml.safe_dump(blueprint, sort_keys=False, width=88),
         "values.schema.json": schema_json(),
-        "templates/_library.tpl": library_tpl(),
+        **rules_files(_hand_written(TEMPLATES), {Path(n).stem: t for n, t in units.items()}),
         **library_files(chart_defaults),
         # The hand-written templates, copied as they are.
-        **{f"templates/{p.name}": p.read_text() for p in sorted(TEMPLATES.iterdir())},
+        **{f"templates/{name}": text for name, text in _hand_written(TEMPLATES).items()},
+        **{f"files/lazy/{name}": text for name, text in units.items()},
     }
+
+
+def _hand_written(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def _summary() -> str:

@@ -6,8 +6,10 @@ rule is a declaration of ``cdk8s_headroom.vocabulary.rules``, so the chart refus
 refuses, with its message. Descriptions speak Helm and Kubernetes, for the chart's users.
 
 To add a value: add its row here, with the library prop it gives (``prop``), and the
-template line that places it (``templates/_helpers.tpl``). A prop of a burst workload,
-a buffer, a custom task or the alerts is passed and read back through the tables below
+template line that places it (``templates/_helpers.tpl``, or the lazy unit of
+``templates/lazy/`` that builds its object: a burst workload's, a buffer's, the alerts').
+A prop of a burst workload, a buffer, a custom task or the alerts is passed and read
+back through the tables below
 (``BURST_WORKLOAD``, ``BURST_BUFFER``, ``CUSTOM_TASK``, ``ALERTS``); a prop of the headroom
 itself is one keyword in ``values_to_app.build``. What the library decides about it (a
 default, a name, a skeleton) the templates read from ``files/library.json``

@@ -1,0 +1,108 @@
+{{/* The bursts' unit (node-headroom.lazy), for the values with burst workloads: their
+     Deployments, their rules and, with the buffers' unit, their CapacityBuffers, into the
+     build's .c (bursts, buffers, bufferWarnings, prepuller), in the order the library
+     builds them; its warnings appended to .warnings. */}}
+{{- define "node-headroom.bursts" -}}
+{{- $lib := .lib }}{{ $v := .v }}{{ $c := .c }}{{ $helm := .helm }}{{ $prefix := .prefix }}{{ $release := .release -}}
+{{- $slices := .slices }}{{ $cpu := .cpu }}{{ $memory := .memory }}{{ $sliceText := .sliceText }}{{ $m := .m -}}
+{{- $poolName := .poolName }}{{ $requirements := .requirements }}{{ $placement := .placement -}}
+{{- $poolTaints := .poolTaints }}{{ $dedicated := .dedicated }}{{ $classes := .classes }}{{ $reserverName := .reserverName -}}
+{{- $warnings := .warnings -}}
+{{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
+{{- $named := list }}{{ range $v.burstWorkloads }}{{ if not (kindIs "invalid" .buffer) }}{{ $named = append $named .name }}{{ end }}{{ end -}}
+{{- if $named -}}
+{{- $keepsOff := false -}}
+{{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default $lib.taintDefaults.effect .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
+{{- $where := $lib.bufferWhere.everyNode }}{{ if not (empty $poolName) }}{{ $where = replace "{pool}" (include "node-headroom.shownBy" (list $lib $poolName)) $lib.bufferWhere.pool }}{{ end -}}
+{{- $bufferWarnings := list -}}
+{{- if not $keepsOff }}{{ range $named }}{{ $bufferWarnings = append $bufferWarnings (replace "{where}" $where (replace "{name}" (replace "{workload}" (print $prefix .) $lib.names.buffer) $lib.sharedBufferWarning)) }}{{ end }}{{ end -}}
+{{- $_ := set $c "bufferWarnings" $bufferWarnings -}}
+{{- end -}}
+{{- $bursts := list }}{{ $buffers := list }}{{ $burstImages := list }}{{ $names := list -}}
+{{- range $index, $w := $v.burstWorkloads -}}
+{{- $name := $w.name -}}
+{{- include "node-headroom.rule.uniqueBurstNames" (dict "lib" $lib "field" (printf "burstWorkloads[%d].name" $index) "value" $name "name" $name "seen" $names) -}}
+{{- $names = append $names $name -}}
+{{- $at := printf "burstWorkloads[%s]." $name -}}
+{{- $requests := $w.resources.requests -}}
+{{- if $slices -}}
+{{- range $resource, $slice := dict "cpu" $cpu "memory" $memory -}}
+{{- $request := index $requests $resource -}}
+{{- $broken := include "node-headroom.rule.burstFitsSlice" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "request" $request "room" $slice "resource" $resource "slice" $sliceText "warn" $m.burstOverSliceWarns) -}}
+{{- if $broken -}}
+{{- $warnings = append $warnings (replace "{field}" (print $at $resource) (replace "{value}" (include "node-headroom.shownBy" (list $lib $request)) (replace "{message}" $broken $lib.burstOverSliceWarning))) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $fullName := print $prefix $name -}}
+{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" (print $at "name") "name" $fullName "release" $release) -}}
+{{- /* The library's resources of a burst pod (burstResources), its limits as given */ -}}
+{{- $requested := dict "cpu" (include "node-headroom.quantity" $requests.cpu) "memory" (include "node-headroom.quantity" $requests.memory) -}}
+{{- $container := dict -}}
+{{- include "node-headroom.resources" (list $lib.burstResources $requested.cpu $requested.memory $container) -}}
+{{- $resources := $container.resources }}{{ $limits := default (dict) $w.resources.limits -}}
+{{- range $resource, $request := $requested -}}
+{{- $limit := index $limits $resource -}}
+{{- if not (kindIs "invalid" $limit) }}{{ if not $resources.limits }}{{ $_ := set $resources "limits" dict }}{{ end }}{{ $_ := set $resources.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
+{{- with $resources.limits }}{{ with index . $resource -}}
+{{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" $request "limit" . "resource" $resource) -}}
+{{- end }}{{ end -}}
+{{- end -}}
+{{- $replicas := $lib.burstDefaults.replicas -}}
+{{- if not (kindIs "invalid" $w.replicas) }}{{ $replicas = int64 $w.replicas }}{{ end -}}
+{{- $autoscaling := default (dict) $w.autoscaling -}}
+{{- $maxReplicas := $autoscaling.maxReplicas -}}
+{{- if not (kindIs "invalid" $maxReplicas) -}}
+{{- $maxReplicas = int64 $maxReplicas -}}
+{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $lib "field" (print $at "autoscaling.maxReplicas") "value" $maxReplicas "maxReplicas" $maxReplicas "replicas" $replicas) -}}
+{{- include "node-headroom.rule.replicasWithAutoscaler" (dict "lib" $lib "field" (print $at "replicas") "value" $replicas "replicas" $replicas) -}}
+{{- end -}}
+{{- $uid := $lib.burstDefaults.runAsUser -}}
+{{- if not (kindIs "invalid" $w.runAsUser) }}{{ $uid = $w.runAsUser }}{{ end -}}
+{{- $o := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "into" $o) -}}
+{{- $_ := set $container "name" (default $name $w.containerName) }}{{ $_ := set $container "image" $w.image -}}
+{{- $_ := set $container "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) -}}
+{{- $_ := set $container "securityContext" $o.container }}{{ $_ := set $container "volumeMounts" (deepCopy $lib.burstVolumeMounts) -}}
+{{- if $w.command }}{{ $_ := set $container "command" $w.command }}{{ end -}}
+{{- if $w.args }}{{ $_ := set $container "args" $w.args }}{{ end -}}
+{{- $tolerations := dict "list" (list) -}}
+{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
+{{- $pod := merge (dict "priorityClassName" $classes.burst.name "securityContext" $o.pod "containers" (list $container) "volumes" (deepCopy $lib.burstVolumes)) (deepCopy $placement) (deepCopy $lib.burstPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
+{{- $burst := dict "kind" $lib.kinds.burst "name" $fullName "labels" $o.labels "meta" $o.meta "pod" $pod "spec" (deepCopy $lib.burstSpec) -}}
+{{- if kindIs "invalid" $maxReplicas -}}
+{{- $_ := set $burst.spec "replicas" $replicas -}}
+{{- else -}}
+{{- $target := $lib.burstDefaults.targetCPUUtilization -}}
+{{- if not (kindIs "invalid" $autoscaling.targetCPUUtilization) }}{{ $target = int64 $autoscaling.targetCPUUtilization }}{{ end -}}
+{{- $_ := set $burst "autoscaler" (dict "minReplicas" $replicas "maxReplicas" $maxReplicas "targetCPUUtilization" $target) -}}
+{{- end -}}
+{{- $bursts = append $bursts $burst -}}
+{{- if $v.prepullBurstImages }}{{ $burstImages = append $burstImages $w.image | uniq }}{{ end -}}
+{{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
+{{- if not (kindIs "invalid" $w.buffer) -}}
+{{- $buffer := dict -}}
+{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "placement" $placement "tolerations" $tolerations.list "into" $buffer) -}}
+{{- $buffers = append $buffers $buffer -}}
+{{- $_ := set $burst "buffer" $buffer -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $c "bursts" $bursts }}{{ $_ := set $c "buffers" $buffers }}{{ $_ := set . "warnings" $warnings -}}
+
+{{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
+{{- if and $slices $burstImages -}}
+{{- /* On the reserver's nodes, with its tolerations */ -}}
+{{- $tolerations := dict "list" (list) -}}
+{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
+{{- $name := replace "{reserver}" $reserverName $lib.names.prepuller -}}
+{{- $pulls := list (merge (dict "image" $v.images.prepullTools) (deepCopy $lib.prepullerNoop)) -}}
+{{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (replace "{index}" (toString $i) $lib.names.pullInit) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
+{{- $pause := merge (dict "image" $v.images.pause) (deepCopy $lib.prepullerPause) -}}
+{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls "containers" (list $pause)) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
+{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
+{{- $po := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $lib.prepullRunAsUser "labels" $v.labels "name" $name "component" $lib.components.prepuller "into" $po) -}}
+{{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "meta" $po.meta "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,44 @@
+{{/* The buffers' unit (node-headroom.lazy), with the bursts': a burst workload's
+     CapacityBuffer and its rules, for the values with a buffer. */}}
+
+{{/* A burst workload's CapacityBuffer (NodeHeadroom.add_capacity_buffer), into .into: .b
+     its values, at .at; the workload's name, resources, placement and tolerations. */}}
+{{- define "node-headroom.buffer" -}}
+{{- $lib := .lib }}{{ $b := .b }}{{ $bat := .at }}{{ $buffer := .into -}}
+{{- $bufferName := replace "{workload}" .workload $lib.names.buffer -}}
+{{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" .release) -}}
+{{- $form := default $lib.bufferDefaults.form $b.form -}}
+{{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
+{{- $counts := dict "percentage" $percentage "replicas" $count -}}
+{{- include "node-headroom.rule.bufferPercentageNeedsScalable" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage "form" $form) $counts) -}}
+{{- include "node-headroom.rule.bufferOneCount" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage) $counts) -}}
+{{- include "node-headroom.rule.bufferNeedsCount" (merge (dict "lib" $lib "field" (print $bat ".replicas") "value" nil "limits" (keys $bufferLimits)) $counts) -}}
+{{- if .pool }}{{ include "node-headroom.rule.bufferNotOnAutoMode" (dict "lib" $lib "field" "nodePool.name" "value" .pool "pool" .pool) }}{{ end -}}
+{{- $onKarpenter := false -}}
+{{- range $r := .requirements -}}
+{{- include "node-headroom.rule.bufferNotOnAutoMode" $r -}}
+{{- if include "node-headroom.test.onKarpenter" $r }}{{ $onKarpenter = true }}{{ end -}}
+{{- end -}}
+{{- $version := default $lib.bufferDefaults.apiVersion $b.apiVersion -}}
+{{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "lib" $lib "field" (print $bat ".apiVersion") "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) -}}
+{{- $bo := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "helm" .helm "uid" .uid "labels" .labels "name" $bufferName "component" $lib.components.buffer "into" $bo) -}}
+{{- $spec := deepCopy $lib.bufferSpec -}}
+{{- $_ := set $buffer "name" $bufferName }}{{ $_ := set $buffer "labels" $bo.labels }}{{ $_ := set $buffer "meta" $bo.meta -}}
+{{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $version) }}{{ $_ := set $buffer "spec" $spec -}}
+{{- if eq $form "podTemplateRef" -}}
+{{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
+{{- $bufferPod := merge (dict "containers" (list (merge (dict "resources" (deepCopy .resources)) (deepCopy $lib.bufferContainer)))) (deepCopy .placement) (deepCopy $lib.bufferPod) -}}
+{{- if .tolerations }}{{ $_ := set $bufferPod "tolerations" (deepCopy .tolerations) }}{{ end -}}
+{{- $_ := set $buffer "pod" $bufferPod -}}
+{{- else -}}
+{{- $_ := set $spec "scalableRef" (merge (dict "name" .workload) $lib.bufferScalableRef) -}}
+{{- end -}}
+{{- if not (kindIs "invalid" $count) }}{{ $_ := set $spec "replicas" (int64 $count) }}{{ end -}}
+{{- if not (kindIs "invalid" $percentage) }}{{ $_ := set $spec "percentage" (int64 $percentage) }}{{ end -}}
+{{- if $bufferLimits -}}
+{{- $_ := set $spec "limits" (dict) -}}
+{{- range $resource, $limit := $bufferLimits }}{{ $_ := set $spec.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
+{{- end -}}
+{{- end -}}
+
