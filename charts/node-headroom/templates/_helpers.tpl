@@ -112,32 +112,29 @@ node-headroom.lazy parses when a render runs them. */}}
 
 {{/* Each value's own rule, in the table's order (lib.checks: library.check_groups). A
      top-level value left as its default (toJson as the generator wrote it) skips its rows,
-     which files/rows.json holds. A row's steps are the keys of its path's pieces between
-     list items; an item is named by its name (a burst workload) or its index. The first
-     two pieces are walked here, without a call per row or item; a value left out is
-     skipped without a call to check. */}}
+     which files/rows.json holds (library._row: the keys to each value, and its field). A
+     value left out is skipped without a call to check. */}}
 {{- define "node-headroom.checks" -}}
 {{- $lib := .lib -}}
 {{- range $i, $group := $lib.checks -}}
 {{- if ne (toJson (index $.root.Values (index $group 0))) (index $group 1) -}}
 {{- include "node-headroom.load" (list $lib "rows") -}}
 {{- range $row := index $lib.rows.groups $i -}}
-{{- $steps := index $row 0 }}{{ $keys := first $steps }}{{ $holder := $.root.Values -}}
-{{- range initial $keys }}{{ $holder = default (dict) (index $holder .) }}{{ end -}}
-{{- $key := last $keys }}{{ $x := index $holder $key -}}
+{{- $holder := $.root.Values }}{{ range $row.parents }}{{ $holder = default (dict) (index $holder .) }}{{ end -}}
+{{- $x := index $holder $row.key -}}
 {{- if kindIs "invalid" $x -}}
-{{- else if eq (len $steps) 1 -}}
-{{- include "node-headroom.check" (dict "lib" $lib "rule" (index $row 1) "value" $x "field" (join "." $keys) "default" (index $row 2) "in" $holder "key" $key) -}}
+{{- else if not $row.item -}}
+{{- include "node-headroom.check" (dict "lib" $lib "rule" $row.rule "value" $x "field" $row.at "default" $row.default "in" $holder "key" $row.key) -}}
 {{- else -}}
-{{- $at := join "." $keys }}{{ $inner := index $steps 1 -}}
-{{- range $n, $item := $x -}}
-{{- $field := printf "%s[%v]." $at (ternary $item.name $n (eq $at "burstWorkloads")) -}}
-{{- if gt (len $steps) 2 -}}
-{{- include "node-headroom.walk" (dict "lib" $lib "node" $item "steps" (rest $steps) "at" $field "rule" (index $row 1) "default" (index $row 2)) -}}
+{{- $item := $row.item -}}
+{{- range $n, $w := $x -}}
+{{- $field := printf "%s[%v]." $row.at (ternary $w.name $n $item.named) -}}
+{{- if $item.steps -}}
+{{- include "node-headroom.walk" (dict "lib" $lib "node" $w "steps" $item.steps "at" $field "rule" $row.rule "default" $row.default) -}}
 {{- else -}}
-{{- $h := $item }}{{ range initial $inner }}{{ $h = default (dict) (index $h .) }}{{ end -}}
-{{- $k := last $inner }}{{ $y := index $h $k -}}
-{{- if not (kindIs "invalid" $y) }}{{ include "node-headroom.check" (dict "lib" $lib "rule" (index $row 1) "value" $y "field" (print $field (join "." $inner)) "default" (index $row 2) "in" $h "key" $k) }}{{ end -}}
+{{- $h := $w }}{{ range $item.parents }}{{ $h = default (dict) (index $h .) }}{{ end -}}
+{{- $y := index $h $item.key -}}
+{{- if not (kindIs "invalid" $y) }}{{ include "node-headroom.check" (dict "lib" $lib "rule" $row.rule "value" $y "field" (print $field $item.path) "default" $row.default "in" $h "key" $item.key) }}{{ end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

@@ -389,14 +389,39 @@ def _as_helm_keeps(item: Any) -> Any:
     return item
 
 
+NAMED_ITEMS = "burstWorkloads"
+"""The list whose items a check's field names by their name, not their index
+(``value_checks._check_path``)."""
+
+
+def _row(path: str, rule: str, default: Any) -> dict[str, Any]:
+    """A check's row, as ``node-headroom.checks`` walks it without computing any of it:
+    the keys to the value (``parents``, ``key``) and its field (``at``); for a list's
+    items, the same for the item's value (``item``), and for a list in an item, the keys
+    of the rest of the path's pieces (``item.steps``, ``node-headroom.walk``'s)."""
+    pieces = path.split("[].")
+    *parents, key = pieces[0].split(".")
+    row: dict[str, Any] = {"rule": rule, "key": key, "at": pieces[0]}
+    if len(pieces) > 1:
+        *inner, leaf = pieces[1].split(".")
+        item: dict[str, Any] = {"key": leaf, "path": pieces[1], "named": pieces[0] == NAMED_ITEMS}
+        if len(pieces) > 2:
+            item["steps"] = [piece.split(".") for piece in pieces[1:]]
+        row["item"] = _without_none(item, parents=inner)
+    # Left out when null or empty: the decode reads each byte, and a missing key is null
+    return _without_none(row, default=default, parents=parents)
+
+
+def _without_none(mapping: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {**mapping, **{key: value for key, value in more.items() if value not in (None, [])}}
+
+
 def check_groups(defaults: Mapping[str, Any]) -> list[list[Any]]:
     """The single-value checks (``values.checks``) as the templates' ``node-headroom.checks``
-    walks them: runs of rows under one top-level value, each run with that value's default
-    as ``toJson`` writes it (``go_json``, without the nulls Helm removes), so that a value
-    left as its default (valid by construction, and of the same kind: nothing to write
-    back) skips its rows at the cost of one comparison. A row is ``[steps, rule,
-    default]``: ``steps`` are the keys of the path's pieces between list items
-    (``a[].b.c``: ``[["a"], ["b", "c"]]``)."""
+    walks them: runs of rows (``_row``) under one top-level value, each run with that
+    value's default as ``toJson`` writes it (``go_json``, without the nulls Helm removes),
+    so that a value left as its default (valid by construction, and of the same kind:
+    nothing to write back) skips its rows at the cost of one comparison."""
     groups: list[list[Any]] = []
     judged = value_rules()
     for path, rule, default in checks(defaults):
@@ -405,8 +430,7 @@ def check_groups(defaults: Mapping[str, Any]) -> list[list[Any]]:
         top = path.split(".")[0].removesuffix("[]")
         if not groups or groups[-1][0] != top:
             groups.append([top, go_json(_as_helm_keeps(defaults.get(top))) or "", []])
-        steps = [piece.split(".") for piece in path.split("[].")]
-        groups[-1][2].append([steps, rule, default])
+        groups[-1][2].append(_row(path, rule, default))
     return groups
 
 
