@@ -59,8 +59,13 @@ def test_same_objects_by_kind_and_name(
 def test_priority_classes_match(seed: list[dict[str, Any]], ours: list[dict[str, Any]]) -> None:
     for expected in (o for o in seed if o["kind"] == "PriorityClass"):
         actual = find(ours, "PriorityClass", expected["metadata"]["name"])
-        for field in ("value", "preemptionPolicy", "globalDefault", "description"):
+        for field in ("value", "preemptionPolicy", "description"):
             assert actual[field] == expected[field], field
+        # The blueprint writes `globalDefault: false`; ours leaves it out, as the API
+        # server stores it (PriorityClass.globalDefault is omitempty in
+        # k8s.io/api/scheduling/v1/types.go), so that a second apply changes nothing.
+        assert actual.get("globalDefault", False) == expected["globalDefault"]
+        assert "globalDefault" not in actual or actual["globalDefault"] is True
 
 
 def test_workloads_match_names_policies_resources_grace_period_and_commands(

@@ -64,7 +64,7 @@ def test_the_dedicated_pool_example_taints_its_pool_for_headroom_pods_only(
         spec = pod_spec(workload)
         assert spec["nodeSelector"] == {"karpenter.sh/nodepool": "burst"}
         assert [t["key"] for t in spec["tolerations"]] == ["headroom.cdk8s.io/burst"]
-    assert not any(pc["globalDefault"] for pc in find_all(objects, "PriorityClass"))
+    assert not any(pc.get("globalDefault", False) for pc in find_all(objects, "PriorityClass"))
 
 
 def test_the_auto_mode_example_targets_the_built_in_pool_without_emitting_one(

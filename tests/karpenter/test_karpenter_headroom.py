@@ -113,7 +113,7 @@ def test_dedicated_pool_taints_an_emitted_pool_and_only_headroom_pods_tolerate_i
     assert pod_spec(find(objects, "DaemonSet"))["tolerations"] == [DEDICATED_TOLERATION]
     assert pod_spec(find(objects, "Deployment"))["tolerations"] == [DEDICATED_TOLERATION]
     # AND no globalDefault class is emitted
-    assert not any(pc["globalDefault"] for pc in find_all(objects, "PriorityClass"))
+    assert not any(pc.get("globalDefault", False) for pc in find_all(objects, "PriorityClass"))
 
 
 def test_dedicated_pool_uses_a_configured_taint(chart: cdk8s.Chart, synth: Any) -> None:

@@ -160,7 +160,7 @@ def test_dedicated_pool_tolerates_the_pool_taint_on_reserver_and_bursts(
     }
     assert pod_spec(find(objects, "DaemonSet"))["tolerations"] == [toleration]
     assert pod_spec(find(objects, "Deployment"))["tolerations"] == [toleration]
-    assert not any(pc["globalDefault"] for pc in find_all(objects, "PriorityClass"))
+    assert not any(pc.get("globalDefault", False) for pc in find_all(objects, "PriorityClass"))
 
 
 def test_dedicated_pool_without_a_pool_says_what_to_pass(chart: Any) -> None:

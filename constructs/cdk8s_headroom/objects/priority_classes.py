@@ -23,10 +23,12 @@ from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
 
 def _class_body(spec: PriorityClassSpec) -> Callable[[], dict[str, Any]]:
     def render() -> dict[str, Any]:
+        # The API server does not store `globalDefault: false` (omitempty), so writing
+        # it would make every `kubectl apply` report the class `configured`.
         return {
             "value": spec.value,
             "preemptionPolicy": spec.preemption_policy.value,
-            "globalDefault": spec.global_default,
+            **({"globalDefault": True} if spec.global_default else {}),
             "description": spec.description,
         }
 
