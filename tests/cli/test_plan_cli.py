@@ -407,3 +407,61 @@ def test_plot_axis_reaches_above_a_node_holding_more_than_its_allocatable() -> N
 
     assert y_top(95.0) == 110.0
     assert y_top(200.0) == pytest.approx(210.0)
+
+
+def _kwok_listing(tmp_path: Path, *, every_node: bool) -> Path:
+    """The example listing with KWOK's kubeletVersion on its first node (or all)."""
+    listing = json.loads(EXAMPLE.read_text())
+    nodes = [item for item in listing["items"] if item["kind"] == "Node"]
+    for node in nodes if every_node else nodes[:1]:
+        node["status"]["nodeInfo"]["kubeletVersion"] = "kwok-0.7.0"
+    path = tmp_path / "kwok.json"
+    path.write_text(json.dumps(listing))
+    return path
+
+
+def test_a_virtual_node_without_a_release_is_read_and_named_in_a_warning(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # KWOK nodes report `kwok-0.7.0` (seen on a live cluster): the listing stays readable
+    listing = _kwok_listing(tmp_path, every_node=False)
+
+    code, out, err = run(
+        ["plan", "--manifests", DIST, "--snapshot", str(listing), "--max-pending", "1"], capsys
+    )
+
+    assert (code, err) == (0, "")
+    assert out.startswith("Kubernetes 1.31 (the nodes' kubeletVersion), rules of 1.31\n")
+    assert "reports kubeletVersion 'kwok-0.7.0', not a Kubernetes release" in out
+    assert (
+        "judged by the rules of 1.31 (the nodes' kubeletVersion); give --kubernetes-version" in out
+    )
+
+
+def test_only_virtual_nodes_take_the_given_release_without_more_advice(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    listing = _kwok_listing(tmp_path, every_node=True)
+    argv = ["plan", "--manifests", DIST, "--snapshot", str(listing), "--max-pending", "1"]
+
+    code, out, _ = run([*argv, "--kubernetes-version", "1.36"], capsys)
+
+    assert code == 0
+    assert out.startswith("Kubernetes 1.36 (--kubernetes-version), rules of 1.36\n")
+    assert "and 2 more report kubeletVersion 'kwok-0.7.0'" in out
+    assert "(--kubernetes-version)" in out and "give --kubernetes-version" not in out
+    assert main([*argv]) == 0  # without it: the default release, and the warning says so
+
+
+def test_a_kubelet_version_that_is_not_text_is_still_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    listing = json.loads(EXAMPLE.read_text())
+    listing["items"][0]["status"]["nodeInfo"]["kubeletVersion"] = 1.31
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(listing))
+
+    code, _, err = run(["plan", "--manifests", DIST, "--snapshot", str(path)], capsys)
+
+    assert code == 2
+    assert "status.nodeInfo.kubeletVersion: invalid value 1.31" in err

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from cdk8s_headroom.cli import gitops
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.names import int_text
 
 if TYPE_CHECKING:
@@ -98,12 +98,30 @@ def _verdict(args: argparse.Namespace, failures: Sequence[str]) -> int:
 
 
 def _version(given: str | None, snapshot: Snapshot | None) -> tuple[KubernetesVersion, str]:
-    """The release whose scheduler rules apply, and where that choice came from."""
+    """The release whose scheduler rules apply, and where that choice came from. Nodes
+    that report no release (KWOK, virtual-kubelet) are warned about, never refused."""
     if given is not None:
-        return KubernetesVersion.parse(given, field="--kubernetes-version"), "--kubernetes-version"
-    if snapshot is not None and snapshot.version is not None:
-        return snapshot.version, "the nodes' kubeletVersion"
-    return NEWEST_VALIDATED, "the default: the newest release the project validates"
+        chosen = KubernetesVersion.parse(given, field="--kubernetes-version"), "--kubernetes-version"
+    elif snapshot is not None and snapshot.version is not None:
+        chosen = snapshot.version, "the nodes' kubeletVersion"
+    else:
+        chosen = NEWEST_VALIDATED, "the default: the newest release the project validates"
+    if snapshot is not None and snapshot.unversioned_nodes:
+        snapshot.warnings.append(_unversioned_warning(snapshot.unversioned_nodes, *chosen))
+    return chosen
+
+
+def _unversioned_warning(
+    nodes: Sequence[tuple[str, str]], version: KubernetesVersion, version_from: str
+) -> str:
+    name, reported = nodes[0]
+    more = f" and {len(nodes) - 1} more report" if len(nodes) > 1 else " reports"
+    advice = "" if version_from == "--kubernetes-version" else "; give --kubernetes-version"
+    return (
+        f"node {shown(name)}{more} kubeletVersion {shown(reported)}, not a Kubernetes "
+        f"release (a virtual or simulated node, such as KWOK's or virtual-kubelet's): "
+        f"judged by the rules of {version} ({version_from}){advice}"
+    )
 
 
 def _max_pending(value: str) -> int:

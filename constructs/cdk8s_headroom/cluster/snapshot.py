@@ -96,6 +96,9 @@ class Snapshot:
     nodes: list[Node] = field(default_factory=list)
     cordoned: set[str] = field(default_factory=set)
     kubelet_versions: list[KubernetesVersion] = field(default_factory=list)
+    unversioned_nodes: list[tuple[str, str]] = field(default_factory=list)
+    """Nodes whose ``kubeletVersion`` names no Kubernetes release (KWOK, virtual-kubelet,
+    some managed offerings), each with what it reports."""
     bound: list[Pod] = field(default_factory=list)
     """Pods that hold room on a node of the snapshot (``node`` set): running, not yet
     started, or terminating."""
@@ -246,11 +249,19 @@ class _SnapshotReader:
         info = obj.mapping(status.get("nodeInfo"), "status.nodeInfo")
         kubelet = info.get("kubeletVersion")
         if kubelet is not None:
-            self.snapshot.kubelet_versions.append(
-                KubernetesVersion.parse(
-                    kubelet, field=f"{obj.label}: status.nodeInfo.kubeletVersion"
-                )
+            field = f"{obj.label}: status.nodeInfo.kubeletVersion"
+            version = (
+                KubernetesVersion.parse_reported(kubelet, field=field)
+                if isinstance(kubelet, str)
+                else KubernetesVersion.parse(kubelet, field=field)
             )
+            if version is None:
+                # Virtual and simulated nodes (KWOK's `kwok-0.7.0`, virtual-kubelet's)
+                # report no release: the node stays readable, and the release comes
+                # from --kubernetes-version, the other nodes or the default (a warning).
+                self.snapshot.unversioned_nodes.append((obj.name, kubelet))
+            else:
+                self.snapshot.kubelet_versions.append(version)
         self._node_names.add(obj.name)
         self.snapshot.nodes.append(
             Node(

@@ -33,6 +33,15 @@ class KubernetesVersion:
             )
         return cls(*(int_text(match[i], field=field, minimum=0, maximum=INT32_MAX) for i in (1, 2)))
 
+    @classmethod
+    def parse_reported(cls, text: str, *, field: str) -> KubernetesVersion | None:
+        """A node's ``kubeletVersion``: its release, or ``None`` when the text names no
+        release at all (KWOK's ``kwok-0.7.0``, virtual-kubelet's); a text in a
+        version's form with a bad number is still refused."""
+        if _VERSION.fullmatch(text.strip()) is None:
+            return None
+        return cls.parse(text, field=field)
+
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}"
 
