@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +62,8 @@ class GoModule:
         return MODULES / self.folder
 
 
-def _kubernetes(minor: str) -> GoModule:
+def kubernetes_module(minor: str) -> GoModule:
+    """The control plane of release ``minor`` ("1.37"): its module and binaries."""
     folder = f"kubernetes-{minor}"
     version = _required_version(MODULES / folder / "go.mod", "k8s.io/kubernetes")
     major, minor_number = version.removeprefix("v").split(".")[:2]
@@ -183,8 +185,10 @@ def ensure(module: GoModule, *, log: bool = True) -> Path:
             return target
         staging = Path(tempfile.mkdtemp(prefix=f".{module.folder}-", dir=cache_root()))
         try:
+            started = time.monotonic()
             _build(module, staging, log=log)
-            (staging / ".complete").write_text(_go_version(module) + "\n")
+            record = {"go": _go_version(module), "seconds": round(time.monotonic() - started, 1)}
+            (staging / ".complete").write_text(json.dumps(record) + "\n")
             shutil.rmtree(target, ignore_errors=True)
             staging.rename(target)
         finally:
@@ -250,11 +254,20 @@ class ReleaseBinaries:
         }
 
 
+def build_seconds(folder: Path) -> float | None:
+    """How long the build of a cached folder took (recorded by :func:`ensure`)."""
+    try:
+        seconds = json.loads((folder / ".complete").read_text())["seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return float(seconds)
+
+
 def release_binaries(release: str, *, log: bool = True) -> ReleaseBinaries:
     """The control plane of ``release`` ("1.37"), built when missing."""
     if release not in releases():
         raise BuildError(f"release {release!r} is not built here: one of {', '.join(releases())}")
-    module = _kubernetes(release)
+    module = kubernetes_module(release)
     version = _required_version(module.path / "go.mod", "k8s.io/kubernetes")
     return ReleaseBinaries(
         release,

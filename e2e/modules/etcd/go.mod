@@ -1,4 +1,4 @@
-// etcd, the control plane's store, built from its own module (e2e/build.sh).
+// etcd, the control plane's store, built from its own module (e2e/build.py).
 module github.com/cdk8s-headroom/e2e/etcd
 
 go 1.26.0

@@ -1,4 +1,4 @@
-// The control plane of Kubernetes v1.34.4, built from its own module (e2e/build.sh).
+// The control plane of Kubernetes v1.34.4, built from its own module (e2e/build.py).
 // k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with
 // folders of its repository; a module that uses it pins each to the published v0.34.x.
 module github.com/cdk8s-headroom/e2e/kubernetes-1.34

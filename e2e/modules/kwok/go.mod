@@ -1,5 +1,5 @@
 // KWOK (fake nodes and the kubelet's pod lifecycle) and kwokctl, which starts the
-// control plane, built from their own module (e2e/build.sh).
+// control plane, built from their own module (e2e/build.py).
 module github.com/cdk8s-headroom/e2e/kwok
 
 go 1.26.0
