@@ -52,3 +52,44 @@ def buffer_crd_errors(document: Manifest) -> list[str]:
     if not files:
         return [f"no upstream CRD serves {document['apiVersion']}"]
     return [f"{file}: {error}" for file in files for error in crd_errors(document, file)]
+
+
+NODEPOOL = "karpenter-v1.14.1_karpenter.sh_nodepools.yaml"
+"""Karpenter's NodePool CRD."""
+
+CRD_FILES: dict[str, tuple[str, ...]] = {
+    "karpenter.sh": (NODEPOOL,),
+    "karpenter.k8s.aws": ("karpenter-aws-v1.14.1_karpenter.k8s.aws_ec2nodeclasses.yaml",),
+    # both CapacityBuffer CRDs define capacitybuffers.autoscaling.x-k8s.io; Cluster
+    # Autoscaler's serves both versions the library writes
+    "autoscaling.x-k8s.io": (CLUSTER_AUTOSCALER,),
+    "argoproj.io": (
+        "argo-cd-v3.5.1_application-crd.yaml",
+        "argo-cd-v3.5.1_applicationset-crd.yaml",
+    ),
+    "kustomize.toolkit.fluxcd.io": ("flux-kustomize-controller-v1.9.4_kustomizations.yaml",),
+    "source.toolkit.fluxcd.io": ("flux-source-controller-v1.9.1_gitrepositories.yaml",),
+    "monitoring.coreos.com": (
+        "prometheus-operator-v0.93.0_monitoring.coreos.com_prometheusrules.yaml",
+    ),
+}
+"""The upstream CRDs in ``../shared/crds`` by API group: what a cluster needs installed
+before it accepts the project's objects of that group (the live tier installs them)."""
+
+
+def crd_files_for(manifests: list[Manifest]) -> list[str]:
+    """The CRD files the custom objects of ``manifests`` need, in a stable order; a
+    group with no file here is named in the error, never skipped quietly."""
+    groups = sorted(
+        {m["apiVersion"].partition("/")[0] for m in manifests if "/" in m["apiVersion"]}
+        - BUILT_IN_GROUPS
+    )
+    missing = [g for g in groups if g not in CRD_FILES]
+    if missing:
+        raise KeyError(f"no upstream CRD in ../shared/crds for the API groups {missing}")
+    return [file for group in groups for file in CRD_FILES[group]]
+
+
+BUILT_IN_GROUPS = frozenset(
+    {"apps", "autoscaling", "policy", "scheduling.k8s.io", "rbac.authorization.k8s.io", "batch"}
+)

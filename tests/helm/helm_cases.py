@@ -3,7 +3,12 @@ with the release name and namespace (`helm install <release> -n <namespace>`).""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import yaml
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 DEDICATED_TAINT = {"key": "headroom.cdk8s.io/burst", "value": "true", "effect": "NoSchedule"}
 
@@ -251,3 +256,10 @@ BUFFER_CASES = [
     if any("buffer" in workload for workload in case[2].get("burstWorkloads", ()))
 ]
 """The value sets that give burst workloads buffers."""
+
+
+def readme_buffers_values() -> dict[str, Any]:
+    """The README's ``buffers.yaml``: the chart values it shows for a buffer alone."""
+    block = README.read_text().split("# buffers.yaml:")[1].split("\n", 1)[1].split("```")[0]
+    values: dict[str, Any] = yaml.safe_load(block)
+    return values

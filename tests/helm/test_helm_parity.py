@@ -25,7 +25,13 @@ from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from scripts.helm_render import CHART, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
-from tests.helm.helm_cases import API, BUFFER_CASES, DEDICATED_TAINT, PARITY_CASES
+from tests.helm.helm_cases import (
+    API,
+    BUFFER_CASES,
+    DEDICATED_TAINT,
+    PARITY_CASES,
+    readme_buffers_values,
+)
 from tests.upstream_crds import buffer_crd_errors, needs_crds
 
 Key = tuple[str, str, str]
@@ -398,9 +404,7 @@ def test_the_charts_buffers_are_valid_for_the_upstream_crds(
 def test_the_readme_buffers_example_renders_what_the_library_synthesizes(
     chart: helm.Chart, chart_defaults: dict[str, Any]
 ) -> None:
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("# buffers.yaml:")[1].split("\n", 1)[1].split("```")[0]
-    overrides = yaml.safe_load(block)
+    overrides = readme_buffers_values()
     rendered = helm_objects(chart, overrides, "web")
     assert rendered == library_objects(overrides, chart_defaults, "web")
     assert ("CapacityBuffer", "web", "web-api-buffer") in rendered

@@ -34,8 +34,9 @@ from scripts.crd import CustomResourceSchema
 from scripts.validation import validate_models
 from tests.conftest import SHARED, Manifest, find, find_all
 from tests.karpenter.test_karpenter_examples import EXAMPLES, example, synthesize
+from tests.upstream_crds import NODEPOOL
 
-NODEPOOL_CRD = SHARED / "crds" / "karpenter-v1.14.1_karpenter.sh_nodepools.yaml"
+NODEPOOL_CRD = SHARED / "crds" / NODEPOOL
 
 # Skipped only without ../shared: with it (as in CI), a missing CRD file fails the tests.
 pytestmark = pytest.mark.skipif(

@@ -1,0 +1,152 @@
+"""The live tier: its build, a cluster's start, its wall time, and what the promises'
+scenario counts on each release (e2e/, tests/live).
+
+- build: what the cached build of each component took when it was made (recorded by
+  ``e2e/build.py``); ``HEADROOM_BENCH_COLD_BUILD=1`` rebuilds everything into an empty
+  Go build cache and cache folder first (about 20 minutes on 2 cores), so the figure is
+  a cold build's (the module downloads stay in Go's module cache: they are the
+  registry's time, not the build's);
+- cluster start: ``kwokctl create cluster`` to a default ServiceAccount (the controllers
+  up), median of 3 per release;
+- the tier's wall time: ``pytest -p no:xdist -m live tests/live``, once;
+- per model and release, the counts of ``e2e/promises.py``'s scenario.
+
+``python bench/bench_live.py`` prints the section.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from cdk8s_headroom import PriorityModel  # noqa: E402
+from e2e import build  # noqa: E402
+from e2e.cluster import LiveCluster  # noqa: E402
+from e2e.promises import PromiseCounts, run_scenario  # noqa: E402
+
+STARTS = 3
+
+
+def _cold_build() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ["GOCACHE"] = str(Path(scratch) / "go-build")
+        os.environ["HEADROOM_E2E_CACHE"] = str(Path(scratch) / "e2e")
+        for release in build.releases():
+            build.release_binaries(release)
+        build.health_binary()
+        _build_rows()  # read while the scratch cache exists
+    del os.environ["GOCACHE"], os.environ["HEADROOM_E2E_CACHE"]
+
+
+_rows: list[str] = []
+
+
+def _build_rows() -> list[str]:
+    if _rows:
+        return _rows
+    for module in (
+        *(build.kubernetes_module(r) for r in build.releases()),
+        build.ETCD,
+        build.KWOK,
+        build.HEALTH,
+    ):
+        folder = build.ensure(module, log=False)
+        seconds = build.build_seconds(folder)
+        shown = "unknown" if seconds is None else f"{seconds:.0f} s"
+        binaries = ", ".join(name for name, _ in module.binaries)
+        _rows.append(f"| `e2e/modules/{module.folder}` ({binaries}) | {shown} |")
+    return _rows
+
+
+def _starts(release: str) -> float:
+    binaries = build.release_binaries(release, log=False)
+    times = []
+    for _ in range(STARTS):
+        begun = time.perf_counter()
+        cluster = LiveCluster.start(binaries)
+        times.append(time.perf_counter() - begun)
+        cluster.stop()
+    return statistics.median(times)
+
+
+def _counts(release: str) -> list[PromiseCounts]:
+    cluster = LiveCluster.start(build.release_binaries(release, log=False))
+    try:
+        found = []
+        for model in (PriorityModel.SEED, PriorityModel.GUARDED, PriorityModel.DEDICATED_POOL):
+            found.append(run_scenario(cluster, model))
+            cluster.reset()
+        return found
+    finally:
+        cluster.stop()
+
+
+def _tier_seconds() -> float:
+    begun = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", "-m", "live", "tests/live"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - begun
+
+
+def run() -> str:
+    title = "## The live tier (a real control plane, e2e/ and tests/live)\n\n"
+    if not build.go_available():
+        return title + f"Not measured: {build.HOW_TO_GET_GO}.\n"
+    cold = os.environ.get("HEADROOM_BENCH_COLD_BUILD") == "1"
+    if cold:
+        _cold_build()
+    build_table = "\n".join(
+        [
+            "| component | build time |",
+            "| --- | --- |",
+            *_build_rows(),
+        ]
+    )
+    how = (
+        "a cold build in this run (empty Go build cache)"
+        if cold
+        else "as recorded when this machine's cache was built (a cold build only if the "
+        "Go build cache was empty then; `HEADROOM_BENCH_COLD_BUILD=1` measures one)"
+    )
+    starts = "".join(f"| {release} | {_starts(release):.1f} s |\n" for release in build.releases())
+    counts = [c for release in build.releases() for c in _counts(release)]
+    count_rows = "".join(
+        f"| {c.model} | {c.release} | {c.bursts_placed}/3 | {c.ordinary_preempted_by_bursts} "
+        f"| {c.reservers_preempted_by_bursts} | {c.recreated_reserver_evictions} "
+        f"| {c.freed_slices_taken_by_ordinary} | {c.ordinary_pods_on_the_pool} |\n"
+        for c in counts
+    )
+    tier = _tier_seconds()
+    return (
+        title
+        + f"Build of each component, {how}:\n\n{build_table}\n\n"
+        + "Cluster start (`kwokctl create cluster` until the controllers serve), "
+        + f"median of {STARTS}:\n\n| release | start |\n| --- | --- |\n{starts}\n"
+        + "The live tier alone (`pytest -p no:xdist -m live tests/live`, every release): "
+        + f"**{tier:.0f} s**\n\n"
+        + "The promises' scenario (`e2e/promises.py`: 3 pool nodes full of ordinary pods, "
+        + "3 bursts of a slice's size, a reserver recreated on a full node, the bursts "
+        + "leave), as the real scheduler and DaemonSet controller decided:\n\n"
+        + "| model | release | bursts placed | ordinary pods preempted by bursts "
+        + "| reservers preempted by bursts | evictions by recreated reservers "
+        + "| freed slices taken by ordinary pods | ordinary pods on the pool |\n"
+        + "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+        + count_rows
+    )
+
+
+if __name__ == "__main__":
+    print(run())

@@ -1,0 +1,341 @@
+"""A real control plane on loopback: kube-apiserver, kube-controller-manager,
+kube-scheduler, etcd and KWOK, started by kwokctl's binary runtime from the binaries that
+``e2e/build.py`` built from pinned modules.
+
+KWOK fakes the nodes and the kubelet's pod lifecycle; the API server (admission, Pod
+Security, CRD schemas), the scheduler and the controllers are the real ones. Everything
+the cluster writes lives in one temporary folder, removed by :meth:`LiveCluster.stop`
+with every process the cluster started; the component logs are copied out first when
+the caller asks (a failed test).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from e2e.build import ReleaseBinaries
+
+T = TypeVar("T")
+Manifest = dict[str, Any]
+
+# kwokctl binds every component to 0.0.0.0 unless its configuration says otherwise; the
+# live tier stays on loopback (kwok pkg/apis/config/v1alpha1 KwokctlConfigurationOptions).
+_KWOKCTL_CONFIG = """\
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+options:
+  bindAddress: 127.0.0.1
+"""
+KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+RESET_LABEL = "app.kubernetes.io/part-of=cdk8s-headroom"
+"""Cluster roles with this label are the project's, removed between tests."""
+
+
+class ClusterError(RuntimeError):
+    """The cluster did not start, or a command against it failed; names what and why."""
+
+
+@dataclass(frozen=True)
+class NodeShape:
+    """One fake node: its name, allocatable resources, labels and taints."""
+
+    name: str
+    cpu: str = "4"
+    memory: str = "8Gi"
+    pods: int = 110
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: Sequence[Mapping[str, str]] = ()
+
+    def manifest(self) -> Manifest:
+        resources = {"cpu": self.cpu, "memory": self.memory, "pods": str(self.pods)}
+        spec: Manifest = {}
+        if self.taints:
+            spec["taints"] = [dict(t) for t in self.taints]
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": self.name,
+                "annotations": {KWOK_NODE_ANNOTATION: "fake"},
+                "labels": {
+                    "kubernetes.io/hostname": self.name,
+                    "kubernetes.io/os": "linux",
+                    "kubernetes.io/arch": "amd64",
+                    "type": "kwok",
+                    **self.labels,
+                },
+            },
+            "spec": spec,
+            "status": {"allocatable": resources, "capacity": resources},
+        }
+
+
+class LiveCluster:
+    """One running control plane. Use :meth:`start`, then :meth:`stop` (always)."""
+
+    def __init__(self, binaries: ReleaseBinaries, workdir: Path, name: str) -> None:
+        self.binaries = binaries
+        self.workdir = workdir
+        self.name = name
+        self.kubeconfig = workdir / "kubeconfig"
+
+    # -- life cycle -------------------------------------------------------------------
+    @classmethod
+    def start(cls, binaries: ReleaseBinaries, *, name: str | None = None) -> LiveCluster:
+        workdir = Path(tempfile.mkdtemp(prefix="headroom-live-"))
+        cluster = cls(binaries, workdir, name or f"headroom-{binaries.release.replace('.', '')}")
+        try:
+            cluster._create()
+        except BaseException:
+            cluster.stop()
+            raise
+        return cluster
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            {
+                "KWOK_WORKDIR": str(self.workdir / "kwok"),
+                "KWOK_KUBE_VERSION": self.binaries.version,
+                "KWOK_KUBECTL_BINARY": str(self.binaries.binary("kubectl")),
+                "KWOK_RUNTIME": "binary",
+                "PATH": f"{self.binaries.kubernetes}:{env.get('PATH', '')}",
+            }
+        )
+        return env
+
+    def _create(self) -> None:
+        config = self.workdir / "kwokctl.yaml"
+        config.write_text(_KWOKCTL_CONFIG)
+        binaries = self.binaries
+        command = [
+            str(binaries.binary("kwokctl")),
+            "create",
+            "cluster",
+            "--name",
+            self.name,
+            "--config",
+            str(config),
+            "--runtime",
+            "binary",
+            "--kubeconfig",
+            str(self.kubeconfig),
+            "--kube-apiserver-binary",
+            str(binaries.binary("kube-apiserver")),
+            "--kube-controller-manager-binary",
+            str(binaries.binary("kube-controller-manager")),
+            "--kube-scheduler-binary",
+            str(binaries.binary("kube-scheduler")),
+            "--kwok-controller-binary",
+            str(binaries.binary("kwok")),
+            "--etcd-binary",
+            str(binaries.binary("etcd")),
+            "--wait",
+            "120s",
+        ]
+        done = subprocess.run(
+            command,
+            env=self._env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+        if done.returncode != 0:
+            raise ClusterError(
+                f"kwokctl create cluster ({binaries.version}) exited {done.returncode}:\n"
+                + _tail(done.stdout + done.stderr)
+            )
+        self.wait_for(
+            lambda: self.kubectl("get", "serviceaccount", "default", check=False).returncode == 0,
+            what="the default ServiceAccount (kube-controller-manager is up)",
+        )
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.workdir / "kwok" / "clusters" / self.name / "logs"
+
+    def keep_logs(self, destination: Path) -> Path:
+        """Copies the component logs (and the kwokctl files beside them) to ``destination``."""
+        shutil.rmtree(destination, ignore_errors=True)
+        destination.mkdir(parents=True)
+        if self.logs_dir.exists():
+            shutil.copytree(self.logs_dir, destination / "logs")
+        return destination
+
+    def stop(self) -> None:
+        """Deletes the cluster, ends every process it started, and removes its folder."""
+        if (self.workdir / "kwok" / "clusters" / self.name).exists():
+            subprocess.run(
+                [str(self.binaries.binary("kwokctl")), "delete", "cluster", "--name", self.name],
+                env=self._env(),
+                capture_output=True,
+                timeout=120,
+                check=False,
+                stdin=subprocess.DEVNULL,
+            )
+        # kwokctl starts each component in a session of its own: whatever survived the
+        # delete (a crash half-way through create) is found by its working folder.
+        for pid in processes_under(self.workdir):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def reset(self) -> None:
+        """Deletes what tests create: namespaces but the system's, PriorityClasses but
+        ``system-*``, CRDs (with their objects), cluster roles of ours, and nodes; waits
+        until they are gone, so the next test starts from an empty cluster."""
+        namespaces = [
+            n["metadata"]["name"]
+            for n in self.get_json("namespaces")["items"]
+            if n["metadata"]["name"] not in SYSTEM_NAMESPACES
+        ]
+        if namespaces:
+            self.kubectl("delete", "namespace", "--wait=false", *namespaces)
+        classes = [
+            c["metadata"]["name"]
+            for c in self.get_json("priorityclasses")["items"]
+            if not c["metadata"]["name"].startswith("system-")
+        ]
+        if classes:
+            self.kubectl("delete", "priorityclass", *classes)
+        self.kubectl("delete", "customresourcedefinitions", "--all", "--wait=false")
+        self.kubectl("delete", "clusterrole,clusterrolebinding", "-l", RESET_LABEL)
+        self.wait_for(
+            lambda: (
+                not any(
+                    n["metadata"]["name"] in namespaces
+                    for n in self.get_json("namespaces")["items"]
+                )
+            ),
+            timeout=180,
+            what=f"namespaces {', '.join(namespaces)} deleted",
+        )
+        self.kubectl("delete", "nodes", "--all")
+        self.wait_for(
+            lambda: (
+                not self.get_json("pods", "-A")["items"]
+                and not self.get_json("customresourcedefinitions")["items"]
+            ),
+            timeout=120,
+            what="every pod and CRD gone",
+        )
+
+    # -- commands ---------------------------------------------------------------------
+    def kubectl(
+        self,
+        *args: str,
+        stdin: str | None = None,
+        check: bool = True,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[str]:
+        command = [str(self.binaries.binary("kubectl")), f"--kubeconfig={self.kubeconfig}", *args]
+        done = subprocess.run(
+            command,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+        )
+        if check and done.returncode != 0:
+            raise ClusterError(f"kubectl {' '.join(args)} exited {done.returncode}: {done.stderr}")
+        return done
+
+    def get_json(self, *args: str) -> Manifest:
+        """``kubectl get ARGS -o json``, always as a List (one named object too)."""
+        out: Manifest = json.loads(self.kubectl("get", *args, "-o", "json").stdout)
+        if out.get("kind") != "List" and "items" not in out:
+            return {"kind": "List", "items": [out]}
+        return out
+
+    def apply(self, manifests: Iterable[Manifest], *extra: str) -> str:
+        text = json.dumps({"apiVersion": "v1", "kind": "List", "items": list(manifests)})
+        return self.kubectl("apply", "-f", "-", *extra, stdin=text).stdout
+
+    def add_nodes(self, shapes: Iterable[NodeShape], *, timeout: float = 120) -> list[str]:
+        """Creates fake nodes and waits until each is Ready and free of the not-ready
+        taint that the node lifecycle controller removes (until then no DaemonSet
+        targets it)."""
+        shapes = list(shapes)
+        self.kubectl(
+            "create",
+            "-f",
+            "-",
+            stdin=json.dumps(
+                {"apiVersion": "v1", "kind": "List", "items": [s.manifest() for s in shapes]}
+            ),
+        )
+        names = [s.name for s in shapes]
+
+        def ready() -> bool:
+            nodes = self.get_json("nodes", *names)["items"]
+            return all(_node_ready(node) for node in nodes)
+
+        self.wait_for(ready, timeout=timeout, what=f"nodes {', '.join(names)} Ready")
+        return names
+
+    def wait_for(
+        self, condition: Callable[[], T], *, timeout: float = 120, what: str = "a condition"
+    ) -> T:
+        """Polls ``condition`` until it returns something true; the cluster's own
+        progress decides how long that takes, so there is no fixed sleep to tune."""
+        deadline = time.monotonic() + timeout
+        delay = 0.05
+        while True:
+            result = condition()
+            if result:
+                return result
+            if time.monotonic() > deadline:
+                raise ClusterError(f"timed out after {timeout:.0f} s waiting for {what}")
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    def events(self, namespace: str, reason: str) -> list[Manifest]:
+        items: list[Manifest] = self.get_json(
+            "events", "-n", namespace, "--field-selector", f"reason={reason}"
+        )["items"]
+        return items
+
+
+def _node_ready(node: Manifest) -> bool:
+    conditions = node.get("status", {}).get("conditions", [])
+    ready = any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+    tainted = any(
+        t.get("key", "").startswith("node.kubernetes.io/not-ready")
+        for t in node.get("spec", {}).get("taints", [])
+    )
+    return ready and not tainted
+
+
+def processes_under(folder: Path) -> list[int]:
+    """Processes whose command line names ``folder`` (every component's flags do)."""
+    marker = str(folder).encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _tail(text: str, lines: int = 30) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])

@@ -1,0 +1,96 @@
+"""The live tier: a real control plane per release, built from pinned modules
+(``e2e/build.py``) and started on loopback by kwokctl (``e2e/cluster.py``).
+
+Every test here is marked ``live`` and runs in one pytest-xdist group, so one worker
+starts each release's cluster once and runs the tier on it; the other workers run the
+rest of the suite meanwhile. Each test leaves the cluster as it found it
+(``_fresh_cluster``). Without Go the tier is skipped with one line that says how to get
+it; under CI (``CI`` set) a missing Go fails instead, so CI never passes without it.
+When a live test fails, the components' logs are kept in ``build/live-logs/<release>/``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from e2e import build
+from e2e.cluster import ClusterError, LiveCluster
+from tests.conftest import ROOT
+
+LIVE_DIR = Path(__file__).resolve().parent
+LOGS = ROOT / "build" / "live-logs"
+_failures: dict[str, int] = {}
+"""Failed live tests per release, so a cluster's teardown knows to keep its logs."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if LIVE_DIR in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.live)
+            item.add_marker(pytest.mark.xdist_group("live"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    report = yield
+    release = getattr(item, "callspec", None) and item.callspec.params.get("live_release")
+    if report.failed and release:
+        _failures[release] = _failures.get(release, 0) + 1
+        report.sections.append(
+            ("live cluster", f"the components' logs are kept in {LOGS / release}")
+        )
+    return report
+
+
+def _releases() -> tuple[str, ...]:
+    """Every release the tier builds, or those of ``HEADROOM_LIVE_RELEASES`` ("1.37")."""
+    chosen = os.environ.get("HEADROOM_LIVE_RELEASES")
+    if not chosen:
+        return build.releases()
+    return tuple(r.strip() for r in chosen.split(",") if r.strip())
+
+
+@pytest.fixture(scope="session", params=_releases())
+def live_release(request: pytest.FixtureRequest) -> str:
+    release: str = request.param
+    return release
+
+
+@pytest.fixture(scope="session")
+def live_binaries(live_release: str) -> build.ReleaseBinaries:
+    if not build.go_available():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI runs the live tier, and Go is missing: {build.HOW_TO_GET_GO}")
+        pytest.skip(f"live tier skipped: {build.HOW_TO_GET_GO}")
+    try:
+        return build.release_binaries(live_release, log=False)
+    except build.BuildError as error:
+        pytest.fail(f"the live tier's control plane did not build: {error}")
+
+
+@pytest.fixture(scope="session")
+def cluster(live_binaries: build.ReleaseBinaries) -> Iterator[LiveCluster]:
+    release = live_binaries.release
+    before = _failures.get(release, 0)
+    try:
+        live = LiveCluster.start(live_binaries)
+    except ClusterError as error:
+        pytest.fail(str(error))
+    try:
+        yield live
+    finally:
+        if _failures.get(release, 0) > before:
+            live.keep_logs(LOGS / release)
+        live.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cluster(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Removes what a test created, so the next one starts from an empty cluster."""
+    yield
+    if "cluster" in request.fixturenames:
+        request.getfixturevalue("cluster").reset()
