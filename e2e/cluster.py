@@ -90,6 +90,7 @@ class LiveCluster:
         self.workdir = workdir
         self.name = name
         self.kubeconfig = workdir / "kubeconfig"
+        self._pids: list[int] = []
 
     # -- life cycle -------------------------------------------------------------------
     @classmethod
@@ -159,6 +160,7 @@ class LiveCluster:
                 f"kwokctl create cluster ({binaries.version}) exited {done.returncode}:\n"
                 + _tail(done.stdout + done.stderr)
             )
+        self._pids = processes_under(self.workdir)
         self.wait_for(
             lambda: self.kubectl("get", "serviceaccount", "default", check=False).returncode == 0,
             what="the default ServiceAccount (kube-controller-manager is up)",
@@ -189,10 +191,20 @@ class LiveCluster:
             )
         # kwokctl starts each component in a session of its own: whatever survived the
         # delete (a crash half-way through create) is found by its working folder.
-        for pid in processes_under(self.workdir):
+        survivors = processes_under(self.workdir)
+        for pid in survivors:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        # kwokctl's delete and a kill return before the processes are gone; their
+        # ports close only when they exit
+        try:
+            self.wait_for(
+                lambda: not any(_alive(pid) for pid in survivors + self._pids),
+                timeout=30,
+                what="the components to exit",
+            )
+        finally:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
     def reset(self) -> None:
         """Deletes what tests create: namespaces but the system's, PriorityClasses but
@@ -320,6 +332,15 @@ def _node_ready(node: Manifest) -> bool:
         for t in node.get("spec", {}).get("taints", [])
     )
     return ready and not tainted
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs: gone, or a zombie (whose sockets are closed), is not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def processes_under(folder: Path) -> list[int]:

@@ -3,7 +3,8 @@ their sources for the tests (the tools themselves do not run here):
 
 - Argo CD: argoproj/gitops-engine ``pkg/health/health_daemonset.go``
   (``getAppsv1DaemonSetHealth``) and ``pkg/health/health_deployment.go``
-  (``getAppsv1DeploymentHealth``);
+  (``getAppsv1DeploymentHealth``), messages as in v3.6.2 (the live tier runs that
+  release's code on live objects and compares: tests/live/test_gitops_health.py);
 - Flux (kustomize-controller's health checks): sigs.k8s.io/cli-utils
   ``pkg/kstatus/status/status.go`` (``checkGenericProperties``, which ``Compute`` runs
   first) and ``pkg/kstatus/status/core.go`` (``daemonsetConditions``,
@@ -43,13 +44,24 @@ def argo_daemonset_health(ds: Mapping[str, Any]) -> tuple[str, str]:
         updated = int(status.get("updatedNumberScheduled", 0))
         if strategy == "OnDelete":
             return "Healthy", f"daemon set {updated} out of {desired} new pods have been updated"
+        name = (ds.get("metadata") or {}).get("name", "")
         if updated < desired:
-            return "Progressing", f"{updated} out of {desired} new pods have been updated"
+            return "Progressing", (
+                f'Waiting for daemon set "{name}" rollout to finish: '
+                f"{updated} out of {desired} new pods have been updated..."
+            )
         available = int(status.get("numberAvailable", 0))
         if available < desired:
-            return "Progressing", f"{available} of {desired} updated pods are available"
+            return "Progressing", (
+                f'Waiting for daemon set "{name}" rollout to finish: '
+                f"{available} of {desired} updated pods are available..."
+            )
         return "Healthy", ""
-    return "Progressing", "observed daemon set generation less then desired generation"
+    return (
+        "Progressing",
+        "Waiting for rollout to finish: observed daemon set generation less than desired "
+        "generation",
+    )
 
 
 def argo_deployment_health(deployment: Mapping[str, Any]) -> tuple[str, str]:
@@ -65,16 +77,32 @@ def argo_deployment_health(deployment: Mapping[str, Any]) -> tuple[str, str]:
             (c for c in status.get("conditions", []) if c.get("type") == "Progressing"), None
         )
         updated = int(status.get("updatedReplicas", 0))
+        name = (deployment.get("metadata") or {}).get("name", "")
+        replicas = int(status.get("replicas", 0))
+        available = int(status.get("availableReplicas", 0))
         if progressing is not None and progressing.get("reason") == "ProgressDeadlineExceeded":
-            return "Degraded", "exceeded its progress deadline"
+            return "Degraded", f'Deployment "{name}" exceeded its progress deadline'
         if "replicas" in spec and updated < int(spec["replicas"]):
-            return "Progressing", "new replicas have been updated..."
-        if int(status.get("replicas", 0)) > updated:
-            return "Progressing", "old replicas are pending termination..."
-        if int(status.get("availableReplicas", 0)) < updated:
-            return "Progressing", "updated replicas are available..."
+            return "Progressing", (
+                f"Waiting for rollout to finish: {updated} out of {spec['replicas']} new "
+                "replicas have been updated..."
+            )
+        if replicas > updated:
+            return "Progressing", (
+                f"Waiting for rollout to finish: {replicas - updated} old replicas are "
+                "pending termination..."
+            )
+        if available < updated:
+            return "Progressing", (
+                f"Waiting for rollout to finish: {available} of {updated} updated replicas "
+                "are available..."
+            )
         return "Healthy", ""
-    return "Progressing", "observed deployment generation less then desired generation"
+    return (
+        "Progressing",
+        "Waiting for rollout to finish: observed deployment generation less than desired "
+        "generation",
+    )
 
 
 def _generic(obj: Mapping[str, Any]) -> tuple[str, str] | None:
