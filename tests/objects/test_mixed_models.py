@@ -65,7 +65,9 @@ def test_a_guarded_and_a_dedicated_pool_share_one_set_of_classes(tmp_path: Path)
         "default-no-preempt",
         "headroom-reserve",
     ]
-    assert [c["metadata"]["name"] for c in classes if c.get("globalDefault", False)] == ["default-no-preempt"]
+    assert [c["metadata"]["name"] for c in classes if c.get("globalDefault", False)] == [
+        "default-no-preempt"
+    ]
     web = pod_spec(find(objects, "DaemonSet", "headroom-reserver-web"))
     batch = pod_spec(find(objects, "DaemonSet", "headroom-reserver-batch"))
     assert web["priorityClassName"] == batch["priorityClassName"] == "headroom-reserve"

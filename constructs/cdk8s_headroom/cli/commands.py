@@ -101,7 +101,10 @@ def _version(given: str | None, snapshot: Snapshot | None) -> tuple[KubernetesVe
     """The release whose scheduler rules apply, and where that choice came from. Nodes
     that report no release (KWOK, virtual-kubelet) are warned about, never refused."""
     if given is not None:
-        chosen = KubernetesVersion.parse(given, field="--kubernetes-version"), "--kubernetes-version"
+        chosen = (
+            KubernetesVersion.parse(given, field="--kubernetes-version"),
+            "--kubernetes-version",
+        )
     elif snapshot is not None and snapshot.version is not None:
         chosen = snapshot.version, "the nodes' kubeletVersion"
     else:
