@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -146,6 +147,10 @@ class LiveCluster:
             "--wait",
             "120s",
         ]
+        # kwokctl picks each port by counting down from 32767 and may give a second
+        # cluster a port the first one serves on loopback: ask the kernel for free ones
+        for flag in _PORT_FLAGS:
+            command += [flag, str(_free_port())]
         done = subprocess.run(
             command,
             env=self._env(),
@@ -324,6 +329,22 @@ class LiveCluster:
         return items
 
 
+_PORT_FLAGS = (
+    "--kube-apiserver-port",
+    "--etcd-port",
+    "--kube-controller-manager-port",
+    "--kube-scheduler-port",
+    "--controller-port",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 def _node_ready(node: Manifest) -> bool:
     conditions = node.get("status", {}).get("conditions", [])
     ready = any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
@@ -341,6 +362,40 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def listening_ports(pids: list[int]) -> set[int]:
+    """The TCP ports the processes ``pids`` listen on (from /proc: their socket inodes
+    matched against the kernel's tables), so a check can name this cluster's ports
+    and no other cluster's."""
+    inodes: set[str] = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:["):
+                        inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def all_listening_ports() -> set[int]:
+    """Every TCP port something on this machine listens on."""
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A":
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 def processes_under(folder: Path) -> list[int]:

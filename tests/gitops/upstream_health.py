@@ -4,7 +4,7 @@ their sources for the tests (the tools themselves do not run here):
 - Argo CD: argoproj/gitops-engine ``pkg/health/health_daemonset.go``
   (``getAppsv1DaemonSetHealth``) and ``pkg/health/health_deployment.go``
   (``getAppsv1DeploymentHealth``), messages as in v3.6.2 (the live tier runs that
-  release's code on live objects and compares: tests/live/test_gitops_health.py);
+  release's code on live objects and compares: tests/live/test_live_gitops_health.py);
 - Flux (kustomize-controller's health checks): sigs.k8s.io/cli-utils
   ``pkg/kstatus/status/status.go`` (``checkGenericProperties``, which ``Compute`` runs
   first) and ``pkg/kstatus/status/core.go`` (``daemonsetConditions``,

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from e2e import build
-from e2e.cluster import LiveCluster, processes_under
+from e2e.cluster import LiveCluster, all_listening_ports, listening_ports, processes_under
 
 COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 
@@ -38,7 +38,10 @@ def test_a_cluster_serves_its_release_on_loopback_and_leaves_nothing_when_stoppe
         version = cluster.kubectl("version", "-o", "yaml").stdout
         assert yaml.safe_load(version)["serverVersion"]["gitVersion"] == live_binaries.version
         workdir = cluster.workdir
-        assert processes_under(workdir)  # the components run from its folder
+        pids = processes_under(workdir)
+        assert pids  # the components run from its folder
+        ports = listening_ports(pids)
+        assert port in ports
         kept = cluster.keep_logs(tmp_path / "logs")
         for component in COMPONENTS:
             assert (kept / "logs" / f"{component}.log").stat().st_size > 0, component
@@ -47,4 +50,7 @@ def test_a_cluster_serves_its_release_on_loopback_and_leaves_nothing_when_stoppe
 
     assert not workdir.exists()
     assert processes_under(workdir) == []
+    # none of its ports is still served (another cluster of the tier may run beside it,
+    # on ports of its own)
+    assert not ports & all_listening_ports()
     assert not _listening(host, port)
