@@ -82,7 +82,8 @@ placement its pods share with the headroom (``nodeSelector[<key>]``, ``nodeAffin
 
 
 HEADROOM_ID = "headroom"
-"""The id of the chart's ``NodeHeadroom``: the alerts' name for a headroom without slices."""
+"""The id of the chart's ``NodeHeadroom``, after the release's name prefix: the headroom
+that alerts name when it has no slices, so that two such releases' alerts differ."""
 
 
 RELEASE_PREFIX = "{release}-"
@@ -227,7 +228,7 @@ def build(
     with in_values():
         headroom = NodeHeadroom(
             workloads,
-            HEADROOM_ID,
+            f"{prefix}{HEADROOM_ID}",
             cpu=value_at(values, "reservation.cpu"),
             memory=value_at(values, "reservation.memory"),
             model=model,
