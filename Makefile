@@ -30,7 +30,10 @@ CHART_PACKAGES := build/charts
 .PHONY: help install promtool synth chart chart-package test test-live live-build validate check lint typecheck dist-sync dist docs bench clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
+	@# The names' column is as wide as the longest name (a tab stop misaligned longer ones).
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' \
+	  '{ name[NR] = $$1; text[NR] = $$2; if (length($$1) > width) width = length($$1) } \
+	  END { for (i = 1; i <= NR; i++) printf "%-" width + 2 "s%s\n", name[i], text[i] }'
 
 $(VENV_STAMP): requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,7 +56,9 @@ $(CHECKOV_STAMP): requirements-checkov.txt
 	fi
 	touch $@
 
-$(VENV)/bin/node: $(VENV_STAMP) $(NODE_STAMP)
+# Order-only: make reads a symlink's time from the Node it points to, older than the
+# stamps, so a normal prerequisite would remake the link on every target.
+$(VENV)/bin/node: | $(VENV_STAMP) $(NODE_STAMP)
 	ln -sf $(CURDIR)/node_modules/node/bin/node $@
 
 $(VENV)/bin/cdk8s: $(VENV_STAMP) $(NODE_STAMP)
@@ -132,8 +137,11 @@ dist: install ## build the wheel and the sdist into build/python-dist/
 
 docs: install ## API reference from the docstrings, into build/docs/
 	rm -rf build/docs
-	# jsii starts a Node process at import; pdoc blocks subprocesses unless told.
-	PDOC_ALLOW_EXEC=1 $(PY) -m pdoc --docformat google --output-directory build/docs cdk8s_headroom
+	# jsii starts a Node process at import; pdoc blocks subprocesses unless told. Before
+	# Python 3.12, a TypedDict does not record its bases, so pdoc cannot tell where
+	# BurstWorkloadProps's inherited props are declared: it warns, and lists them under
+	# BurstWorkloadProps, which is what the page should show.
+	PDOC_ALLOW_EXEC=1 $(PY) -W 'ignore:Cannot determine where cdk8s_headroom.BurstWorkloadProps.' -m pdoc --docformat google --output-directory build/docs cdk8s_headroom
 	@echo "open build/docs/index.html"
 
 bench: install ## measure synthesis, scale, the simulator, Helm and the test suite; writes bench/results.md

@@ -3,29 +3,79 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cdk8s
 import pytest
-from cdk8s import Testing as K8sTesting
+
+if TYPE_CHECKING:
+    import cdk8s
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
 Manifest = dict[str, Any]
 
+NODE_TMPDIR = pytest.StashKey[Path]()
+"""The temporary folder of this run's Node process, removed when the run ends."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # cdk8s's Testing.app() (under K8sTesting.chart()) makes a folder in Node's temporary
+    # folder for every app, about 460 a run, and never removes one. Node reads TMPDIR from
+    # the environment jsii starts it with, at the first import of cdk8s: so that import is
+    # made here, with a folder of this run's own as TMPDIR. Python's temporary folder is
+    # read first, so that it stays where it was.
+    tempfile.gettempdir()
+    folder = Path(tempfile.mkdtemp(prefix="cdk8s-headroom-tests-"))
+    config.stash[NODE_TMPDIR] = folder
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(folder)
+    try:
+        import cdk8s  # noqa: F401
+    finally:
+        if before is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = before
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line when tests skipped because ``SHARED`` is absent (a fresh clone), so the
+    skips are not taken for a pass; README.md's Layout says what the folder holds."""
+    skipped = [
+        report
+        for report in terminalreporter.stats.get("skipped", [])
+        if str(SHARED) in str(report.longrepr)
+    ]
+    if skipped and not SHARED.is_dir():
+        terminalreporter.write_line(
+            f"{len(skipped)} tests skipped: {SHARED} is absent (the upstream CRDs, the "
+            "preemption vectors and real clusters' listings they read; CI has it: see "
+            "README.md, Layout)"
+        )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(config.stash[NODE_TMPDIR], ignore_errors=True)
+
 
 @pytest.fixture
 def chart() -> cdk8s.Chart:
     """An empty chart in a fresh test app."""
+    from cdk8s import Testing as K8sTesting
+
     return K8sTesting.chart()
 
 
 def chart_with_classes() -> cdk8s.Chart:
     """A test chart with the GUARDED PriorityClasses, for workloads built on their own:
     synthesis refuses a pod template whose class the app neither emits nor declares."""
+    from cdk8s import Testing as K8sTesting
+
     from cdk8s_headroom import HeadroomPriorityClasses
 
     chart = K8sTesting.chart()
@@ -35,6 +85,8 @@ def chart_with_classes() -> cdk8s.Chart:
 
 @pytest.fixture
 def synth() -> Callable[[cdk8s.Chart], list[Manifest]]:
+    from cdk8s import Testing as K8sTesting
+
     def _synth(chart: cdk8s.Chart) -> list[Manifest]:
         return list(K8sTesting.synth(chart))
 

@@ -2,6 +2,7 @@
 
 import filecmp
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -274,3 +275,15 @@ def test_publish_app_stops_at_a_failing_check_and_keeps_the_target(tmp_path: Pat
         publish_app(main.build, target, checks=(refuse,))
     assert snapshot_tree(tmp_path) == before
     assert [p.name for p in tmp_path.iterdir()] == ["dist"]
+
+
+def test_a_published_folder_gets_the_mode_the_umask_gives_not_the_staging_folders_0700(
+    tmp_path: Path,
+) -> None:
+    # A GitOps agent or CI step running as another user must be able to read dist/.
+    umask = os.umask(0o027)
+    try:
+        publish_app(main.build, tmp_path / "dist")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "dist").stat().st_mode) == 0o750

@@ -184,3 +184,16 @@ def test_dir_of_the_package_shows_its_public_names_only() -> None:
 def test_an_unknown_name_is_an_attribute_error_that_names_it() -> None:
     with pytest.raises(AttributeError, match="has no attribute 'NodeHeadrom'"):
         cdk8s_headroom.NodeHeadrom  # noqa: B018
+
+
+HOUSE_LIMIT_LINES = 600
+"""The house limit on a module's length: past it, a module holds more than one concept."""
+
+
+def test_no_module_of_the_package_is_longer_than_the_house_limit() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text().splitlines())) > HOUSE_LIMIT_LINES
+    }
+    assert long == {}

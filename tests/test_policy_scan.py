@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -353,6 +354,36 @@ def test_a_checkov_server_is_kept_until_it_breaks_or_the_environment_changes(
     policies.close_servers()
     assert started[2].closed
     assert policies._servers == {}
+
+
+def test_a_checkov_server_is_kept_when_a_variable_checkov_does_not_read_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[object] = []
+
+    class FakeServer:
+        def __init__(self, python: Path, script: Path) -> None:
+            self.environment = policies._import_environment(policies._environment())
+            self.broken = False
+            started.append(self)
+
+        def close(self, *, kill: bool = False) -> None:
+            pass
+
+    monkeypatch.setattr(policies, "_CheckovServer", FakeServer)
+    monkeypatch.setattr(policies, "_servers", {})
+    checkov = tmp_path / "checkov"  # a Python script, as pip writes checkov's
+    checkov.write_text(f"#!{sys.executable}\n")
+
+    policies._server_for(checkov)
+    # a variable no module of checkov reads, named nowhere in the library
+    monkeypatch.setenv("HEADROOM_UNREAD_BY_CHECKOV", "changed")
+    policies._server_for(checkov)
+    assert len(started) == 1
+    # checkov/secrets/runner.py reads it as it is imported
+    monkeypatch.setenv("CHECKOV_MAX_FILE_SIZE", "1")
+    policies._server_for(checkov)
+    assert len(started) == 2
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ still shows, parses and refuses every command's arguments as argparse does."""
 from __future__ import annotations
 
 import argparse
+from importlib.metadata import version
 
 import pytest
 
@@ -56,3 +57,25 @@ def test_an_unknown_command_is_refused_with_the_list_of_commands(
 
     assert exit_.value.code == 2
     assert "invalid choice: 'simulat'" in capsys.readouterr().err
+
+
+def test_version_prints_the_installed_packages_version(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        commands.main(["--version"])
+
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"cdk8s-headroom {version('cdk8s-headroom')}\n"
+
+
+def test_an_extra_argument_is_refused_with_the_commands_own_usage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        commands.main(["validate", "a", "b"])
+
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith("usage: cdk8s-headroom validate [-h] PATH\n")
+    assert error.endswith("cdk8s-headroom validate: error: unrecognized arguments: b\n")

@@ -72,6 +72,27 @@ def test_a_headroom_without_slices_gets_only_the_burst_alert(chart: helm.Chart) 
     assert rule["metadata"]["name"] == "headroom-alerts"
 
 
+def test_two_releases_without_slices_name_their_alerts_apart(chart: helm.Chart) -> None:
+    # Two such releases in one namespace must not claim one PrometheusRule.
+    overrides = {
+        "reservation": {"cpu": None, "memory": None},
+        "prepullBurstImages": False,
+        "alerts": {"enabled": True},
+        "burstWorkloads": [{**API, "buffer": {"replicas": 1}}],
+    }
+    rules = [
+        rule
+        for release in ("blue", "green")
+        for rule in objects(render(chart, overrides, release=release))
+        if rule["kind"] == "PrometheusRule"
+    ]
+
+    assert [rule["metadata"]["name"] for rule in rules] == [
+        "blue-headroom-alerts",
+        "green-headroom-alerts",
+    ]
+
+
 def test_the_rendered_rule_passes_the_prometheus_operator_schema_strictly(
     chart: helm.Chart,
 ) -> None:

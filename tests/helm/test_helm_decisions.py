@@ -18,9 +18,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+import cdk8s
 import helm_python as helm
 import pytest
 
+from cdk8s_headroom.helm import values_from_app, values_to_app
 from cdk8s_headroom.helm.chart import TEMPLATES
 from cdk8s_headroom.helm.library import LIBRARY_JSON
 from cdk8s_headroom.objects.burst import ImagePullPolicy
@@ -224,3 +226,21 @@ def test_a_choice_in_the_data_is_the_charts_choice(
         found = found[key]
 
     assert found == expected
+
+
+def test_a_burst_containers_default_name_is_decided_once_for_values_and_their_read_back(
+    monkeypatch: pytest.MonkeyPatch, chart_defaults: dict[str, Any]
+) -> None:
+    # GIVEN another default for the container's name
+    monkeypatch.setattr(values_to_app, "default_container_name", lambda name: f"{name}-main")
+    values = {"burstWorkloads": [API]}
+    app = cdk8s.App()
+
+    # WHEN the values build an app, and the app is read back into values
+    values_to_app.build(app, values_to_app.merge_values(chart_defaults, values))
+    (burst,) = values_from_app(app)["burstWorkloads"]
+
+    # THEN both directions follow it: the container is api-main, read back as the default
+    (deployment,) = [d for d in app.charts[-1].to_json() if d["kind"] == "Deployment"]
+    assert deployment["spec"]["template"]["spec"]["containers"][0]["name"] == "api-main"
+    assert burst["containerName"] is None

@@ -307,27 +307,51 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
 """Each command: its help line, its description, and what declares its arguments."""
 
 
-def _parser(chosen: str | None = None) -> argparse.ArgumentParser:
-    """The command line. Every command is listed, but only the ``chosen`` one declares
+class _PrintVersion(argparse.Action):
+    """``--version``: the version of the package as installed. Looked up only when asked:
+    importing importlib.metadata costs more than a one-pod scenario's start-up."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the installed version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import version
+
+        print(f"{parser.prog} {version('cdk8s-headroom')}")
+        parser.exit()
+
+
+def _parser(chosen: str | None = None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The command line, and the ``chosen`` command's own parser (the top level's when
+    no command is chosen). Every command is listed, but only the ``chosen`` one declares
     its arguments: argparse formats each argument's help as it is added, and declaring
     all of them would cost a one-pod scenario a few milliseconds of its start-up."""
     parser = argparse.ArgumentParser(
         prog="cdk8s-headroom", description="Tools for the node reserved headroom pattern."
     )
+    parser.add_argument("--version", action=_PrintVersion)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    own = parser
     for name, (help_line, description, arguments) in COMMANDS.items():
         command = commands.add_parser(name, help=help_line, description=description)
         if name == chosen:
             arguments(command)
-    return parser
+            own = command
+    return parser, own
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command; invalid input prints the message, not a traceback, and exits 2."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    # The command is the first word that is no option: the top level takes only --help.
+    # The command is the first word that is no option: the top level takes only --help
+    # and --version.
     chosen = next((word for word in argv if not word.startswith("-")), None)
-    args = _parser(chosen).parse_args(argv)
+    parser, own = _parser(chosen)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # argparse leaves a command's extra words to the top level, which would show
+        # its own usage; the chosen command's usage is the one that helps.
+        own.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         result: int = args.run(args)
         sys.stdout.flush()

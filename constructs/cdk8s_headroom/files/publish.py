@@ -7,6 +7,7 @@ staging folder, the staging folder is checked, and only then replaces the target
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -82,7 +83,8 @@ def swap_in(staging: Path, target: Path, prepare: Check) -> None:
     ``prepare`` fills or checks the staging folder; if it raises, ``target`` is untouched
     and ``staging`` is removed. The swap is two renames on one filesystem; a crash
     between them leaves ``<target>.previous``, which the next call restores before
-    anything else.
+    anything else. ``target`` gets the mode the umask gives a new folder, whatever mode
+    ``staging`` was made with.
     """
     previous = target.with_name(target.name + ".previous")
     if previous.exists() and not target.exists():
@@ -92,12 +94,22 @@ def swap_in(staging: Path, target: Path, prepare: Check) -> None:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    # A staging folder from mkdtemp is 0700: renamed as is, a GitOps agent or CI step
+    # running as another user could not read what was published.
+    staging.chmod(0o777 & ~_umask())
     if previous.exists():
         shutil.rmtree(previous)
     if target.exists():
         target.rename(previous)
     staging.rename(target)
     shutil.rmtree(previous, ignore_errors=True)
+
+
+def _umask() -> int:
+    """The process's umask; reading it means setting it, so it is set straight back."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def promote(staging: Path, target: Path, *, checks: tuple[Check, ...] = ()) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
+from cdk8s_headroom.helm import values_to_app
 from cdk8s_headroom.helm.value_checks import ValuesError
 from cdk8s_headroom.helm.values import (
     ALERTS,
@@ -197,7 +198,7 @@ def _burst_values(
         cpu_limit=None if workload.cpu_limit == workload.cpu else workload.cpu_limit,
         memory_limit=None if workload.memory_limit == workload.memory else workload.memory_limit,
         container_name=None
-        if workload.container_name == workload.name
+        if workload.container_name == values_to_app.default_container_name(workload.name)
         else workload.container_name,
         tolerations=[_toleration(t) for t in workload.targeting.tolerations if t not in implied],
         labels=None if labels == dict(headroom_labels) else labels,

@@ -111,8 +111,8 @@ def write_chart(target: Path, app_values: Mapping[str, Any]) -> None:
     """Writes the chart of ``app_values`` (``values_from_app``) into ``target`` whole, or
     leaves it as it was.
 
-    As ``output.promote`` does for dist/: the chart is written to a staging folder
-    beside ``target``, checked, then swapped in (``output.swap_in``).
+    As ``publish.promote`` does for dist/: the chart is written to a staging folder
+    beside ``target``, checked, then swapped in (``publish.swap_in``).
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -266,7 +266,8 @@ VALUES: tuple[Value, ...] = (
           "kube-state-metrics' standard series. Needs the Operator's CRDs, so off by default "
           "(see docs/alerts.md)."),
     Value("alerts.name", "string", "The PrometheusRule's name. Null: `<reserver>-alerts` "
-          "(`headroom-alerts` without slices).", rules.DNS_SUBDOMAIN, nullable=True, prop="name"),
+          "(without slices: `headroom-alerts` after the workloads' name prefix).",
+          rules.DNS_SUBDOMAIN, nullable=True, prop="name"),
     Value("alerts.labels", "labels", "Extra labels on the PrometheusRule: what your "
           "Prometheus' `ruleSelector` matches (kube-prometheus-stack: `release: <its "
           "release>`).", prop="labels"),

@@ -82,7 +82,8 @@ placement its pods share with the headroom (``nodeSelector[<key>]``, ``nodeAffin
 
 
 HEADROOM_ID = "headroom"
-"""The id of the chart's ``NodeHeadroom``: the alerts' name for a headroom without slices."""
+"""The id of the chart's ``NodeHeadroom``, after the release's name prefix: the headroom
+that alerts name when it has no slices, so that two such releases' alerts differ."""
 
 
 RELEASE_PREFIX = "{release}-"
@@ -227,7 +228,7 @@ def build(
     with in_values():
         headroom = NodeHeadroom(
             workloads,
-            HEADROOM_ID,
+            f"{prefix}{HEADROOM_ID}",
             cpu=value_at(values, "reservation.cpu"),
             memory=value_at(values, "reservation.memory"),
             model=model,
@@ -291,13 +292,18 @@ _BURST_INVERSE = {prop: path for path, prop in BURST_WORKLOAD.items()}
 _ALERTS_INVERSE = {prop: path for path, prop in ALERTS.items()}
 
 
+def default_container_name(item_name: str) -> str:
+    """The container name of a ``burstWorkloads`` item whose ``containerName`` is null:
+    the item's own name, not prefixed (a release prefix says which Deployment it is, not
+    what the container is). ``values_from_app`` reads it back as null."""
+    return item_name
+
+
 def burst_props(workload: Mapping[str, Any], prefix: str) -> dict[str, Any]:
     """The ``add_burst_workload`` props of one ``burstWorkloads`` item."""
     given = {prop: value_at(workload, path) for path, prop in BURST_WORKLOAD.items()}
     props = {prop: item for prop, item in given.items() if item is not None}
-    # The container keeps the workload's own name: a release prefix says which
-    # Deployment it is, not what the container is.
-    props.setdefault("container_name", workload["name"])
+    props.setdefault("container_name", default_container_name(workload["name"]))
     props["tolerations"] = _tolerations(props.get("tolerations"))
     if "image_pull_policy" in props:
         props["image_pull_policy"] = ImagePullPolicy(props["image_pull_policy"])

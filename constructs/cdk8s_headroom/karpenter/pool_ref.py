@@ -12,7 +12,11 @@ from cdk8s_headroom.vocabulary import node_labels
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
 from cdk8s_headroom.vocabulary.node_sizes import NodeSize, smallest_node
-from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement
+
+# Taint is unused here, but named by the __init__ that @dataclass writes in this module
+# from NodePoolRef's field `taints: tuple[Taint, ...]`: typing.get_type_hints and pdoc
+# read that annotation in this module's namespace.
+from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Taint  # noqa: F401
 from cdk8s_headroom.vocabulary.quantity import parse_quantity
 
 

@@ -82,15 +82,33 @@ def _environment() -> dict[str, str]:
     return {**os.environ, "LOG_LEVEL": "ERROR", "OPENBLAS_NUM_THREADS": "1"}
 
 
-_UNREAD_VARIABLES = frozenset({"PYTEST_CURRENT_TEST"})
-"""Variables that neither checkov nor its dependencies read (none of the pinned
-.venv-checkov's files names them): a server started without them, or with other values,
-imported checkov as it would be imported with them. pytest changes this one for each
-test."""
+_IMPORT_VARIABLES = (
+    # checkov 3.3.30 (requirements-checkov.txt) reads these as its modules are imported
+    # (module-level os.getenv and os.environ in its wheel; the families, for its
+    # next pins)
+    "ANSI_COLORS_DISABLED",
+    "BC_",
+    "CHECKOV_",
+    "CKV_",
+    "EXTERNAL_MODULES_DIR",
+    "LOCAL_SECRETS_POLICIES_JSON",
+    "LOG_LEVEL",
+    "RUN_IN_DOCKER",
+    # and Python and its libraries as the server starts: the interpreter, the locale,
+    # numpy's OpenBLAS, the temporary folder
+    "PYTHON",
+    "LANG",
+    "LC_",
+    "OPENBLAS_",
+    "TMPDIR",
+)
+"""The variables, by name or prefix, that can change what importing checkov does: a
+server started with other values of any other variable imported checkov as it would be
+imported now, so it is kept (a test runner, a shell, CI change many per process)."""
 
 
 def _import_environment(environment: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in environment.items() if k not in _UNREAD_VARIABLES}
+    return {k: v for k, v in environment.items() if k.startswith(_IMPORT_VARIABLES)}
 
 
 def _run_bounded(checkov: Path, args: list[str], *, cwd: str) -> tuple[int, str, str]:

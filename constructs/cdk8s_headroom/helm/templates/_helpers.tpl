@@ -471,7 +471,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "meta" $o.meta "pod" $pod "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
 
 {{- end -}}
-{{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" $reserverName "slices" $slices "bursts" $c.bursts)) }}{{ end -}}
+{{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" $reserverName "prefix" $prefix "slices" $slices "bursts" $c.bursts)) }}{{ end -}}
 {{- $_ := set $c "classMeta" (merge (deepCopy $lib.classLabels) $helm) -}}
 {{- $_ := set $c "classAnnotations" $lib.classAnnotations -}}
 {{- $_ := set $c "warnings" $warnings -}}

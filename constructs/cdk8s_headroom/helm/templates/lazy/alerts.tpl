@@ -15,7 +15,7 @@
 {{- include "node-headroom.load" (list .lib "alerts") -}}
 {{- $a := .a }}{{ $la := .lib.alerts }}{{ $slices := .slices -}}
 {{- $burstNames := list }}{{ range .bursts }}{{ $burstNames = append $burstNames .name }}{{ end -}}
-{{- $fields := dict "headroom" (ternary .reserver $la.headroomWithoutSlices $slices) "namespace" .c.namespace.name "reserver" (ternary .reserver "" $slices) "bursts" (join $la.burstsSeparator $burstNames) -}}
+{{- $fields := dict "headroom" (ternary .reserver (print .prefix $la.headroomWithoutSlices) $slices) "namespace" .c.namespace.name "reserver" (ternary .reserver "" $slices) "bursts" (join $la.burstsSeparator $burstNames) -}}
 {{- range $prop, $key := $la.fromValues }}{{ $_ := set $fields $prop (include "node-headroom.digits" (index $a $key)) }}{{ end -}}
 {{- $present := dict "slices" $slices "bursts" (not (empty .bursts)) -}}
 {{- $rules := list -}}
