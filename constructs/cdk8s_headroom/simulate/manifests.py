@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cdk8s_headroom.files.documents import read_objects
+from cdk8s_headroom.files.documents import read_objects, read_twice_warning
 from cdk8s_headroom.simulate.fields import (
     Reader,
     UnsupportedInputError,
@@ -405,13 +405,8 @@ def _read_before(
     if earlier is None:
         seen[(kind, scope, name)] = (where.reader.source, document)
         return False
-    files = (
-        f"{earlier[0]} and {where.reader.source}"
-        if earlier[0] != where.reader.source
-        else f"{where.reader.source} twice"
-    )
     if earlier[1] == document:
-        manifests.warnings.append(f"{what} read twice, from {files}: the same object, counted once")
+        manifests.warnings.append(read_twice_warning(what, earlier[0], where.reader.source))
         return True
     raise (
         where.child("metadata")
