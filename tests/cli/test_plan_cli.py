@@ -465,3 +465,34 @@ def test_a_kubelet_version_that_is_not_text_is_still_refused(
 
     assert code == 2
     assert "status.nodeInfo.kubeletVersion: invalid value 1.31" in err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["simulate", "--cluster", str(ROOT / "docs" / "examples" / "cluster.yaml")],
+        ["plan", "--snapshot", str(EXAMPLE), "--max-pending", "1"],
+        ["status", "--snapshot", str(AFTER), "--max-pending", "2"],
+    ],
+    ids=["simulate", "plan", "status"],
+)
+def test_every_command_warns_alike_of_a_manifest_read_twice(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One object in two files is counted once; every command says so in the same words.
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    files = sorted(Path(DIST).glob("*.yaml"))
+    for file in files:
+        (dist / file.name).write_bytes(file.read_bytes())
+    (dist / "copy").mkdir()
+    (dist / "copy" / files[-1].name).write_bytes(files[-1].read_bytes())
+    argv = [command[0], "--manifests", str(dist), *command[1:]]
+
+    out = run(argv, capsys)[1]
+    document = json.loads(run([*argv, "--json"], capsys)[1])
+
+    repeated = [w for w in document["warnings"] if "read twice" in w]
+    assert repeated and all(w.endswith(": the same object, counted once") for w in repeated)
+    assert f"{dist / files[-1].name} and {dist / 'copy' / files[-1].name}" in repeated[0]
+    assert "Warnings (" in out and all(f"  {warning}" in out for warning in repeated)

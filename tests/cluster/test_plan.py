@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from cdk8s_headroom.cluster.plan import Conflict, PlanReport, plan
-from cdk8s_headroom.cluster.snapshot import Snapshot, read_snapshot
+from cdk8s_headroom.cluster.snapshot import Snapshot, load_snapshot, read_snapshot
 from cdk8s_headroom.cluster.unmatched_selector import selector_text
 from cdk8s_headroom.simulate.manifests import Manifests, manifests_from_objects, read_manifests
 from cdk8s_headroom.simulate.model import Resources
@@ -51,6 +51,79 @@ def example(dist: Manifests) -> PlanReport:
 @pytest.fixture(scope="module")
 def everything(dist: Manifests) -> PlanReport:
     return run(dist, read_snapshot(EVERYTHING))
+
+
+@pytest.fixture(scope="module")
+def first_pool(tmp_path_factory: pytest.TempPathFactory) -> Manifests:
+    """examples/first_pool.py's output: checkout has an HPA (minReplicas 2) and no
+    replicas, and a CapacityBuffer of two checkout pods on the shared pool."""
+    import warnings
+
+    import cdk8s
+
+    from cdk8s_headroom import HeadroomWarning, synth
+    from examples import first_pool as example_app
+
+    outdir = tmp_path_factory.mktemp("first_pool")
+    app = cdk8s.App(outdir=str(outdir))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HeadroomWarning)
+        example_app.build(app)
+    synth(app)
+    return read_manifests(outdir)
+
+
+def _pool_nodes(*names: str) -> Snapshot:
+    """Empty nodes of the example's pool (4 cpu, 7.38Gi allocatable each)."""
+    return load_snapshot(
+        ("nodes.json", kubectl_node(name, labels={"karpenter.sh/nodepool": "general"}))
+        for name in names
+    )
+
+
+def test_a_deployment_an_hpa_scales_arrives_as_many_times_as_its_min_replicas(
+    first_pool: Manifests,
+) -> None:
+    # checkout has no replicas; its HPA keeps minReplicas 2, so two pods arrive.
+    report = run(first_pool, _pool_nodes("general-1", "general-2"))
+
+    arrivals = [event.pod.name for event in report.whatif.arrivals]
+
+    assert sorted(arrivals) == ["checkout-1", "checkout-2", "search-1"]
+    assert [a["pod"] for a in report.to_json()["bursts"]["arrivals"]] == arrivals  # type: ignore[index]
+
+
+def test_plan_reports_what_each_buffer_keeps_and_whether_the_nodes_hold_it(
+    first_pool: Manifests,
+) -> None:
+    roomy = run(first_pool, _pool_nodes("general-1", "general-2"))
+    full = run(first_pool, read_snapshot(EXAMPLE))
+
+    (buffer,) = roomy.buffers
+    assert (buffer.name, buffer.units, buffer.unit, buffer.need_new_nodes) == (
+        "shop/checkout-buffer",
+        2,
+        Resources(500, 1024**3),
+        0,
+    )
+    assert len(buffer.held) == 2
+    assert roomy.to_json()["buffers"] == [
+        {
+            "name": "shop/checkout-buffer",
+            "units": 2,
+            "unit": {"cpu": "500m", "memory": "1Gi"},
+            "total": {"cpu": "1", "memory": "2Gi"},
+            "held": list(buffer.held),
+            "need_new_nodes": 0,
+        }
+    ]
+    assert (
+        "  shop/checkout-buffer: 2 x (500m cpu, 1Gi memory) = 1 cpu, 2Gi memory kept free "
+        "by the autoscaler; 2 placeholder(s) hold room on the nodes there are"
+    ) in roomy.render()
+    (waiting,) = full.buffers
+    assert (waiting.held, waiting.need_new_nodes) == ((), 2)
+    assert "0 placeholder(s) hold room on the nodes there are, 2 need new nodes" in full.render()
 
 
 def test_the_reserver_is_established_where_its_slice_fits_and_pending_where_it_does_not(
@@ -255,6 +328,7 @@ def test_the_json_has_the_documented_keys(example: PlanReport) -> None:
         "kubernetes_version",
         "kubernetes_version_from",
         "reservers",
+        "buffers",
         "threats",
         "conflicts",
         "bursts",

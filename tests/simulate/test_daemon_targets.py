@@ -15,6 +15,7 @@ from cdk8s_headroom.cluster.snapshot import load_snapshot
 from cdk8s_headroom.simulate.daemon_targets import (
     DAEMON_POD_TOLERATIONS,
     HOST_NETWORK_TOLERATION,
+    NODE_CONDITION_TAINTS,
     Exclusion,
     daemon_pod_placement,
     daemon_pod_tolerations,
@@ -219,3 +220,36 @@ def test_the_what_if_reports_the_nodes_a_reserver_does_not_target() -> None:
     assert "  not targeted (1) gpu: untolerated taint nvidia.com/gpu=:NoSchedule" in text
     establishment = report.to_json()["establishment"]
     assert establishment["not_targeted"][daemonset.ref][0]["node"] == "gpu"  # type: ignore[index]
+
+
+def test_a_new_node_not_ready_yet_is_explained_and_never_tolerated() -> None:
+    # The node lifecycle controller removes not-ready:NoSchedule once it sees the node
+    # Ready; tolerating it would put reservers on nodes that are really not ready.
+    (new,) = nodes(
+        kubectl_node(
+            "new",
+            taint("node.kubernetes.io/not-ready", "NoSchedule"),
+            taint("team", "NoSchedule", "db"),
+        )
+    )
+
+    excluded = should_run(daemon_pod_placement(Placement()), new)
+
+    assert excluded is not None
+    assert "node.kubernetes.io/not-ready" not in excluded.advice.split("tolerations=")[-1]
+    assert excluded.advice == (
+        f"node.kubernetes.io/not-ready: {NODE_CONDITION_TAINTS['node.kubernetes.io/not-ready']}"
+        ", and then the DaemonSet controller targets the node (do not tolerate it); "
+        'to target it, add tolerations=[Toleration("team", value="db", '
+        "effect=TaintEffect.NO_SCHEDULE)] to the headroom"
+    )
+    assert "clears when the node turns Ready" in excluded.advice
+
+
+def test_no_condition_taint_of_kubernetes_controllers_is_ever_advised() -> None:
+    for key in NODE_CONDITION_TAINTS:
+        (node,) = nodes(kubectl_node("n", taint(key, "NoSchedule"), taint(key, "NoExecute")))
+        excluded = should_run(daemon_pod_placement(Placement()), node)
+        assert excluded is not None
+        assert "Toleration(" not in excluded.advice
+        assert excluded.advice.count(key) == 1

@@ -212,7 +212,9 @@ def test_kinds_without_scheduling_effect_are_reported_and_other_kinds_refused() 
     manifests = manifests_from_objects([("a.k8s.yaml", [hpa, namespace])])
 
     assert manifests.not_simulated == [
-        "HorizontalPodAutoscaler apps/burst: not simulated; --burst sets how many replicas arrive",
+        "HorizontalPodAutoscaler apps/burst: scaling not simulated: its Deployment's pods "
+        "arrive as many times as it keeps (minReplicas, when above the replicas); --burst "
+        "sets how many arrive",
         "Namespace apps: no effect on scheduling",
     ]
     with pytest.raises(UnsupportedInputError, match="StatefulSet apps/db: a kind"):
@@ -429,3 +431,50 @@ def test_a_manifests_folder_with_a_copy_of_a_file_plans_each_object_once(
     assert len(twice.daemonsets) == len(once.daemonsets) >= 1
     assert len(twice.classes) == len(once.classes)
     assert twice.warnings and all("read twice" in warning for warning in twice.warnings)
+
+
+def _autoscaler(target: str, min_replicas: int | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target},
+        "maxReplicas": 6,
+    }
+    if min_replicas is not None:
+        spec["minReplicas"] = min_replicas
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": target, "namespace": "apps"},
+        "spec": spec,
+    }
+
+
+@pytest.mark.parametrize(
+    ("replicas", "min_replicas", "arrivals"),
+    [(None, 2, 2), (3, 2, 3), (None, None, 1), (0, 2, 0)],
+    ids=["unset-below-min", "above-min", "min-defaults-to-1", "zero-disables-the-hpa"],
+)
+def test_a_deployment_an_hpa_scales_arrives_as_many_times_as_the_hpa_keeps(
+    replicas: int | None, min_replicas: int | None, arrivals: int
+) -> None:
+    # max(replicas, minReplicas); a Deployment at 0 replicas has scaling disabled
+    # (kubernetes pkg/controller/podautoscaler/horizontal.go).
+    deployment = _deployment({"containers": [_container({"requests": {"cpu": "1"}})]})
+    if replicas is None:
+        del deployment["spec"]["replicas"]
+    else:
+        deployment["spec"]["replicas"] = replicas
+
+    manifests = manifests_from_objects(
+        [("hpa.k8s.yaml", [_autoscaler("burst", min_replicas)]), ("app.k8s.yaml", [deployment])]
+    )
+
+    assert [w.replicas for w in manifests.deployments] == [arrivals]
+
+
+def test_an_hpa_of_another_deployment_changes_no_arrivals() -> None:
+    deployment = _deployment({"containers": [_container({"requests": {"cpu": "1"}})]})
+    del deployment["spec"]["replicas"]
+
+    manifests = manifests_from_objects([("a.k8s.yaml", [deployment, _autoscaler("other", 4)])])
+
+    assert [w.replicas for w in manifests.deployments] == [1]

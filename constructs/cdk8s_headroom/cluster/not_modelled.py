@@ -8,6 +8,7 @@ from enum import Enum
 from typing import Any
 
 from cdk8s_headroom.cluster.pod_requests import resize_pending
+from cdk8s_headroom.simulate.report import render_warnings
 
 
 class NotModelled(Enum):
@@ -89,8 +90,4 @@ def render_notes(
         for what, pods in not_modelled.items():
             shown = ", ".join(pods[:5]) + (", ..." if len(pods) > 5 else "")
             lines.append(f"  {what.value}: {len(pods)} pod(s): {shown}")
-    listed = list(warnings)
-    if listed:
-        lines.append(f"Warnings ({len(listed)})")
-        lines += [f"  {warning}" for warning in listed]
-    return lines
+    return lines + render_warnings(warnings)

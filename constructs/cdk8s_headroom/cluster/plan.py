@@ -34,7 +34,7 @@ from cdk8s_headroom.simulate.report import (
 from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, resource_status
 from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import Event, Verdict
-from cdk8s_headroom.simulate.workloads import ClassRegistry, Workload
+from cdk8s_headroom.simulate.workloads import Buffer, ClassRegistry, Workload
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
 from cdk8s_headroom.vocabulary.priority_models import (
     SYSTEM_PRIORITY_CLASSES,
@@ -120,6 +120,69 @@ class ReserverPlan:
 
 
 @dataclass(frozen=True)
+class BufferPlan:
+    """A ``CapacityBuffer`` of the manifests on the snapshot: the room it asks the
+    autoscaler to keep (``units`` placeholders of ``unit``), and where that room is
+    free on the nodes there are (``Simulation.hold_buffer``)."""
+
+    name: str
+    units: int
+    unit: Resources
+    held: tuple[str, ...]
+    """The node of each placeholder that finds room beside the pods, the reservers and
+    the placeholders before it."""
+    need_new_nodes: int
+    """Placeholders without room on the nodes: the autoscaler adds nodes for them."""
+
+    @property
+    def total(self) -> Resources:
+        return Resources(self.unit.cpu * self.units, self.unit.memory * self.units)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "units": self.units,
+            "unit": resources_json(self.unit),
+            "total": resources_json(self.total),
+            "held": list(self.held),
+            "need_new_nodes": self.need_new_nodes,
+        }
+
+    def render(self) -> str:
+        nodes = sorted(set(self.held))
+        where = f" ({', '.join(nodes[:SHOWN_HOLDERS])}" + (
+            f" and {len(nodes) - SHOWN_HOLDERS} more)" if len(nodes) > SHOWN_HOLDERS else ")"
+        )
+        return (
+            f"{self.name}: {self.units} x ({resources_text(self.unit)}) = "
+            f"{resources_text(self.total)} kept free by the autoscaler; "
+            f"{len(self.held)} placeholder(s) hold room on the nodes there are"
+            + (where if nodes else "")
+            + f", {self.need_new_nodes} need new nodes (the autoscaler adds them)"
+        )
+
+
+def _buffer_plans(buffers: Iterable[Buffer], events: Iterable[Event]) -> list[BufferPlan]:
+    by_owner: dict[str, list[Event]] = {}
+    for event in events:
+        by_owner.setdefault(event.pod.owner, []).append(event)
+    plans = []
+    for buffer in buffers:
+        placed = by_owner.get(buffer.ref, [])
+        held = tuple(e.decision.node for e in placed if e.decision.node is not None)
+        plans.append(
+            BufferPlan(
+                name=f"{buffer.namespace}/{buffer.name}",
+                units=buffer.units,
+                unit=buffer.template.requests,
+                held=held,
+                need_new_nodes=len(placed) - len(held),
+            )
+        )
+    return plans
+
+
+@dataclass(frozen=True)
 class Threat:
     """A class of the cluster whose pods can preempt a reserver and take its slice."""
 
@@ -156,6 +219,8 @@ class PlanReport:
     whatif: WhatIfReport
     warnings: tuple[str, ...] = ()
     not_modelled: Mapping[NotModelled, list[str]] = field(default_factory=dict)
+    buffers: tuple[BufferPlan, ...] = ()
+    """Each CapacityBuffer of the manifests, after the reservers are placed."""
 
     @property
     def pending_count(self) -> int:
@@ -201,6 +266,7 @@ class PlanReport:
             "kubernetes_version": str(self.kubernetes_version),
             "kubernetes_version_from": self.version_from,
             "reservers": [reserver.to_json() for reserver in self.reservers],
+            "buffers": [buffer.to_json() for buffer in self.buffers],
             "threats": [threat.to_json() for threat in self.threats],
             "conflicts": [conflict.to_json() for conflict in self.conflicts],
             "bursts": {
@@ -219,6 +285,9 @@ class PlanReport:
         ]
         for reserver in self.reservers:
             lines += _render_reserver(reserver)
+        if self.buffers:
+            lines.append(f"Buffers: room the autoscaler keeps free ({len(self.buffers)})")
+            lines += [f"  {buffer.render()}" for buffer in self.buffers]
         lines.append(f"Threats: classes that can preempt a reserver ({len(self.threats)})")
         lines += [f"  {_describe_threat(threat)}" for threat in self.threats]
         lines.append(f"Conflicts with the cluster's classes ({len(self.conflicts)})")
@@ -520,4 +589,5 @@ def plan(
         whatif=report,
         warnings=(*snapshot.warnings, *manifests.warnings, *release_warnings(version)),
         not_modelled=snapshot.not_modelled,
+        buffers=tuple(_buffer_plans(manifests.buffers, report.buffers)),
     )

@@ -37,7 +37,7 @@ from typing import Any
 from cdk8s_headroom.cluster.listed_object import ListedObject, Quantities
 from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_fields
 from cdk8s_headroom.cluster.pod_requests import pod_requests_of
-from cdk8s_headroom.files.documents import SourcedObject, read_objects
+from cdk8s_headroom.files.documents import SourcedObject, read_objects, read_twice_warning
 from cdk8s_headroom.simulate.fields import (
     Shown,
     label_selector,
@@ -205,11 +205,8 @@ class _SnapshotReader:
         they differ, as no rule says which of two versions of an object is the live
         one (docs/plan-status.md, "Objects read twice")."""
         what = obj.label.split(": ", 1)[1]
-        where = f"{seen[0]} and {obj.source}" if seen[0] != obj.source else f"{obj.source} twice"
         if seen[1] == data:
-            self.snapshot.warnings.append(
-                f"{what} read twice, from {where}: the same object, counted once"
-            )
+            self.snapshot.warnings.append(read_twice_warning(what, seen[0], obj.source))
             return
         raise obj.fail(
             "metadata.name",

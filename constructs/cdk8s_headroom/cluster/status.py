@@ -402,7 +402,11 @@ def status(
         events=tuple(_newest_first(snapshot.events)),
         usage=usage_by_role(state),
         allocatable={node.name: node.allocatable for node in snapshot.nodes},
-        warnings=(*snapshot.warnings, *release_warnings(version)),
+        warnings=(
+            *snapshot.warnings,
+            *(manifests.warnings if manifests is not None else ()),
+            *release_warnings(version),
+        ),
         not_modelled=snapshot.not_modelled,
     )
 

@@ -29,6 +29,15 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.errors import InputFileError as InputFileError
 
 
+def read_twice_warning(what: str, first: str, second: str) -> str:
+    """The warning for one object (``what``: its kind, namespace and name) read from the
+    sources ``first`` and then ``second``, the same both times, so counted once. Every
+    reader of several sources (snapshots, manifests) says it in these words, and every
+    command that reads them prints it (docs/plan-status.md, "Objects read twice")."""
+    where = f"{first} and {second}" if first != second else f"{second} twice"
+    return f"{what} read twice, from {where}: the same object, counted once"
+
+
 @dataclass(frozen=True)
 class SourcedObject:
     """A Kubernetes object and where it was read.

@@ -52,6 +52,40 @@ DAEMON_POD_TOLERATIONS = (
 NotReady node's ``not-ready:NoSchedule`` taint is not among them: such a node is no
 target (an existing pod stays)."""
 
+NODE_CONDITION_TAINTS = {
+    "node.kubernetes.io/not-ready": (
+        "the node is not Ready (a new node is, until the node lifecycle controller sees "
+        "it Ready: minutes for many nodes at once); it clears when the node turns Ready"
+    ),
+    "node.kubernetes.io/unreachable": (
+        "the node controller hears nothing from the kubelet (Ready Unknown); it clears "
+        "when the kubelet reports again"
+    ),
+    "node.kubernetes.io/unschedulable": ("the node is cordoned; it clears on kubectl uncordon"),
+    "node.kubernetes.io/disk-pressure": (
+        "the kubelet reports DiskPressure; it clears when the condition does"
+    ),
+    "node.kubernetes.io/memory-pressure": (
+        "the kubelet reports MemoryPressure; it clears when the condition does"
+    ),
+    "node.kubernetes.io/pid-pressure": (
+        "the kubelet reports PIDPressure; it clears when the condition does"
+    ),
+    "node.kubernetes.io/network-unavailable": (
+        "the node's network is not set up yet (NetworkUnavailable); it clears when the "
+        "network plugin or route controller has set it up"
+    ),
+    "node.kubernetes.io/out-of-service": (
+        "an administrator marked the node out of service (non-graceful shutdown); it "
+        "clears when they remove it once the node is back"
+    ),
+}
+"""The taints Kubernetes' controllers put on a node for a condition of the node, what
+each means and when it clears (kubernetes ``pkg/apis/core/well_known_taints.go``).
+They come and go with the node's state: tolerating one would put reservers on nodes
+that are not really fit, so the advice never asks for it; the DaemonSet controller
+targets the node once the taint clears."""
+
 HOST_NETWORK_TOLERATION = _exists("network-unavailable", TaintEffect.NO_SCHEDULE)
 """Added only to pods with ``hostNetwork: true``, which need no pod network."""
 
@@ -117,11 +151,24 @@ class NotTargeted:
         return self.advice_for("it")
 
     def advice_for(self, nodes: str) -> str:
-        """``advice``, naming the node(s) as ``nodes`` ("it", "them")."""
+        """``advice``, naming the node(s) as ``nodes`` ("it", "them"): a toleration for
+        each taint of the cluster's own, and for a controller's condition taint
+        (``NODE_CONDITION_TAINTS``) what it means and that it clears, never a toleration."""
         if self.reason is Exclusion.SELECTOR:
             return ""
-        wanted = ", ".join(_toleration_text(taint) for taint in self.taints)
-        return f"to target {nodes}, add tolerations=[{wanted}] to the headroom"
+        parts = [
+            f"{key}: {NODE_CONDITION_TAINTS[key]}, and then the DaemonSet controller "
+            "targets the node (do not tolerate it)"
+            for key in dict.fromkeys(t.key for t in self.taints if t.key in NODE_CONDITION_TAINTS)
+        ]
+        wanted = ", ".join(
+            _toleration_text(taint)
+            for taint in self.taints
+            if taint.key not in NODE_CONDITION_TAINTS
+        )
+        if wanted:
+            parts.append(f"to target {nodes}, add tolerations=[{wanted}] to the headroom")
+        return "; ".join(parts)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from cdk8s_headroom.files.documents import read_objects
+from cdk8s_headroom.files.documents import read_objects, read_twice_warning
 from cdk8s_headroom.simulate.fields import (
     Reader,
     UnsupportedInputError,
@@ -45,7 +45,10 @@ MODELS = (
 
 NO_SCHEDULING_EFFECT = {
     "Namespace": "no effect on scheduling",
-    "HorizontalPodAutoscaler": "not simulated; --burst sets how many replicas arrive",
+    "HorizontalPodAutoscaler": (
+        "scaling not simulated: its Deployment's pods arrive as many times as it keeps "
+        "(minReplicas, when above the replicas); --burst sets how many arrive"
+    ),
     "NodePool": "not simulated; the cluster file lists the nodes",
     "EC2NodeClass": "not simulated; the cluster file lists the nodes",
     "NodeClass": "not simulated; the cluster file lists the nodes",
@@ -105,6 +108,40 @@ _IGNORED_CONTAINER_FIELDS = (
 )
 _LOCAL_VOLUMES = ("name", "emptyDir", "configMap", "secret", "projected", "downwardAPI")
 """Volume sources that need nothing from the node or from storage to schedule."""
+
+
+_HPA_IGNORED = ("maxReplicas", "metrics", "behavior", "targetCPUUtilizationPercentage")
+
+
+def _autoscaler_floor(value: Value, namespace: str) -> tuple[tuple[str, str], int] | None:
+    """The Deployment a HorizontalPodAutoscaler scales, and the fewest replicas it keeps
+    (``minReplicas``, default 1); ``None`` when it scales no Deployment."""
+    spec = value.child("spec")
+    if spec.is_null():
+        return None
+    fields = spec.fields(("scaleTargetRef", "minReplicas"), ignored=_HPA_IGNORED)
+    target = fields["scaleTargetRef"].fields(("apiVersion", "kind", "name"))
+    group = target["apiVersion"].text_or("apps/v1").partition("/")[0]
+    if (group, target["kind"].text_or("")) != ("apps", "Deployment"):
+        return None
+    name = target["name"].text(allow_empty=False)
+    # minReplicas 0 is HPAScaleToZero (alpha); the API server refuses it otherwise.
+    return (namespace, name), fields["minReplicas"].integer_or(1, minimum=0)
+
+
+def _apply_autoscalers(manifests: Manifests, floors: Mapping[tuple[str, str], int]) -> None:
+    """A Deployment an HPA scales runs at least the HPA's ``minReplicas``, and a
+    Deployment without ``replicas`` (1) gets them as soon as the HPA acts, so its
+    arrivals are max(replicas, minReplicas). One whose ``replicas`` is 0 stays at 0:
+    the HPA disables scaling for it (kubernetes
+    ``pkg/controller/podautoscaler/horizontal.go``, ``currentReplicas == 0``)."""
+    manifests.deployments = [
+        replace(workload, replicas=max(workload.replicas, floor))
+        if workload.replicas > 0
+        and (floor := floors.get((workload.namespace, workload.name))) is not None
+        else workload
+        for workload in manifests.deployments
+    ]
 
 
 @dataclass
@@ -354,6 +391,7 @@ def _read_document(
     reader: Reader,
     index: int,
     pending: tuple[list[_BufferSpec], dict[tuple[str, str], Value]],
+    floors: dict[tuple[str, str], int],
 ) -> None:
     root = Value(reader, document, f"[{index}]")
     header = root.mapping()
@@ -377,6 +415,11 @@ def _read_document(
     elif kind == "PodTemplate":
         # Read when a buffer names it: a PodTemplate alone schedules nothing.
         pending[1][(namespace, name)] = value
+    elif kind == "HorizontalPodAutoscaler":
+        floor = _autoscaler_floor(value, namespace)
+        if floor is not None:
+            floors[floor[0]] = max(floor[1], floors.get(floor[0], 0))
+        manifests.not_simulated.append(f"{value.path}: {NO_SCHEDULING_EFFECT[kind]}")
     elif isinstance(kind, str) and kind in NO_SCHEDULING_EFFECT:
         manifests.not_simulated.append(f"{value.path}: {NO_SCHEDULING_EFFECT[kind]}")
     else:
@@ -405,13 +448,8 @@ def _read_before(
     if earlier is None:
         seen[(kind, scope, name)] = (where.reader.source, document)
         return False
-    files = (
-        f"{earlier[0]} and {where.reader.source}"
-        if earlier[0] != where.reader.source
-        else f"{where.reader.source} twice"
-    )
     if earlier[1] == document:
-        manifests.warnings.append(f"{what} read twice, from {files}: the same object, counted once")
+        manifests.warnings.append(read_twice_warning(what, earlier[0], where.reader.source))
         return True
     raise (
         where.child("metadata")
@@ -436,6 +474,7 @@ def manifests_from_objects(
     manifests = Manifests()
     problems: list[str] = []
     pending: tuple[list[_BufferSpec], dict[tuple[str, str], Value]] = ([], {})
+    floors: dict[tuple[str, str], int] = {}
     readers = []
     seen: dict[tuple[str, str | None, str], tuple[str, object]] = {}
     for name, documents in sources:
@@ -444,8 +483,10 @@ def manifests_from_objects(
         objects = [document for document in documents if document is not None]
         for index, document in enumerate(objects):
             if not _read_before(manifests, seen, document, Value(reader, document, f"[{index}]")):
-                _read_document(manifests, document, reader, index, pending)
-    # After every file: a buffer may name a PodTemplate or Deployment of another file.
+                _read_document(manifests, document, reader, index, pending, floors)
+    # After every file: an HPA or a buffer may name a Deployment of another file, and a
+    # buffer's percentage counts the replicas the HPA keeps.
+    _apply_autoscalers(manifests, floors)
     _resolve_buffers(manifests, *pending)
     for reader in readers:
         problems += [f"{reader.source}: {item}" for item in reader.unsupported]

@@ -53,6 +53,8 @@ class WhatIfReport:
     """The placeholders whose room was taken, held again where room came back."""
     not_targeted: Mapping[str, tuple[NotTargeted, ...]] = field(default_factory=dict)
     """Per reserver DaemonSet, the nodes it puts no pod on (``daemon_targets``)."""
+    warnings: tuple[str, ...] = ()
+    """What the input readers warn of, e.g. an object read twice, counted once."""
 
     def to_json(self) -> dict[str, object]:
         def usage(snapshot: Usage) -> dict[str, object]:
@@ -83,6 +85,7 @@ class WhatIfReport:
             "verdict": {v.promise: v.to_json() for v in self.verdicts},
             "usage": {"before": usage(self.before), "after": usage(self.after)},
             "not_simulated": self.not_simulated,
+            "warnings": list(self.warnings),
         }
         if self.buffers:
             held = [e for e in self.buffers if e.decision.node is not None]
@@ -133,7 +136,16 @@ class WhatIfReport:
         if self.not_simulated:
             lines.append("Not simulated:")
             lines += [f"  {item}" for item in self.not_simulated]
+        lines += render_warnings(self.warnings)
         return "\n".join(lines)
+
+
+def render_warnings(warnings: Iterable[str]) -> list[str]:
+    """The warnings section that ends the tables of simulate, plan and status."""
+    listed = list(warnings)
+    if not listed:
+        return []
+    return [f"Warnings ({len(listed)})", *(f"  {warning}" for warning in listed)]
 
 
 def cpu_text(millis: int) -> str:
@@ -293,4 +305,5 @@ def whatif(
         buffers=buffers,
         refills=refills,
         not_targeted=simulation.not_targeted,
+        warnings=tuple(manifests.warnings),
     )
