@@ -93,6 +93,19 @@ def test_a_burst_pod_larger_than_the_slice_is_an_error(
     assert find_all(synth(chart), "Deployment") == []
 
 
+@pytest.mark.parametrize("prop", ["cpu", "memory"])
+@pytest.mark.parametrize("other", [None, "1"])
+def test_an_empty_slice_is_refused_at_construction_and_shown_as_given(
+    chart: Any, prop: str, other: str | None
+) -> None:
+    # GIVEN cpu='' (or memory=''), alone or with the other slice
+    props = {prop: "", ("memory" if prop == "cpu" else "cpu"): other}
+    # THEN the headroom is refused, its message showing '' (not null), and leaves nothing
+    with pytest.raises(HeadroomConfigError, match=rf"^{prop}: invalid value ''; a Kubernetes"):
+        NodeHeadroom(chart, "headroom", **props)
+    assert chart.node.try_find_child("headroom") is None
+
+
 def test_a_burst_pod_larger_than_the_slice_only_warns_in_seed(chart: Any, synth: Any) -> None:
     with pytest.warns(HeadroomWarning):
         target = headroom(chart, model=PriorityModel.SEED)
