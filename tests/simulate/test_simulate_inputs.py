@@ -429,3 +429,32 @@ def test_a_manifests_folder_with_a_copy_of_a_file_plans_each_object_once(
     assert len(twice.daemonsets) == len(once.daemonsets) >= 1
     assert len(twice.classes) == len(once.classes)
     assert twice.warnings and all("read twice" in warning for warning in twice.warnings)
+
+
+LOOK_ALIKE = "n\u043ede-1"  # a Cyrillic o: it prints as node-1
+
+
+def test_a_look_alike_node_name_is_escaped_where_a_message_quotes_it() -> None:
+    # GIVEN a scenario that names a node with a Cyrillic o twice
+    node = {"name": LOOK_ALIKE, "allocatable": {"cpu": "4", "memory": "16Gi"}}
+    scenario = {"nodes": [node, node], "preemptor": {"name": "p"}}
+    # THEN the message shows the letter's code point, here and where it cites the first
+    with pytest.raises(HeadroomConfigError) as caught:
+        load_scenario(scenario)
+    assert str(caught.value) == (
+        "scenario: nodes[1].name: invalid value 'n\\u043ede-1'; "
+        "a node name: nodes[0] names 'n\\u043ede-1' too"
+    )
+
+
+def test_a_look_alike_node_name_is_escaped_where_a_message_lists_the_nodes() -> None:
+    # GIVEN a pod bound to node-1 in a scenario whose node is n(Cyrillic o)de-1
+    node = {"name": LOOK_ALIKE, "allocatable": {"cpu": "4", "memory": "16Gi"}}
+    scenario = {
+        "nodes": [node],
+        "pods": [{"name": "a", "node": "node-1"}],
+        "preemptor": {"name": "p"},
+    }
+    # THEN the list of the scenario's nodes tells the two names apart
+    with pytest.raises(HeadroomConfigError, match=r"of the scenario: n\\u043ede-1$"):
+        load_scenario(scenario)

@@ -35,6 +35,7 @@ from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, resource_
 from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import Event, Verdict
 from cdk8s_headroom.simulate.workloads import ClassRegistry, Workload
+from cdk8s_headroom.vocabulary.errors import shown
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
 from cdk8s_headroom.vocabulary.priority_models import (
     SYSTEM_PRIORITY_CLASSES,
@@ -422,7 +423,7 @@ def _registry(manifests: Manifests, snapshot: Snapshot) -> tuple[ClassRegistry, 
                     info.name,
                     f"the cluster's class {existing_default.name} is already globalDefault "
                     "and a cluster holds one, so apply fails: pass create_default_class=False "
-                    f"and default_class_name={existing_default.name!r}",
+                    f"and default_class_name={shown(existing_default.name)}",
                 )
             )
             continue

@@ -366,7 +366,7 @@ class NodeHeadroom(HeadroomConstruct):
             raise HeadroomConfigError(
                 "priority_class_name",
                 props["priority_class_name"],
-                f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
+                f"no value: the headroom sets it to {shown(self.priority_classes.burst.name)}",
             )
         targeting = self.targeting
         expected = {
@@ -524,9 +524,9 @@ class NodeHeadroom(HeadroomConstruct):
             taint=taint,
             declared=list(node_pool.taints),
             advice="taint the pool and declare it in the pool's taints: pass node_pool="
-            f"KarpenterNodePool.from_name({node_pool.pool_name!r}, taints=[Taint("
-            f"{taint.key!r}, {taint.value!r}, TaintEffect.{taint.effect.name})]) once the "
-            "pool carries it, or emit the pool as a KarpenterNodePool, which the headroom "
+            f"KarpenterNodePool.from_name({shown(node_pool.pool_name)}, taints=[Taint("
+            f"{shown(taint.key)}, {shown(taint.value)}, TaintEffect.{taint.effect.name})]) "
+            "once the pool carries it, or emit the pool as a KarpenterNodePool, which the headroom "
             "taints itself",
         )
 

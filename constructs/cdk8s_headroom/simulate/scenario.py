@@ -26,6 +26,7 @@ from cdk8s_headroom.simulate.fields import (
 from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
 from cdk8s_headroom.simulate.scheduler import ClusterState, Decision, schedule
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
+from cdk8s_headroom.vocabulary.errors import shown
 from cdk8s_headroom.vocabulary.names import INT32_MAX, INT32_MIN
 from cdk8s_headroom.vocabulary.placement import Placement
 
@@ -189,7 +190,7 @@ def _once(items: list[Value], names: list[str], allowed: str) -> None:
     for item, name in zip(items, names, strict=True):
         earlier = first.setdefault(name, item.path)
         if earlier != item.path:
-            raise item.child("name").fail(f"{allowed}: {earlier} names {name!r} too")
+            raise item.child("name").fail(f"{allowed}: {earlier} names {shown(name)} too")
 
 
 def load_scenario(
