@@ -458,3 +458,15 @@ def test_a_look_alike_node_name_is_escaped_where_a_message_lists_the_nodes() -> 
     # THEN the list of the scenario's nodes tells the two names apart
     with pytest.raises(HeadroomConfigError, match=r"of the scenario: n\\u043ede-1$"):
         load_scenario(scenario)
+
+
+def test_a_pod_bound_in_a_scenario_without_nodes_is_told_that_there_are_none() -> None:
+    # GIVEN a scenario with nodes: [] and a pod bound to node1
+    scenario = {"nodes": [], "pods": [{"name": "a", "node": "node1"}], "preemptor": {"name": "p"}}
+    # THEN the message says that the scenario has no nodes, not an empty list of them
+    with pytest.raises(HeadroomConfigError) as caught:
+        load_scenario(scenario)
+    assert str(caught.value) == (
+        "scenario: pods[0].node: invalid value 'node1'; the name of a node of the scenario, "
+        "but the scenario has no nodes: add this one under nodes"
+    )

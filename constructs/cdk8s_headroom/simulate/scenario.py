@@ -142,7 +142,13 @@ def _bound_pod(value: Value, nodes: set[str]) -> tuple[Pod, str]:
     fields = value.fields(_BOUND_POD_FIELDS, required=("name", "node"))
     node = fields["node"].text()
     if node not in nodes:
-        raise fields["node"].fail(f"the name of a node of the scenario: {some(nodes)}")
+        # An empty list of names would read as a message cut short.
+        raise fields["node"].fail(
+            f"the name of a node of the scenario: {some(nodes)}"
+            if nodes
+            else "the name of a node of the scenario, but the scenario has no nodes: "
+            "add this one under nodes"
+        )
     pod = _pod(fields, terminating_by_preemption=_terminating_by_preemption(fields))
     return pod, node
 
