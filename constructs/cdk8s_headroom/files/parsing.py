@@ -332,6 +332,10 @@ def _json_documents(text: str, name: str) -> Iterator[Document]:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
             problem = f"invalid JSON: {error.msg}"
+            if error.msg.endswith(" at"):
+                # json's message reads "Unterminated string starting at: <position>",
+                # and msg stops before the position, which is where the string starts.
+                problem += f" line {error.lineno}, column {error.colno}"
             # The decoder reports an unclosed string where the string starts.
             if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
                 problem += "; the file ends early: is it truncated?"
