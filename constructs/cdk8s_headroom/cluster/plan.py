@@ -179,17 +179,21 @@ class PlanReport:
             failed.append(f"{' and '.join(broken)} broken (no flag relaxes it)")
         if self.conflicts:
             names = ", ".join(conflict.name for conflict in self.conflicts)
+            classes = (
+                "1 class conflicts"
+                if len(self.conflicts) == 1
+                else f"{len(self.conflicts)} classes conflict"
+            )
             failed.append(
-                f"{len(self.conflicts)} class(es) conflict with the cluster's, so apply "
-                f"fails: {names} (no flag relaxes it)"
+                f"{classes} with the cluster's, so apply fails: {names} (no flag relaxes it)"
             )
         if self.pending_count > max_pending:
             nodes = (
-                "1 target node waits"
+                "1 target node waits for its slice"
                 if self.pending_count == 1
-                else f"{self.pending_count} target nodes wait"
+                else f"{self.pending_count} target nodes wait for their slices"
             )
-            failed.append(f"{nodes} for their slice, more than --max-pending {max_pending}")
+            failed.append(f"{nodes}, more than --max-pending {max_pending}")
         return failed
 
     def exit_status(self, max_pending: int) -> int:
