@@ -255,7 +255,7 @@ def test_a_failed_plan_ends_with_one_line_naming_the_condition_and_the_flag(
 ) -> None:
     argv = ["plan", "--manifests", DIST, "--snapshot", str(EXAMPLE)]
     line = (
-        "cdk8s-headroom plan: failed: 1 target node waits for their slice, more than "
+        "cdk8s-headroom plan: failed: 1 target node waits for its slice, more than "
         "--max-pending 0\n"
     )
 
@@ -382,7 +382,7 @@ def test_on_the_gke_listing_the_failure_line_says_why_every_holds_verdict_still_
     assert (code, err) == (
         1,
         "cdk8s-headroom plan: failed: P1 broken (no flag relaxes it); 2 target nodes wait "
-        "for their slice, more than --max-pending 0\n",
+        "for their slices, more than --max-pending 0\n",
     )
 
 

@@ -18,7 +18,7 @@ from cdk8s_headroom.cluster.snapshot import (
 )
 from cdk8s_headroom.simulate.model import Resources, Role
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.placement import TaintEffect
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 
@@ -312,7 +312,7 @@ def test_a_time_out_of_range_is_a_field_error_not_a_crash(when: str) -> None:
         load(node(), pod(status={"phase": "Running", "startTime": when}))
 
     assert str(raised.value).startswith(
-        f"snapshot.json: Pod shop/p: status.startTime: invalid value {when!r};"
+        f"snapshot.json: Pod shop/p: status.startTime: invalid value {shown(when)};"
     )
 
 
@@ -362,7 +362,7 @@ def test_typed_lists_older_apis_and_a_folder_read_as_kubectl_wrote_them(tmp_path
         (
             [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {}}],
             "Node n1: status.allocatable",
-            "None",
+            "null",
         ),
         (
             [node(), {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -383,7 +383,7 @@ def test_typed_lists_older_apis_and_a_folder_read_as_kubectl_wrote_them(tmp_path
         (
             [node(), {"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "a"}}],
             "Pod a/(no name): metadata.name",
-            "None",
+            "null",
         ),
     ],
     ids=["quantity", "allocatable", "class-value", "toleration", "node-name", "no-name"],
@@ -413,7 +413,7 @@ def test_a_snapshot_without_nodes_is_refused_naming_its_files(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
-    ("metadata", "shown"), [(None, "None"), ("web-1", "'web-1'"), ([1], "[1]")]
+    ("metadata", "shown"), [(None, "null"), ("web-1", "'web-1'"), ([1], "[1]")]
 )
 def test_an_object_without_a_metadata_mapping_is_named_by_kind_and_place(
     metadata: object, shown: str, tmp_path: Path

@@ -509,11 +509,30 @@ def test_each_failed_condition_is_a_clause_naming_the_flag_that_relaxes_it(
 
     assert example.failures(max_pending=1) == []
     assert example.failures(max_pending=0) == [
-        "1 target node waits for their slice, more than --max-pending 0"
+        "1 target node waits for its slice, more than --max-pending 0"
     ]
     assert conflicted.failures(max_pending=1) == [
-        "1 class(es) conflict with the cluster's, so apply fails: headroom-reserve "
+        "1 class conflicts with the cluster's, so apply fails: headroom-reserve "
         "(no flag relaxes it)"
+    ]
+
+
+def test_the_failure_clauses_say_one_node_or_class_in_the_singular_and_more_in_the_plural(
+    example: PlanReport,
+) -> None:
+    # GIVEN two conflicting classes and two reservers' waits
+    conflicts = tuple(Conflict(name, "value 1000 in the cluster") for name in ("a", "b"))
+    reservers = tuple(
+        dataclasses.replace(reserver, name=f"{reserver.name}-{copy}")
+        for reserver in example.reservers
+        for copy in (1, 2)
+    )
+    doubled = dataclasses.replace(example, conflicts=conflicts, reservers=reservers)
+
+    assert doubled.pending_count == 2 * example.pending_count == 2
+    assert doubled.failures(max_pending=1) == [
+        "2 classes conflict with the cluster's, so apply fails: a, b (no flag relaxes it)",
+        "2 target nodes wait for their slices, more than --max-pending 1",
     ]
 
 

@@ -530,6 +530,17 @@ def test_a_file_cut_short_is_said_to_end_early(data: bytes, name: str, expected:
     assert expected in message
 
 
+def test_an_unterminated_json_string_says_where_the_string_starts() -> None:
+    # GIVEN JSON cut short inside a string that starts on line 2, column 10
+    message = _error(b'{"apiVersion": "v1",\n "kind": "Po', "f.json")
+
+    # THEN json's "starting at" keeps its position
+    assert message == (
+        "f.json: line 2, column 10: invalid JSON: Unterminated string starting at line 2, "
+        "column 10; the file ends early: is it truncated?"
+    )
+
+
 def test_a_syntax_error_in_the_middle_does_not_claim_truncation() -> None:
     message = _error(b'{"apiVersion": "v1",, "kind": "Pod"}\n', "f.json")
 

@@ -19,6 +19,7 @@ from cdk8s_headroom import (
     TaintEffect,
     validate_app,
 )
+from cdk8s_headroom.objects.synthesis import config_error_message
 from tests.conftest import find, find_all, pod_spec
 
 DEDICATED = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)
@@ -92,6 +93,19 @@ def test_a_burst_pod_larger_than_the_slice_is_an_error(
     assert find_all(synth(chart), "Deployment") == []
 
 
+@pytest.mark.parametrize("prop", ["cpu", "memory"])
+@pytest.mark.parametrize("other", [None, "1"])
+def test_an_empty_slice_is_refused_at_construction_and_shown_as_given(
+    chart: Any, prop: str, other: str | None
+) -> None:
+    # GIVEN cpu='' (or memory=''), alone or with the other slice
+    props = {prop: "", ("memory" if prop == "cpu" else "cpu"): other}
+    # THEN the headroom is refused, its message showing '' (not null), and leaves nothing
+    with pytest.raises(HeadroomConfigError, match=rf"^{prop}: invalid value ''; a Kubernetes"):
+        NodeHeadroom(chart, "headroom", **props)
+    assert chart.node.try_find_child("headroom") is None
+
+
 def test_a_burst_pod_larger_than_the_slice_only_warns_in_seed(chart: Any, synth: Any) -> None:
     with pytest.warns(HeadroomWarning):
         target = headroom(chart, model=PriorityModel.SEED)
@@ -117,6 +131,25 @@ def test_warnings_point_at_the_users_line_not_into_jsii_or_the_library(chart: An
         (__file__, seed_line),
         (__file__, burst_line),
     ]
+
+
+def _shown_at_its_line(call: Any) -> None:
+    """The uncaught error of ``call`` is shown (synthesis' excepthook) at the line of
+    ``call``, a lambda of this file."""
+    with pytest.raises(HeadroomConfigError) as caught:
+        call()
+    message = config_error_message(caught.value, caught.tb)
+    assert message is not None
+    assert message.startswith(f"{__file__}:{call.__code__.co_firstlineno}: "), message
+
+
+def test_errors_of_add_methods_point_at_the_users_line_not_into_contextlib(chart: Any) -> None:
+    target = headroom(chart)
+    api = target.add_burst_workload("api", image="a:1", cpu="1", memory="1Gi")
+    _shown_at_its_line(lambda: target.add_burst_workload("big", image="a:1", cpu="2", memory="1"))
+    _shown_at_its_line(lambda: target.add_burst_workload("api", image="a:1", cpu="1", memory="1"))
+    _shown_at_its_line(lambda: target.add_capacity_buffer(api, replicas=-1))
+    _shown_at_its_line(lambda: Taint("k", "v", "Bad"))  # type: ignore[arg-type]
 
 
 def test_guarded_does_not_warn(chart: Any) -> None:

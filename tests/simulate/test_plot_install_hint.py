@@ -27,3 +27,16 @@ def test_a_plot_without_matplotlib_says_how_to_install_it_from_pypi(tmp_path: ob
     assert "pip install 'matplotlib>=3.8'" in line
     assert "cdk8s-headroom[plot]" not in line  # the package is not on PyPI
     assert not (ROOT / "out.png").exists()
+
+
+def test_a_plot_without_matplotlib_blames_the_missing_package_not_the_path() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(
+        "cdk8s-headroom simulate: error: --plot needs matplotlib, which is not installed"
+    )
+    assert "invalid value" not in line and "out.png" not in line
+    assert "plot extra (pip install '.[plot]'" in line

@@ -478,3 +478,44 @@ def test_an_hpa_of_another_deployment_changes_no_arrivals() -> None:
     manifests = manifests_from_objects([("a.k8s.yaml", [deployment, _autoscaler("other", 4)])])
 
     assert [w.replicas for w in manifests.deployments] == [1]
+
+
+LOOK_ALIKE = "n\u043ede-1"  # a Cyrillic o: it prints as node-1
+
+
+def test_a_look_alike_node_name_is_escaped_where_a_message_quotes_it() -> None:
+    # GIVEN a scenario that names a node with a Cyrillic o twice
+    node = {"name": LOOK_ALIKE, "allocatable": {"cpu": "4", "memory": "16Gi"}}
+    scenario = {"nodes": [node, node], "preemptor": {"name": "p"}}
+    # THEN the message shows the letter's code point, here and where it cites the first
+    with pytest.raises(HeadroomConfigError) as caught:
+        load_scenario(scenario)
+    assert str(caught.value) == (
+        "scenario: nodes[1].name: invalid value 'n\\u043ede-1'; "
+        "a node name: nodes[0] names 'n\\u043ede-1' too"
+    )
+
+
+def test_a_look_alike_node_name_is_escaped_where_a_message_lists_the_nodes() -> None:
+    # GIVEN a pod bound to node-1 in a scenario whose node is n(Cyrillic o)de-1
+    node = {"name": LOOK_ALIKE, "allocatable": {"cpu": "4", "memory": "16Gi"}}
+    scenario = {
+        "nodes": [node],
+        "pods": [{"name": "a", "node": "node-1"}],
+        "preemptor": {"name": "p"},
+    }
+    # THEN the list of the scenario's nodes tells the two names apart
+    with pytest.raises(HeadroomConfigError, match=r"of the scenario: n\\u043ede-1$"):
+        load_scenario(scenario)
+
+
+def test_a_pod_bound_in_a_scenario_without_nodes_is_told_that_there_are_none() -> None:
+    # GIVEN a scenario with nodes: [] and a pod bound to node1
+    scenario = {"nodes": [], "pods": [{"name": "a", "node": "node1"}], "preemptor": {"name": "p"}}
+    # THEN the message says that the scenario has no nodes, not an empty list of them
+    with pytest.raises(HeadroomConfigError) as caught:
+        load_scenario(scenario)
+    assert str(caught.value) == (
+        "scenario: pods[0].node: invalid value 'node1'; the name of a node of the scenario, "
+        "but the scenario has no nodes: add this one under nodes"
+    )

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cdk8s_headroom.simulate.fields import Reader, Shown, Value
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, printable
 from cdk8s_headroom.vocabulary.quantity import parse_quantity
 
 
@@ -103,11 +103,3 @@ class Quantities:
         if isinstance(data, str):
             cache[data] = parsed
         return parsed
-
-
-def printable(text: str | None) -> str:
-    """``text`` as a message shows it: as is, or quoted when it holds characters that
-    do not print."""
-    if not text:
-        return ""
-    return text if text.isprintable() else repr(text)

@@ -35,6 +35,7 @@ from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, resource_
 from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import Event, Verdict
 from cdk8s_headroom.simulate.workloads import Buffer, ClassRegistry, Workload
+from cdk8s_headroom.vocabulary.errors import shown
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
 from cdk8s_headroom.vocabulary.priority_models import (
     SYSTEM_PRIORITY_CLASSES,
@@ -243,17 +244,21 @@ class PlanReport:
             failed.append(f"{' and '.join(broken)} broken (no flag relaxes it)")
         if self.conflicts:
             names = ", ".join(conflict.name for conflict in self.conflicts)
+            classes = (
+                "1 class conflicts"
+                if len(self.conflicts) == 1
+                else f"{len(self.conflicts)} classes conflict"
+            )
             failed.append(
-                f"{len(self.conflicts)} class(es) conflict with the cluster's, so apply "
-                f"fails: {names} (no flag relaxes it)"
+                f"{classes} with the cluster's, so apply fails: {names} (no flag relaxes it)"
             )
         if self.pending_count > max_pending:
             nodes = (
-                "1 target node waits"
+                "1 target node waits for its slice"
                 if self.pending_count == 1
-                else f"{self.pending_count} target nodes wait"
+                else f"{self.pending_count} target nodes wait for their slices"
             )
-            failed.append(f"{nodes} for their slice, more than --max-pending {max_pending}")
+            failed.append(f"{nodes}, more than --max-pending {max_pending}")
         return failed
 
     def exit_status(self, max_pending: int) -> int:
@@ -491,7 +496,7 @@ def _registry(manifests: Manifests, snapshot: Snapshot) -> tuple[ClassRegistry, 
                     info.name,
                     f"the cluster's class {existing_default.name} is already globalDefault "
                     "and a cluster holds one, so apply fails: pass create_default_class=False "
-                    f"and default_class_name={existing_default.name!r}",
+                    f"and default_class_name={shown(existing_default.name)}",
                 )
             )
             continue

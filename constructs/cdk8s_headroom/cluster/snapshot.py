@@ -55,7 +55,7 @@ from cdk8s_headroom.simulate.model import (
 )
 from cdk8s_headroom.simulate.scheduler import ClusterState
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT, COMPONENT_LABEL, RESERVER_COMPONENT
 from cdk8s_headroom.vocabulary.names import CLUSTER_SCOPED_KINDS
 from cdk8s_headroom.vocabulary.placement import Placement, Taint, TaintEffect, Toleration
@@ -434,7 +434,7 @@ class _SnapshotReader:
             )
             if node is not None and node not in self._node_names:
                 snapshot.warnings.append(
-                    f"{obj.label}: {field} {node!r} is not a node of the snapshot "
+                    f"{obj.label}: {field} {shown(node)} is not a node of the snapshot "
                     "(snapshots are not atomic); the pod is skipped"
                 )
             elif pod.node is None:

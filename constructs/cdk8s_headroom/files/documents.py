@@ -25,7 +25,7 @@ import yaml
 from cdk8s_headroom.files.file_bytes import decode, read_bytes
 from cdk8s_headroom.files.finding import STDIN, manifest_files
 from cdk8s_headroom.files.parsing import Document, parse_documents, text_documents
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.errors import InputFileError as InputFileError
 
 
@@ -131,7 +131,7 @@ def _what(value: Any) -> str:
         if value.get("kind") == "":
             missing.append("kind")
         return f"a mapping without a string {' and '.join(missing)}"
-    return f"a {type(value).__name__} ({str(value)[:40]!r})"
+    return f"a {type(value).__name__} ({shown(str(value)[:40])})"
 
 
 def _is_object(value: Any) -> bool:

@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from cdk8s_headroom.files.file_bytes import decode
-from cdk8s_headroom.vocabulary.errors import InputFileError
+from cdk8s_headroom.vocabulary.errors import InputFileError, shown
 
 MAX_DEPTH = 100
 """The deepest nesting of mappings and lists read. Kubernetes objects nest about 20
@@ -54,7 +54,7 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 def _duplicate_key_problem(key: object, first_line: int | None) -> str:
     where = f" (first at line {first_line})" if first_line is not None else ""
     return (
-        f"the key {key!r} appears twice in one mapping{where}; Kubernetes' strict "
+        f"the key {shown(key)} appears twice in one mapping{where}; Kubernetes' strict "
         "decoding refuses duplicate keys (the last value would silently win)"
     )
 
@@ -332,6 +332,10 @@ def _json_documents(text: str, name: str) -> Iterator[Document]:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
             problem = f"invalid JSON: {error.msg}"
+            if error.msg.endswith(" at"):
+                # json's message reads "Unterminated string starting at: <position>",
+                # and msg stops before the position, which is where the string starts.
+                problem += f" line {error.lineno}, column {error.colno}"
             # The decoder reports an unclosed string where the string starts.
             if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
                 problem += "; the file ends early: is it truncated?"

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cdk8s_headroom.vocabulary import names
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT, COMPONENT_LABEL
 
 ARGO_CD_NAMESPACE = "argocd"
@@ -151,7 +151,7 @@ def argo_cd_application_set(
         else dict(values_from_labels)
     )
     for value, label in from_labels.items():
-        names.label_key(label, field=f"values_from_labels[{value!r}]")
+        names.label_key(label, field=f"values_from_labels[{shown(value)}]")
     # Argo CD's Go templates read a cluster Secret's labels as .metadata.labels.
     parameters = [
         {"name": value, "value": "{{index .metadata.labels " + json.dumps(label) + "}}"}

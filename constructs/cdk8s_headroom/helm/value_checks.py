@@ -16,7 +16,7 @@ from typing import Any
 
 from cdk8s_headroom.helm.values import HEADROOM_FIELDS, VALUES, Schema, values_schema
 from cdk8s_headroom.vocabulary import quantity, rule_language, rules
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.placement import (
     TolerationOperator,
     check_requirement_values,
@@ -102,7 +102,7 @@ def _check_shape(value: Any, schema: Schema, field: str) -> None:
     if kinds and not any(_is(value, kind) for kind in kinds):
         raise ValuesError(field, value, " or ".join(_WORDS[kind] for kind in kinds))
     if "enum" in schema and value not in schema["enum"]:
-        choices = ", ".join("null" if c is None else repr(c) for c in schema["enum"])
+        choices = ", ".join(shown(c) for c in schema["enum"])
         raise ValuesError(field, value, f"one of {choices}")
     if isinstance(value, Mapping) and "properties" in schema:
         properties = schema["properties"]
@@ -118,7 +118,7 @@ def _check_shape(value: Any, schema: Schema, field: str) -> None:
                 raise ValuesError(at, None, "a value: it is required (a null removes it)")
     elif isinstance(value, Mapping) and isinstance(schema.get("additionalProperties"), dict):
         for key, item in value.items():
-            _check_shape(item, schema["additionalProperties"], f"{field}[{key!r}]")
+            _check_shape(item, schema["additionalProperties"], f"{field}[{shown(key)}]")
     elif isinstance(value, (list, tuple)) and "items" in schema:
         for index, item in enumerate(value):
             needed = schema["items"].get("required", ())
@@ -177,9 +177,9 @@ def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
             _check(value, index, field, rule)
     elif rule in ("labels", "quantities"):
         for name in sorted(value):
-            rules.LABEL_KEY.check(name, field=f"{field}[{name!r}]")
+            rules.LABEL_KEY.check(name, field=f"{field}[{shown(name)}]")
             item = rules.LABEL_VALUE if rule == "labels" else rules.QUANTITY
-            _check(value, name, f"{field}[{name!r}]", item)
+            _check(value, name, f"{field}[{shown(name)}]", item)
     elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
         if isinstance(value, float):  # a whole one is its digits by now (_as_given)
             raise ValuesError(field, value, rules.FRACTION_NUMBER_ALLOWED)

@@ -52,7 +52,7 @@ from cdk8s_headroom.karpenter.requirements import (
 from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names, node_labels
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.labels import PART_OF
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
 from cdk8s_headroom.vocabulary.node_sizes import NodeSize, smallest_node
@@ -158,7 +158,7 @@ class KarpenterNodePool(HeadroomConstruct):
                 self.name,
                 f"a name other than the built-in Auto Mode pools {AUTO_MODE_BUILTIN_POOLS}, "
                 "which EKS manages: target one with "
-                f"KarpenterNodePool.from_name({self.name!r}) instead of emitting it",
+                f"KarpenterNodePool.from_name({shown(self.name)}) instead of emitting it",
             )
         self._labels = check_template_labels(labels, self.flavour)
         if requirements is None:

@@ -16,7 +16,7 @@ import jsii
 from constructs import Construct, IConstruct, IValidation
 
 from cdk8s_headroom.objects.rendered import RenderedApiObject
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.names import CLUSTER_SCOPED_KINDS
 from cdk8s_headroom.vocabulary.priority_models import SYSTEM_PRIORITY_CLASSES
 
@@ -115,7 +115,7 @@ def problems(app: IConstruct) -> Iterator[HeadroomConfigError]:
             namespace = ""
         key = (kind, namespace, name)
         if key in seen:
-            where = f" in namespace {namespace!r}" if namespace else ""
+            where = f" in namespace {shown(namespace)}" if namespace else ""
             yield HeadroomConfigError(
                 "name",
                 name,

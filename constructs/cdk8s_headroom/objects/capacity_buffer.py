@@ -129,7 +129,7 @@ def check_not_on_auto_mode(targeting: Targeting) -> None:
             rules.BUFFER_NOT_ON_AUTO_MODE.fail("node_pool", pool.pool_name)
     for key, value in targeting.node_selector.items():
         rules.BUFFER_NOT_ON_AUTO_MODE.check(
-            f"workload.node_selector[{key!r}]", value, **_operands(_selector_entry(key, value))
+            f"workload.node_selector[{shown(key)}]", value, **_operands(_selector_entry(key, value))
         )
     for requirement in targeting.node_affinity:
         field = f"workload.node_affinity[{requirement.key}]"

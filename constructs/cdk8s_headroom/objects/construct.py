@@ -11,7 +11,7 @@ from constructs import Construct, IConstruct
 
 from cdk8s_headroom.objects.app_checks import AppMember
 from cdk8s_headroom.objects.synthesis import attach_checks
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.props import check_call
 
 _ROOTS: weakref.WeakKeyDictionary[IConstruct, IConstruct] = weakref.WeakKeyDictionary()
@@ -23,7 +23,7 @@ _ID_ALLOWED = "a construct id: a non-empty string without '/' (cdk8s joins ids w
 
 def _where(scope: Construct) -> str:
     """The construct path of ``scope``, for a message (read only when one is raised)."""
-    return repr(scope.node.path) if scope.node.path else "the app"
+    return shown(scope.node.path) if scope.node.path else "the app"
 
 
 def _check_id(scope: Construct, id: object) -> None:

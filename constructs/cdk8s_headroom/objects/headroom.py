@@ -153,21 +153,24 @@ class NodeHeadroom(HeadroomConstruct):
         if not isinstance(dedicated_taint, Taint):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
         slices = cpu is not None or memory is not None
-        for prop, quantity, other in (("cpu", cpu, memory), ("memory", memory, cpu)):
-            rules.SLICES_NEED_BOTH.check(prop, None, quantity=quantity, other=other)
+        for prop, quantity, other, judge in (
+            ("cpu", cpu, memory, positive_quantity),
+            ("memory", memory, cpu, memory_quantity),
+        ):
+            if quantity is not None:
+                # Judged before the headroom joins the tree, so a refused slice leaves
+                # nothing; the reserver judges them again. None is the absent slice: an
+                # empty text is a bad quantity, and shown as given.
+                judge(quantity, field=prop)
+            rules.SLICES_NEED_BOTH.check(prop, quantity, quantity=quantity, other=other)
         for prop, given in (
             ("task", task),
             ("prepull_burst_images", prepull_burst_images),
             ("drift_on_change", drift_on_change),
         ):
             rules.NO_TASK_WITHOUT_SLICES.check(prop, given, slices=slices, given=given)
-        if cpu is not None and memory is not None:
-            # Judged before the headroom joins the tree, so a refused slice leaves nothing;
-            # the reserver judges them again.
-            positive_quantity(cpu, field="cpu")
-            memory_quantity(memory, field="memory")
-            if isinstance(node_pool, ISizedNodePool):
-                self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
+        if cpu is not None and memory is not None and isinstance(node_pool, ISizedNodePool):
+            self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
         self.dedicated_taint: Taint | None = None
         extra_tolerations = check_tolerations(placement["tolerations"], field="tolerations")
         if self.model.tainted_pool:
@@ -363,7 +366,7 @@ class NodeHeadroom(HeadroomConstruct):
             raise HeadroomConfigError(
                 "priority_class_name",
                 props["priority_class_name"],
-                f"no value: the headroom sets it to {self.priority_classes.burst.name!r}",
+                f"no value: the headroom sets it to {shown(self.priority_classes.burst.name)}",
             )
         targeting = self.targeting
         expected = {
@@ -521,9 +524,9 @@ class NodeHeadroom(HeadroomConstruct):
             taint=taint,
             declared=list(node_pool.taints),
             advice="taint the pool and declare it in the pool's taints: pass node_pool="
-            f"KarpenterNodePool.from_name({node_pool.pool_name!r}, taints=[Taint("
-            f"{taint.key!r}, {taint.value!r}, TaintEffect.{taint.effect.name})]) once the "
-            "pool carries it, or emit the pool as a KarpenterNodePool, which the headroom "
+            f"KarpenterNodePool.from_name({shown(node_pool.pool_name)}, taints=[Taint("
+            f"{shown(taint.key)}, {shown(taint.value)}, TaintEffect.{taint.effect.name})]) "
+            "once the pool carries it, or emit the pool as a KarpenterNodePool, which the headroom "
             "taints itself",
         )
 

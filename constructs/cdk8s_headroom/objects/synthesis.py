@@ -13,7 +13,6 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
-import traceback
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,7 +23,7 @@ from constructs import IConstruct
 
 from cdk8s_headroom.files.publish import Check, promote
 from cdk8s_headroom.objects.app_checks import AppChecks, validate_app
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, caller_line
 
 _CHECKS: weakref.WeakKeyDictionary[IConstruct, AppChecks] = weakref.WeakKeyDictionary()
 """The checks registered on each root."""
@@ -130,12 +129,8 @@ def refused_app_message(error: BaseException, tb: TracebackType | None) -> str |
     text = str(error)
     if not isinstance(error, RuntimeError) or not text.startswith(_VALIDATION_FAILED):
         return None
-    frames = [
-        frame
-        for frame in traceback.extract_tb(tb)
-        if "/jsii/" not in frame.filename and "/cdk8s/" not in frame.filename
-    ]
-    where = f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
+    where = caller_line(tb)
+    where += ": " if where else ""
     # cdk8s prefixes each message with its construct's path: "[]" for the root.
     lines = [line.strip().removeprefix("[] ") for line in text.splitlines()[1:]]
     return "\n".join([f"{where}synth refused the app:", *(f"  {line}" for line in lines)])
@@ -143,17 +138,13 @@ def refused_app_message(error: BaseException, tb: TracebackType | None) -> str |
 
 def config_error_message(error: BaseException, tb: TracebackType | None) -> str | None:
     """The line to print for an uncaught ``HeadroomConfigError``, or ``None``: its
-    message after the innermost line of the script (outside this library, jsii and
-    cdk8s) that led to it. The message already says what, where and what is allowed."""
+    message after the innermost line of the script that led to it (``caller_line``:
+    outside this library, jsii, cdk8s and the standard library). The message already
+    says what, where and what is allowed."""
     if not isinstance(error, HeadroomConfigError):
         return None
-    frames = [frame for frame in traceback.extract_tb(tb) if not _is_library(frame.filename)]
-    where = f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
-    return f"{where}{error}"
-
-
-def _is_library(filename: str) -> bool:
-    return any(part in filename for part in ("/jsii/", "/cdk8s/", "/cdk8s_headroom/"))
+    where = caller_line(tb)
+    return f"{where}: {error}" if where else str(error)
 
 
 def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:

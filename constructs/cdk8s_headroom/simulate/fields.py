@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from cdk8s_headroom.simulate.model import LabelSelector, Resources
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, printable, shown
 from cdk8s_headroom.vocabulary.names import INT64_MAX, INT64_MIN, int_text
 from cdk8s_headroom.vocabulary.placement import (
     KARPENTER_ONLY_OPERATORS,
@@ -45,13 +45,14 @@ class UnsupportedInputError(HeadroomConfigError):
 
 
 class Shown:
-    """A value as an error message shows it: whole when short, summarised when not."""
+    """A value as an error message shows it (``errors.shown``): whole when short,
+    summarised when not."""
 
     def __init__(self, value: object) -> None:
         self.value = value
 
     def __repr__(self) -> str:
-        text = repr(self.value)
+        text = shown(self.value)
         if len(text) <= 80:
             return text
         if isinstance(self.value, Mapping):
@@ -250,11 +251,12 @@ def rfc3339_nanos(value: object) -> int | None:
     return seconds * 10**9 + int(fraction)
 
 
-def some(names: Collection[str], shown: int = 10) -> str:
-    """A few of ``names`` for an error message, sorted, and how many there are."""
+def some(names: Collection[str], count: int = 10) -> str:
+    """A few of ``names`` for an error message, sorted, escaped as ``errors.printable``
+    escapes them (a look-alike letter shows), and how many there are."""
     listed = sorted(names)
-    more = f", ... ({len(listed)} in all)" if len(listed) > shown else ""
-    return ", ".join(listed[:shown]) + more
+    more = f", ... ({len(listed)} in all)" if len(listed) > count else ""
+    return ", ".join(printable(name) for name in listed[:count]) + more
 
 
 def _enum_value(value: Value, enum: type[Any], *, allowed: str) -> Any:

@@ -60,6 +60,20 @@ def plot_report(report: WhatIfReport, path: Path) -> None:
     )
 
 
+def _missing_matplotlib(path: Path) -> HeadroomConfigError:
+    """The error of a plot without matplotlib. Its message blames the missing package,
+    not the path, which is fine; the error stays a ``HeadroomConfigError``, so the
+    command line prints it in one line and exits 2."""
+    error = HeadroomConfigError("--plot", str(path), "matplotlib installed in this Python")
+    # The package is not on PyPI, so its `plot` extra installs from a checkout only.
+    error.args = (
+        "--plot needs matplotlib, which is not installed in this Python: install the "
+        "package's plot extra (pip install '.[plot]' in a checkout of cdk8s-headroom; "
+        "make install does) or what it asks for: pip install 'matplotlib>=3.8'",
+    )
+    return error
+
+
 def plot_usage(
     nodes: Sequence[str],
     allocatable: Mapping[str, Resources],
@@ -82,13 +96,7 @@ def plot_usage(
         matplotlib.use("Agg")
         from matplotlib import pyplot
     except ImportError:
-        # The package is not on PyPI, so its `plot` extra cannot be installed by name.
-        raise HeadroomConfigError(
-            "--plot",
-            str(path),
-            "matplotlib installed in this Python: pip install 'matplotlib>=3.8' (the "
-            "version the package's plot extra asks for)",
-        ) from None
+        raise _missing_matplotlib(path) from None
 
     marked = dict(marks or {})
     labels = node_labels(nodes, marked)

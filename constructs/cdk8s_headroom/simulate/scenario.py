@@ -26,6 +26,7 @@ from cdk8s_headroom.simulate.fields import (
 from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
 from cdk8s_headroom.simulate.scheduler import ClusterState, Decision, schedule
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
+from cdk8s_headroom.vocabulary.errors import shown
 from cdk8s_headroom.vocabulary.names import INT32_MAX, INT32_MIN
 from cdk8s_headroom.vocabulary.placement import Placement
 
@@ -141,7 +142,13 @@ def _bound_pod(value: Value, nodes: set[str]) -> tuple[Pod, str]:
     fields = value.fields(_BOUND_POD_FIELDS, required=("name", "node"))
     node = fields["node"].text()
     if node not in nodes:
-        raise fields["node"].fail(f"the name of a node of the scenario: {some(nodes)}")
+        # An empty list of names would read as a message cut short.
+        raise fields["node"].fail(
+            f"the name of a node of the scenario: {some(nodes)}"
+            if nodes
+            else "the name of a node of the scenario, but the scenario has no nodes: "
+            "add this one under nodes"
+        )
     pod = _pod(fields, terminating_by_preemption=_terminating_by_preemption(fields))
     return pod, node
 
@@ -189,7 +196,7 @@ def _once(items: list[Value], names: list[str], allowed: str) -> None:
     for item, name in zip(items, names, strict=True):
         earlier = first.setdefault(name, item.path)
         if earlier != item.path:
-            raise item.child("name").fail(f"{allowed}: {earlier} names {name!r} too")
+            raise item.child("name").fail(f"{allowed}: {earlier} names {shown(name)} too")
 
 
 def load_scenario(

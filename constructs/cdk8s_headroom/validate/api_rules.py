@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.errors import shown
 from cdk8s_headroom.vocabulary.pod_security import pod_templates
 from cdk8s_headroom.vocabulary.quantity_arithmetic import exact_amount
 
@@ -56,7 +57,7 @@ def _resource_errors(resources: Mapping[str, Any], path: str) -> Iterator[str]:
         for name, value in _mapping(resources.get(part)).items():
             amount = _quantity(value)
             if isinstance(amount, str):
-                yield f"{path}.{part}.{name}: invalid value {value!r}: {amount}"
+                yield f"{path}.{part}.{name}: invalid value {shown(value)}: {amount}"
             else:
                 amounts[part][name] = amount
     for name, request in amounts["requests"].items():
@@ -64,16 +65,16 @@ def _resource_errors(resources: Mapping[str, Any], path: str) -> Iterator[str]:
         if limit is not None and request > limit:
             given = _mapping(resources.get("requests"))[name]
             yield (
-                f"{path}.requests.{name}: invalid value {given!r}: must be less than or equal "
-                f"to {name} limit of {_mapping(resources.get('limits'))[name]!r}"
+                f"{path}.requests.{name}: invalid value {shown(given)}: must be less than or equal "
+                f"to {name} limit of {shown(_mapping(resources.get('limits'))[name])}"
             )
 
 
 def _schedule_errors(schedule: object, path: str) -> Iterator[str]:
-    # ascii(): the digits that look like 0-9 are shown as the code points they are.
+    # shown() escapes them: the digits that look like 0-9 appear as the code points they are.
     if isinstance(schedule, str) and not schedule.isascii():
         yield (
-            f"{path}: invalid value {schedule!a}: a cron schedule in ASCII "
+            f"{path}: invalid value {shown(schedule)}: a cron schedule in ASCII "
             "(digits 0-9), as robfig/cron parses it"
         )
 

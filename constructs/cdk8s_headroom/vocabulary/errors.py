@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from types import FrameType, TracebackType
 
 
 class HeadroomConfigError(ValueError):
@@ -89,21 +90,41 @@ class HeadroomWarning(UserWarning):
     """A configuration that synthesizes but breaks one of the promises P1-P4."""
 
 
-# Frames of these packages are skipped when a warning looks for the user's line.
-_LIBRARY_PACKAGES = (__name__.partition(".")[0], "jsii")
+# Frames of these packages are not the user's: the library, and what it calls the user
+# back through or is called through (jsii's metaclass creates every construct).
+_LIBRARY_PACKAGES = (__name__.partition(".")[0], "jsii", "cdk8s", "constructs")
+
+
+def in_library(frame: FrameType) -> bool:
+    """Whether ``frame`` runs code that is not the user's: this library's, jsii's,
+    cdk8s's, or the standard library's, which stands between the library's own frames
+    (``contextlib`` re-raises an error of a ``with`` block from its ``__exit__``); a
+    dataclass's generated ``__init__`` runs in its class's module, so it counts as that
+    module's. Judged by module, not by file: a script given with ``python -c`` has no
+    file."""
+    package = str(frame.f_globals.get("__name__", "")).partition(".")[0]
+    return package in _LIBRARY_PACKAGES or package in sys.stdlib_module_names
+
+
+def caller_line(tb: TracebackType | None) -> str:
+    """``<file>:<line>`` of the innermost frame of ``tb`` that is the user's (not
+    ``in_library``), or ``""`` when none is: where a script led to an error."""
+    where = ""
+    while tb is not None:
+        if not in_library(tb.tb_frame):
+            where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
 
 
 def warn(message: str) -> None:
     """Issues a ``HeadroomWarning`` that points at the user's line: the innermost caller
-    outside this library and jsii. A fixed ``stacklevel`` cannot: constructs are created
-    through jsii's metaclass, so the caller of ``__init__`` is jsii's code, and the library
-    calls itself at varying depths."""
+    outside this library and jsii (``in_library``). A fixed ``stacklevel`` cannot:
+    constructs are created through jsii's metaclass, so the caller of ``__init__`` is
+    jsii's code, and the library calls itself at varying depths."""
     frame = sys._getframe(1)
     level = 2  # 1 is this function; 2 is the frame above
-    while (
-        frame.f_back is not None
-        and str(frame.f_globals.get("__name__", "")).partition(".")[0] in _LIBRARY_PACKAGES
-    ):
+    while frame.f_back is not None and in_library(frame):
         frame = frame.f_back
         level += 1
     warnings.warn(message, HeadroomWarning, stacklevel=level)

@@ -9,7 +9,7 @@ from enum import Enum
 from typing import TypeVar
 
 from cdk8s_headroom.vocabulary import rules
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.rules import INT32_MAX as INT32_MAX
 from cdk8s_headroom.vocabulary.rules import INT32_MIN as INT32_MIN
 
@@ -43,7 +43,9 @@ def labels(value: Mapping[str, str] | None, *, field: str) -> dict[str, str]:
     if not isinstance(value, Mapping):
         raise HeadroomConfigError(field, value, "a mapping of label keys to label values")
     return {
-        label_key(key, field=f"{field}[{key!r}]"): label_value(val, field=f"{field}[{key!r}]")
+        label_key(key, field=f"{field}[{shown(key)}]"): label_value(
+            val, field=f"{field}[{shown(key)}]"
+        )
         for key, val in sorted(value.items(), key=lambda item: str(item[0]))
     }
 
@@ -75,7 +77,7 @@ def text(value: object, *, field: str) -> str:
             field,
             value,
             f"a string without control characters or unusual line breaks (found "
-            f"{bad.group()!r}); use \\n for a new line",
+            f"{shown(bad.group())}); use \\n for a new line",
         )
     if "\t" in value and "\n" not in value:
         raise HeadroomConfigError(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from cdk8s_headroom.vocabulary import names, node_labels, rules
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.placement import (
     KARPENTER_ONLY_OPERATORS,
     NodeSelectorRequirement,
@@ -142,7 +142,7 @@ class Targeting:
         merged: dict[str, str] = dict(node_pool.node_selector) if node_pool else {}
         for key, value in selector.items():
             rules.SELECTOR_KEEPS_POOL.check(
-                f"node_selector[{key!r}]",
+                f"node_selector[{shown(key)}]",
                 value,
                 selected=merged.get(key),
                 pool=node_pool.pool_name if node_pool else None,

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol, runtime_checkable
 
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.node_pools import INodePool
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, NodeSelectorRequirement
 from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory
@@ -340,7 +340,7 @@ def check_slice_fits(
         raise HeadroomConfigError(
             field,
             value,
-            f"{what} that fits on the smallest node of pool {pool_name!r}: its "
+            f"{what} that fits on the smallest node of pool {shown(pool_name)}: its "
             f"{fmt(capacity)} leave about {fmt(max(room, Fraction(0)))} allocatable after "
             f"kube-reserved and eviction; lower {what.replace('a ', 'the ', 1)} or require "
             "larger instances (instance-cpu, instance-memory or instance-size requirements)",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 
 EXCEPTIONS_ANNOTATION = "headroom.cdk8s.io/pod-security-exceptions"
 """The pod template annotation that lists the controls a template opts out of."""
@@ -351,7 +351,7 @@ class _PodTemplateCheck:
                 self.fail(
                     PodSecurityControl.APPARMOR,
                     f"metadata.annotations[{key}]",
-                    f"{value!r}; allowed: runtime/default or localhost/<profile>",
+                    f"{shown(value)}; allowed: runtime/default or localhost/<profile>",
                 )
         pod_path = f"{self.prefix}.securityContext"
         for path, context in [(pod_path, self.pod_context), *self.contexts()]:
@@ -363,7 +363,7 @@ class _PodTemplateCheck:
                 self.fail(
                     PodSecurityControl.APPARMOR,
                     f"{path}.appArmorProfile.type",
-                    f"{kind!r}; allowed: RuntimeDefault or Localhost",
+                    f"{shown(kind)}; allowed: RuntimeDefault or Localhost",
                 )
 
     def selinux(self) -> None:
@@ -375,7 +375,7 @@ class _PodTemplateCheck:
                 self.fail(
                     PodSecurityControl.SELINUX,
                     f"{path}.seLinuxOptions.type",
-                    f"{kind!r}; allowed: {sorted(t for t in ALLOWED_SELINUX_TYPES if t)}",
+                    f"{shown(kind)}; allowed: {sorted(t for t in ALLOWED_SELINUX_TYPES if t)}",
                 )
             for field in ("user", "role"):
                 if options.get(field):
@@ -391,7 +391,7 @@ class _PodTemplateCheck:
                 self.fail(
                     PodSecurityControl.PROC_MOUNT,
                     f"{path}.procMount",
-                    f"{context.get('procMount')!r}; allowed: Default",
+                    f"{shown(context.get('procMount'))}; allowed: Default",
                 )
 
     def seccomp(self) -> None:
@@ -408,7 +408,7 @@ class _PodTemplateCheck:
             self.fail(
                 PodSecurityControl.SECCOMP,
                 pod_path,
-                f"{pod_type!r}; allowed: RuntimeDefault or Localhost",
+                f"{shown(pod_type)}; allowed: RuntimeDefault or Localhost",
             )
         for path, context in self.contexts():
             kind = _mapping(context.get("seccompProfile")).get("type")
@@ -418,7 +418,7 @@ class _PodTemplateCheck:
                 self.fail(
                     PodSecurityControl.SECCOMP,
                     f"{path}.seccompProfile.type",
-                    f"{kind!r}; allowed: RuntimeDefault or Localhost, here or at pod level",
+                    f"{shown(kind)}; allowed: RuntimeDefault or Localhost, here or at pod level",
                 )
 
     def sysctls(self) -> None:
@@ -428,7 +428,7 @@ class _PodTemplateCheck:
                 self.fail(
                     PodSecurityControl.SYSCTLS,
                     f"{self.prefix}.securityContext.sysctls[{index}]",
-                    f"{name!r} is not a safe sysctl; allowed: {sorted(SAFE_SYSCTLS)}",
+                    f"{shown(name)} is not a safe sysctl; allowed: {sorted(SAFE_SYSCTLS)}",
                 )
 
     def privilege_escalation(self) -> None:

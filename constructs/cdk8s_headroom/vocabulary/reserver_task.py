@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from cdk8s_headroom.vocabulary import names, object_names, rules
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.pod_security import RESTRICTED_CAPABILITIES, PodSecurityControl
 from cdk8s_headroom.vocabulary.security_context import NOBODY_UID, PAUSE_UID, ROOT_UID
 
@@ -256,7 +256,7 @@ class ReserverTask:
             raise HeadroomConfigError(
                 "task.container_name",
                 container_name,
-                f"a name that does not start with {_RESERVED_CONTAINER_PREFIX!r}, the "
+                f"a name that does not start with {shown(_RESERVED_CONTAINER_PREFIX)}, the "
                 "prefix of the reserver's pre-pull init containers",
             )
         paths = _strings(scratch_paths, field="task.scratch_paths")
