@@ -222,7 +222,7 @@ def test_unreadable_files_are_failed_lines_and_the_good_files_are_still_checked(
         "    cannot read the file: a named pipe (FIFO), not a regular file: only files are read",
         "m-cut.json\t-\t-\tFAILED",
         "    cannot read the file: line 1, column 30: invalid JSON: Unterminated string "
-        "starting at; the file ends early: is it truncated?",
+        "starting at line 1, column 30; the file ends early: is it truncated?",
         f"4 objects in {tmp_path}: 3 OK, 1 failed, 9 files unreadable {CHECKS}",
     ]
 
