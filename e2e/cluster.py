@@ -386,18 +386,6 @@ def listening_ports(pids: list[int]) -> set[int]:
     return ports
 
 
-def all_listening_ports() -> set[int]:
-    """Every TCP port something on this machine listens on."""
-    ports = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError):
-            for line in Path(table).read_text().splitlines()[1:]:
-                fields = line.split()
-                if fields[3] == "0A":
-                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports
-
-
 def processes_under(folder: Path) -> list[int]:
     """Processes whose command line names ``folder`` (every component's flags do)."""
     marker = str(folder).encode()

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from e2e import build
-from e2e.cluster import LiveCluster, all_listening_ports, listening_ports, processes_under
+from e2e.cluster import LiveCluster, listening_ports, processes_under
 
 COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 
@@ -50,7 +50,6 @@ def test_a_cluster_serves_its_release_on_loopback_and_leaves_nothing_when_stoppe
 
     assert not workdir.exists()
     assert processes_under(workdir) == []
-    # none of its ports is still served (another cluster of the tier may run beside it,
-    # on ports of its own)
-    assert not ports & all_listening_ports()
+    # its API server's port (the kernel's free pick, e2e/cluster.py) is served no more;
+    # its other ports were ephemeral ones that another process may take at once
     assert not _listening(host, port)
