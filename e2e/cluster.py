@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -147,10 +146,6 @@ class LiveCluster:
             "--wait",
             "120s",
         ]
-        # kwokctl picks each port by counting down from 32767 and may give a second
-        # cluster a port the first one serves on loopback: ask the kernel for free ones
-        for flag in _PORT_FLAGS:
-            command += [flag, str(_free_port())]
         done = subprocess.run(
             command,
             env=self._env(),
@@ -327,22 +322,6 @@ class LiveCluster:
             "events", "-n", namespace, "--field-selector", f"reason={reason}"
         )["items"]
         return items
-
-
-_PORT_FLAGS = (
-    "--kube-apiserver-port",
-    "--etcd-port",
-    "--kube-controller-manager-port",
-    "--kube-scheduler-port",
-    "--controller-port",
-)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _node_ready(node: Manifest) -> bool:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from e2e import build
-from e2e.cluster import ClusterError, LiveCluster
+from e2e.cluster import ClusterError, LiveCluster, processes_under
 from tests.conftest import ROOT
 
 LIVE_DIR = Path(__file__).resolve().parent
@@ -86,6 +86,9 @@ def cluster(live_binaries: build.ReleaseBinaries) -> Iterator[LiveCluster]:
         if _failures.get(release, 0) > before:
             live.keep_logs(LOGS / release)
         live.stop()
+    # nothing of the cluster is left: no process, no folder
+    assert processes_under(live.workdir) == []
+    assert not live.workdir.exists()
 
 
 @pytest.fixture(autouse=True)
