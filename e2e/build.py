@@ -131,15 +131,20 @@ def _go_env(module: GoModule) -> dict[str, str]:
     return env
 
 
-def _go_version(module: GoModule) -> str:
-    out = subprocess.run(
-        ["go", "version"],
+def _go(module: GoModule, *args: str) -> subprocess.CompletedProcess[str]:
+    """``go ARGS`` in ``module``'s folder, with its toolchain and flags."""
+    return subprocess.run(
+        ["go", *args],
         cwd=module.path,
         env=_go_env(module),
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def _go_version(module: GoModule) -> str:
+    out = _go(module, "version")
     if out.returncode != 0:
         raise BuildError(f"e2e/modules/{module.folder}: `go version` failed: {out.stderr.strip()}")
     return out.stdout.strip()
@@ -205,8 +210,8 @@ def _build(module: GoModule, out: Path, *, log: bool) -> None:
             print(
                 f"e2e/build.py: building {name} from {package} ({module.folder})", file=sys.stderr
             )
-        command = [
-            "go",
+        done = _go(
+            module,
             "build",
             "-trimpath",
             "-ldflags",
@@ -214,14 +219,6 @@ def _build(module: GoModule, out: Path, *, log: bool) -> None:
             "-o",
             str(out / name),
             package,
-        ]
-        done = subprocess.run(
-            command,
-            cwd=module.path,
-            env=_go_env(module),
-            capture_output=True,
-            text=True,
-            check=False,
         )
         if done.returncode != 0:
             tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
