@@ -144,12 +144,13 @@ def record_runs(monkeypatch: pytest.MonkeyPatch) -> list[Run]:
 
 
 # The address space checkov needs for a run: the lowest CHECKOV_MEMORY_BYTES that passes,
-# found by bisection with the pinned checkov in its server (one OpenBLAS thread; the same
-# with CHECKOV_WORKERS_NUMBER=1 and 4, so with any core count). dist/'s Namespace: 271 to
-# 273 MiB. _deployments(2000, 1): 340 to 343 MiB; _deployments(2000, 2), two objects:
-# 490 to 493 MiB. _deployments(6000, 1): 550 to 562 MiB. Each limit below leaves 70 MiB
-# or more on either side. A run that runs out of memory ends as it reaches the limit,
-# and one that passes costs what its objects need: the lower both, the shorter the test.
+# found by bisection with the pinned checkov in its server (one OpenBLAS thread and one
+# malloc arena, so the same on every machine and under any load; three runs at each
+# bound passed). dist/'s Namespace: 272 to 274 MiB. _deployments(6000, 1): 477 to
+# 479 MiB; _deployments(6000, 2), two objects: 685 to 687 MiB. Each limit below leaves
+# 75 MiB or more on either side. A run that runs out of memory ends as it reaches the
+# limit, and one that passes costs what its objects need: the lower both, the shorter
+# the test.
 
 
 def test_an_object_checkov_runs_out_of_memory_on_fails_alone(
@@ -171,14 +172,14 @@ def test_objects_too_many_for_one_checkov_run_are_scanned_in_halves(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Together they need more than the limit, each half less: none is refused.
-    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 420 * 2**20)
-    objects = parse_objects(_deployments(2000, 2), "big.yaml")
+    monkeypatch.setattr(policies, "CHECKOV_MEMORY_BYTES", 580 * 2**20)
+    objects = parse_objects(_deployments(6000, 2), "big.yaml")
     runs = record_runs(monkeypatch)
 
     scans = checkov_failures(objects)
 
     assert runs == [
-        ([0, 1], "checkov ran out of memory (more than 420 MiB)"),
+        ([0, 1], "checkov ran out of memory (more than 580 MiB)"),
         ([0], None),
         ([1], None),
     ]

@@ -79,7 +79,17 @@ def _environment() -> dict[str, str]:
     # command needs 271 to 275 MiB to scan a Namespace with one thread, 303 to 306 MiB
     # with two; the server's fork 271 to 273 MiB.) It also leaves the server with one
     # thread, which it forks.
-    return {**os.environ, "LOG_LEVEL": "ERROR", "OPENBLAS_NUM_THREADS": "1"}
+    # glibc gives a thread that finds the heap locked an arena of its own, reserving
+    # 64 MiB of address space, so what a run needed varied with the machine's load:
+    # checkov's four threads took 477 to 537 MiB for one 2,000-argument Deployment
+    # without a bound, 285 MiB every time with one arena. A CI run refused one half of
+    # a scan that the other half, the same size, had passed.
+    return {
+        **os.environ,
+        "LOG_LEVEL": "ERROR",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MALLOC_ARENA_MAX": "1",
+    }
 
 
 _IMPORT_VARIABLES = (
@@ -95,11 +105,12 @@ _IMPORT_VARIABLES = (
     "LOG_LEVEL",
     "RUN_IN_DOCKER",
     # and Python and its libraries as the server starts: the interpreter, the locale,
-    # numpy's OpenBLAS, the temporary folder
+    # numpy's OpenBLAS, glibc's malloc, the temporary folder
     "PYTHON",
     "LANG",
     "LC_",
     "OPENBLAS_",
+    "MALLOC_",
     "TMPDIR",
 )
 """The variables, by name or prefix, that can change what importing checkov does: a
