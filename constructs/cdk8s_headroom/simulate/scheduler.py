@@ -55,16 +55,28 @@ class Code(Enum):
     UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
 
 
-class NodeState:
-    """A node with its pods and the sums of their requests (the scheduler's NodeInfo)."""
+Victims = tuple[tuple[Pod, ...], int] | None
+"""``select_victims_on_node``'s answer: the victims and their PDB violations, or None."""
 
-    __slots__ = ("cpu", "memory", "node", "pods")
+
+class NodeState:
+    """A node with its pods and the sums of their requests (the scheduler's NodeInfo).
+
+    ``victims`` remembers ``select_victims_on_node``'s answer per preemptor priority and
+    requests until a pod is added or removed: a burst of replicas asks every node the
+    same question, and only the node the last one landed on has changed since. That
+    holds because a bound pod is not changed in place (``Simulation.place`` sets a pod's
+    start time before binding it) and a state's PDBs and version are fixed.
+    """
+
+    __slots__ = ("cpu", "memory", "node", "pods", "victims")
 
     def __init__(self, node: Node) -> None:
         self.node = node
         self.pods: list[Pod] = []
         self.cpu = 0
         self.memory = 0
+        self.victims: dict[tuple[int, Resources], Victims] = {}
 
     @property
     def name(self) -> str:
@@ -80,11 +92,13 @@ class NodeState:
         self.pods.append(pod)
         self.cpu += pod.requests.cpu
         self.memory += pod.requests.memory
+        self.victims.clear()
 
     def remove(self, pod: Pod) -> None:
         self.pods.remove(pod)
         self.cpu -= pod.requests.cpu
         self.memory -= pod.requests.memory
+        self.victims.clear()
 
 
 class ClusterState:
@@ -97,16 +111,25 @@ class ClusterState:
         *,
         version: KubernetesVersion = NEWEST_VALIDATED,
     ) -> None:
-        self.version = version
-        """The release whose rules apply where they differ (``versions``)."""
+        self._version = version
         self.nodes: list[NodeState] = []
         self._by_name: dict[str, NodeState] = {}
         for node in nodes:
             state = NodeState(node)
             self.nodes.append(state)
             self._by_name[node.name] = state
-        self.pdbs = tuple(pdbs)
+        self._pdbs = tuple(pdbs)
         self._reachable: dict[Placement, list[NodeState]] = {}
+
+    # Read-only: each node's remembered victims depend on both.
+    @property
+    def version(self) -> KubernetesVersion:
+        """The release whose rules apply where they differ (``versions``)."""
+        return self._version
+
+    @property
+    def pdbs(self) -> tuple[DisruptionBudget, ...]:
+        return self._pdbs
 
     def get(self, name: str) -> NodeState | None:
         return self._by_name.get(name)
@@ -297,11 +320,17 @@ def _split_by_pdb(state: ClusterState, pods: Sequence[Pod]) -> tuple[list[Pod], 
     return violating, non_violating
 
 
-def select_victims_on_node(
-    state: ClusterState, node: NodeState, pod: Pod
-) -> tuple[tuple[Pod, ...], int] | None:
+def select_victims_on_node(state: ClusterState, node: NodeState, pod: Pod) -> Victims:
     """``SelectVictimsOnNode``: the victims and their PDB violations, or None when the
     node is no candidate."""
+    # Only the preemptor's priority and requests are read: they are the whole question.
+    key = (pod.priority, pod.requests)
+    if key not in node.victims:
+        node.victims[key] = _select_victims(state, node, pod)
+    return node.victims[key]
+
+
+def _select_victims(state: ClusterState, node: NodeState, pod: Pod) -> Victims:
     potential = [other for other in node.pods if other.priority < pod.priority]
     if not potential:
         return None
