@@ -426,56 +426,76 @@ def _least_allocated(request: Resources, state: NodeState) -> int:
     return total // 2
 
 
-def _summary(statuses: Counter[str], total: int) -> str:
+def _unresolvable(request: Resources, state: NodeState) -> bool:
+    """Whether ``resource_status`` is UnschedulableAndUnresolvable: a resource the node
+    is short of is requested beyond its allocatable."""
+    node = state.node
+    return any(
+        wanted > 0 and wanted > have - used and wanted > have
+        for wanted, have, used in (
+            (request.cpu, node.allocatable.cpu, state.cpu),
+            (request.memory, node.allocatable.memory, state.memory),
+        )
+    )
+
+
+def _summary(state: ClusterState, pod: Pod, reachable: Sequence[NodeState]) -> str:
+    """Why no node fits ``pod``: the scheduler's "0/N nodes are available" message."""
+    statuses: Counter[str] = Counter()
+    pinned = pod.placement.pinned_node
+    nodes: Iterable[NodeState] = state.nodes
+    if pinned is not None:
+        # A pinned pod fails every other node on its name: no need to ask why, nor to
+        # visit them (node names are unique, as ``bind`` relies on).
+        named = state.get(pinned)
+        nodes = [named] if named is not None else []
+        others = len(state.nodes) - len(nodes)
+        if others:
+            statuses[_NOT_SELECTED] = others
+    reachable_names = {node.name for node in reachable}
+    for node in nodes:
+        if node.name in reachable_names:
+            statuses.update(resource_status(pod.requests, node)[1])
+        else:
+            statuses[placement_problem(pod.placement, node.node) or _NOT_SELECTED] += 1
     parts = ", ".join(f"{count} {reason}" for reason, count in sorted(statuses.items()))
-    return f"0/{total} nodes are available" + (f": {parts}" if parts else "")
+    return f"0/{len(state.nodes)} nodes are available" + (f": {parts}" if parts else "")
 
 
 def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
     """Decides where ``pod`` goes, and whom it preempts, without changing ``state``."""
     eligible, not_eligible_because = eligible_to_preempt(state, pod)
     reachable = state.reachable(pod.placement)
+    request = pod.requests
     feasible = [
         node
         for node in reachable
-        if _fits(pod.requests, node.node, node.cpu, node.memory, len(node.pods))
+        if _fits(request, node.node, node.cpu, node.memory, len(node.pods))
     ]
     if feasible:
         nominated = [node for node in feasible if node.name == pod.nominated_node]
         chosen = nominated[0] if nominated else feasible[0]
         if not nominated:
-            best = _least_allocated(pod.requests, chosen)
+            best = _least_allocated(request, chosen)
             for node in feasible[1:]:
-                score = _least_allocated(pod.requests, node)
+                score = _least_allocated(request, node)
                 if score > best:
                     chosen, best = node, score
         return Decision(pod, eligible, chosen.name, reason="fits without preemption")
 
-    statuses: Counter[str] = Counter()
-    potential: list[NodeState] = []
-    reachable_names = {node.name for node in reachable}
-    pinned = pod.placement.pinned_node
-    for node in state.nodes:
-        if node.name not in reachable_names:
-            # A pinned pod fails every other node on its name: no need to ask why.
-            problem = (
-                _NOT_SELECTED
-                if pinned is not None and node.name != pinned
-                else placement_problem(pod.placement, node.node)
-            )
-            statuses[problem or _NOT_SELECTED] += 1
-            continue
-        code, reasons = resource_status(pod.requests, node)
-        statuses.update(reasons)
-        if code is Code.UNSCHEDULABLE:
-            potential.append(node)
-    summary = _summary(statuses, len(state.nodes))
+    # The summary of every node's status is read only when the pod stays pending: a
+    # pod that preempts does without it.
     if not eligible:
+        summary = _summary(state, pod, reachable)
         return Decision(pod, False, None, reason=f"{summary}; {not_eligible_because}")
+    # No reachable node fits: each is Unschedulable, or beyond help.
+    potential = [node for node in reachable if not _unresolvable(request, node)]
     if not potential:
+        summary = _summary(state, pod, reachable)
         return Decision(pod, True, None, reason=f"{summary}; preemption is not helpful")
     candidates = dry_run_preemption(state, pod, potential, offset)
     if not candidates:
+        summary = _summary(state, pod, reachable)
         return Decision(
             pod, True, None, reason=f"{summary}; no node has lower-priority victims that make room"
         )
