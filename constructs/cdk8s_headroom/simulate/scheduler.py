@@ -120,6 +120,7 @@ class ClusterState:
             self._by_name[node.name] = state
         self._pdbs = tuple(pdbs)
         self._reachable: dict[Placement, list[NodeState]] = {}
+        self._within_allocatable: dict[tuple[Placement, Resources], list[NodeState]] = {}
 
     # Read-only: each node's remembered victims depend on both.
     @property
@@ -157,6 +158,22 @@ class ClusterState:
                 candidates = [pinned] if pinned is not None else []
             cached = [s for s in candidates if placement_problem(placement, s.node) is None]
             self._reachable[placement] = cached
+        return cached
+
+    def within_allocatable(self, placement: Placement, request: Resources) -> list[NodeState]:
+        """The reachable nodes whose allocatable ``request`` does not exceed: once no
+        node fits, those where preemption may help (NodeResourcesFit's Unschedulable,
+        not UnschedulableAndUnresolvable). Requests are never negative (the readers
+        refuse negative quantities), so this depends on the nodes alone, not their pods."""
+        key = (placement, request)
+        cached = self._within_allocatable.get(key)
+        if cached is None:
+            cached = [
+                state
+                for state in self.reachable(placement)
+                if not _exceeds(request, state.node.allocatable)
+            ]
+            self._within_allocatable[key] = cached
         return cached
 
 
@@ -206,6 +223,14 @@ def _fits(request: Resources, node: Node, cpu: int, memory: int, count: int) -> 
     if request.cpu > 0 and request.cpu > node.allocatable.cpu - cpu:
         return False
     return not (request.memory > 0 and request.memory > node.allocatable.memory - memory)
+
+
+def _exceeds(request: Resources, allocatable: Resources) -> bool:
+    """Whether a resource is requested beyond the node's allocatable: no preemption
+    makes room for it."""
+    return (request.cpu > 0 and request.cpu > allocatable.cpu) or (
+        request.memory > 0 and request.memory > allocatable.memory
+    )
 
 
 def fits_beside(request: Resources, state: NodeState, held: Sequence[Pod]) -> bool:
@@ -426,19 +451,6 @@ def _least_allocated(request: Resources, state: NodeState) -> int:
     return total // 2
 
 
-def _unresolvable(request: Resources, state: NodeState) -> bool:
-    """Whether ``resource_status`` is UnschedulableAndUnresolvable: a resource the node
-    is short of is requested beyond its allocatable."""
-    node = state.node
-    return any(
-        wanted > 0 and wanted > have - used and wanted > have
-        for wanted, have, used in (
-            (request.cpu, node.allocatable.cpu, state.cpu),
-            (request.memory, node.allocatable.memory, state.memory),
-        )
-    )
-
-
 def _summary(state: ClusterState, pod: Pod, reachable: Sequence[NodeState]) -> str:
     """Why no node fits ``pod``: the scheduler's "0/N nodes are available" message."""
     statuses: Counter[str] = Counter()
@@ -488,8 +500,7 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
     if not eligible:
         summary = _summary(state, pod, reachable)
         return Decision(pod, False, None, reason=f"{summary}; {not_eligible_because}")
-    # No reachable node fits: each is Unschedulable, or beyond help.
-    potential = [node for node in reachable if not _unresolvable(request, node)]
+    potential = state.within_allocatable(pod.placement, request)
     if not potential:
         summary = _summary(state, pod, reachable)
         return Decision(pod, True, None, reason=f"{summary}; preemption is not helpful")
