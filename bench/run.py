@@ -1,4 +1,5 @@
-"""`make bench`: one run of every benchmark, reported as ratios; writes bench/results.md.
+"""`make bench`: one run of every benchmark, reported as ratios; writes bench/results.md,
+then the figures README.md and docs/ quote from it (bench/figures.py).
 
 Timings on a shared 2-core machine are noisy, so each figure is the median of several
 runs, and the goals are judged on ratios measured in the same run. Nothing here is a
@@ -20,6 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench import figures  # noqa: E402
+
 BENCH = ROOT / "bench"
 RESULTS = BENCH / "results.md"
 # Bytecode caching on, as on a user's machine: with PYTHONDONTWRITEBYTECODE set (this
@@ -188,6 +194,9 @@ def main() -> int:
         parts.append(section().strip() + "\n")
     RESULTS.write_text("\n".join(parts))
     print(RESULTS.read_text())
+    # The docs quote the figures they show from the file just written, never by hand.
+    for path in figures.rewrite_docs(RESULTS.read_text()):
+        print(f"bench: {path.relative_to(ROOT)}: figures rewritten", file=sys.stderr)
     return 0
 
 
