@@ -6,6 +6,8 @@ scenario counts on each release (e2e/, tests/live).
   Go build cache and cache folder first (about 20 minutes on 2 cores), so the figure is
   a cold build's (the module downloads stay in Go's module cache: they are the
   registry's time, not the build's);
+- disk: what Go's build and module caches and the binaries' folder hold after the build
+  (the Go caches hold whatever else the machine built too);
 - cluster start: ``kwokctl create cluster`` to a default ServiceAccount (the controllers
   up), median of 3 per release;
 - the tier's wall time: ``pytest -p no:xdist -m live tests/live``, once;
@@ -44,6 +46,7 @@ def _cold_build() -> None:
             build.release_binaries(release)
         build.health_binary()
         _build_rows()  # read while the scratch cache exists
+        _disk_rows()
     del os.environ["GOCACHE"], os.environ["HEADROOM_E2E_CACHE"]
 
 
@@ -65,6 +68,29 @@ def _build_rows() -> list[str]:
         binaries = ", ".join(name for name, _ in module.binaries)
         _rows.append(f"| `e2e/modules/{module.folder}` ({binaries}) | {shown} |")
     return _rows
+
+
+_disk: list[str] = []
+
+
+def _disk_rows() -> list[str]:
+    if _disk:
+        return _disk
+    places = subprocess.run(
+        ["go", "env", "GOCACHE", "GOMODCACHE"], check=True, capture_output=True, text=True
+    ).stdout.splitlines()
+    for what, folder in (
+        ("Go build cache (`go env GOCACHE`)", Path(places[0])),
+        ("Go module cache (`go env GOMODCACHE`)", Path(places[1])),
+        ("the binaries (`HEADROOM_E2E_CACHE`)", build.cache_root()),
+    ):
+        size = sum(
+            path.lstat().st_size
+            for path in folder.rglob("*")
+            if not path.is_dir() or path.is_symlink()
+        )
+        _disk.append(f"| {what} | {size / 1e9:.1f} GB |")
+    return _disk
 
 
 def _starts(release: str) -> float:
@@ -121,6 +147,7 @@ def run() -> str:
         else "as recorded when this machine's cache was built (a cold build only if the "
         "Go build cache was empty then; `HEADROOM_BENCH_COLD_BUILD=1` measures one)"
     )
+    disk_table = "\n".join(["| folder | size |", "| --- | --- |", *_disk_rows()])
     starts = "".join(f"| {release} | {_starts(release):.1f} s |\n" for release in build.releases())
     counts = [c for release in build.releases() for c in _counts(release)]
     count_rows = "".join(
@@ -133,6 +160,8 @@ def run() -> str:
     return (
         title
         + f"Build of each component, {how}:\n\n{build_table}\n\n"
+        + "What the build leaves on disk (the Go caches hold the machine's other builds "
+        + f"too):\n\n{disk_table}\n\n"
         + "Cluster start (`kwokctl create cluster` until the controllers serve), "
         + f"median of {STARTS}:\n\n| release | start |\n| --- | --- |\n{starts}\n"
         + "The live tier alone (`pytest -p no:xdist -m live tests/live`, every release): "
