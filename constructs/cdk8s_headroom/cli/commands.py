@@ -136,14 +136,13 @@ def _max_pending(value: str) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from cdk8s_headroom.cluster.plan import plan
-    from cdk8s_headroom.cluster.snapshot import read_snapshot
     from cdk8s_headroom.simulate.manifests import read_manifests
     from cdk8s_headroom.simulate.report import parse_bursts
 
     manifests = read_manifests(args.manifests)
     bursts = parse_bursts(args.burst, manifests)
     max_pending = _max_pending(args.max_pending)
-    snapshot = read_snapshot(*args.snapshot)
+    snapshot = _snapshot(args)
     version, version_from = _version(args.kubernetes_version, snapshot)
     report = plan(manifests, snapshot, version=version, version_from=version_from, bursts=bursts)
     if args.plot is not None:
@@ -156,13 +155,12 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from cdk8s_headroom.cluster.snapshot import read_snapshot
     from cdk8s_headroom.cluster.status import status
     from cdk8s_headroom.simulate.manifests import read_manifests
 
     manifests = read_manifests(args.manifests) if args.manifests is not None else None
     max_pending = _max_pending(args.max_pending)
-    snapshot = read_snapshot(*args.snapshot)
+    snapshot = _snapshot(args)
     version, version_from = _version(args.kubernetes_version, snapshot)
     report = status(snapshot, version=version, version_from=version_from, manifests=manifests)
     if args.plot is not None:
@@ -178,6 +176,36 @@ def _status(args: argparse.Namespace) -> int:
         _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return _verdict(args, report.failures(max_pending))
+
+
+def _snapshot(args: argparse.Namespace) -> Snapshot:
+    """The listing files of ``--snapshot``, or else the cluster itself, read through the
+    kubeconfig context as kubectl would (docs/plan-status.md, "Reading the cluster")."""
+    live = {
+        flag: value
+        for flag, value in (
+            ("--kubeconfig", args.kubeconfig),
+            ("--context", args.context),
+            ("--request-timeout", args.request_timeout),
+        )
+        if value is not None
+    }
+    if args.snapshot:
+        from cdk8s_headroom.cluster.snapshot import read_snapshot
+
+        if live:
+            flag, value = next(iter(live.items()))
+            raise HeadroomConfigError(
+                flag, str(value), "no value with --snapshot: read a listing file or a cluster"
+            )
+        return read_snapshot(*args.snapshot)
+    from cdk8s_headroom.cluster.live_listing import DEFAULT_REQUEST_TIMEOUT, ClusterSource
+
+    return ClusterSource(
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        request_timeout=args.request_timeout or DEFAULT_REQUEST_TIMEOUT,
+    ).read()
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -215,12 +243,29 @@ def _add_common(command: argparse.ArgumentParser) -> None:
 def _add_snapshot(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--snapshot",
-        required=True,
         action="append",
         metavar="PATH",
         help="kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json "
         "(JSON or YAML): a file, a folder (read recursively) or - for stdin; give it "
-        "again for more files, such as kubectl get events -A -o json",
+        "again for more files, such as kubectl get events -A -o json (default: read "
+        "the cluster of --context through kubectl)",
+    )
+    command.add_argument(
+        "--kubeconfig",
+        type=Path,
+        metavar="PATH",
+        help="the kubeconfig to read the cluster with (default: kubectl's: $KUBECONFIG, "
+        "then ~/.kube/config; in a pod, its service account)",
+    )
+    command.add_argument(
+        "--context",
+        metavar="NAME",
+        help="the kubeconfig context to read (default: its current context)",
+    )
+    command.add_argument(
+        "--request-timeout",
+        metavar="DURATION",
+        help="each request's bound, as kubectl's (default: 30s)",
     )
     command.add_argument(
         "--max-pending",

@@ -554,9 +554,12 @@ def read_snapshot(*paths: Path | str) -> Snapshot:
     return load_snapshot(item for path in paths for item in read_objects(path))
 
 
-def load_snapshot(objects: Iterable[SourcedObject | tuple[str, object]]) -> Snapshot:
+def load_snapshot(
+    objects: Iterable[SourcedObject | tuple[str, object]], *, named: str | None = None
+) -> Snapshot:
     """Reads Kubernetes objects, each as ``read_objects`` gives it or with the file it
-    came from, into a ``Snapshot``."""
+    came from, into a ``Snapshot``. ``named`` is what a message calls the whole read
+    (default: ``--snapshot`` and the files)."""
     reader = _SnapshotReader()
     # The cyclic garbage collector would walk the whole parsed input again each time
     # the model's new objects trigger it (that doubled the time of a 30,000-pod read);
@@ -578,7 +581,7 @@ def load_snapshot(objects: Iterable[SourcedObject | tuple[str, object]]) -> Snap
     snapshot = reader.finish()
     if not snapshot.nodes:
         raise HeadroomConfigError(
-            " ".join(["--snapshot", *sources]),
+            named or " ".join(["--snapshot", *sources]),
             "no nodes",
             "a snapshot that lists the cluster's nodes "
             "(kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json)",
