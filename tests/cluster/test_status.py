@@ -124,6 +124,7 @@ def test_the_json_has_the_documented_keys(after: StatusReport) -> None:
         "kubernetes_version_from",
         "headrooms",
         "events",
+        "waiting_bursts",
         "not_modelled",
         "warnings",
     ]

@@ -200,3 +200,22 @@ def test_the_documented_rules_are_enough_and_a_user_without_pods_is_told_what_is
     code, out, _ = _run(capsys, "status", "--kubeconfig", str(kubeconfig), "--json")
     (headroom,) = json.loads(out)["headrooms"]
     assert sorted(headroom["held"]) == ["read-0", "read-1"]
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_status_watch_until_settled_waits_for_the_reservers_after_apply(
+    cluster: LiveCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster.add_nodes([NodeShape("watch-0"), NodeShape("watch-1")])
+    cluster.kubectl("apply", "-f", str(DIST))
+    live = ["--kubeconfig", str(cluster.kubeconfig), "--manifests", str(DIST)]
+
+    code, out, err = _run(
+        capsys, "status", *live, "--watch", "--until-settled", "--interval", "1", "--timeout", "2m"
+    )
+
+    assert (code, err) == (0, "")
+    held = json.loads(_run(capsys, "status", *live, "--json")[1])["headrooms"][0]["held"]
+    assert sorted(held) == ["watch-0", "watch-1"]
+    if "verdict failing -> ok" not in out:  # settled before the first read ended
+        assert "held: 2;" in out

@@ -33,7 +33,9 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.names import int_text
 
 if TYPE_CHECKING:
+    from cdk8s_headroom.cli.status_watch import WatchOptions
     from cdk8s_headroom.cluster.snapshot import Snapshot
+    from cdk8s_headroom.cluster.status import StatusReport
 
 # Each command imports what it runs, inside its function: `--help` and one-pod
 # scenarios start in about the time of `import yaml` (bench/bench_startup.py), and
@@ -160,9 +162,19 @@ def _status(args: argparse.Namespace) -> int:
 
     manifests = read_manifests(args.manifests) if args.manifests is not None else None
     max_pending = _max_pending(args.max_pending)
-    snapshot = _snapshot(args)
-    version, version_from = _version(args.kubernetes_version, snapshot)
-    report = status(snapshot, version=version, version_from=version_from, manifests=manifests)
+    watch = _watch_options(args, max_pending)
+
+    def judge() -> StatusReport:
+        snapshot = _snapshot(args)
+        version, version_from = _version(args.kubernetes_version, snapshot)
+        return status(snapshot, version=version, version_from=version_from, manifests=manifests)
+
+    if watch is not None:
+        from cdk8s_headroom.cli.status_watch import watch_status
+
+        code, last = watch_status(judge, watch)
+        return _verdict(args, last.failures(max_pending)) if code else 0
+    report = judge()
     if args.plot is not None:
         from cdk8s_headroom.simulate.plot import plot_usage
 
@@ -176,6 +188,33 @@ def _status(args: argparse.Namespace) -> int:
         _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return _verdict(args, report.failures(max_pending))
+
+
+def _watch_options(args: argparse.Namespace, max_pending: int) -> WatchOptions | None:
+    """``status --watch``'s options, or ``None`` without ``--watch`` (whose own flags
+    are refused then, as ``--plot`` is with it)."""
+    from cdk8s_headroom.vocabulary.durations import flag_duration
+
+    if not args.watch:
+        for flag, value in (
+            ("--interval", args.interval),
+            ("--timeout", args.timeout),
+            ("--until-settled", args.until_settled or None),
+        ):
+            if value is not None:
+                raise HeadroomConfigError(flag, value, "no value without --watch")
+        return None
+    if args.plot is not None:
+        raise HeadroomConfigError("--plot", str(args.plot), "no value with --watch")
+    from cdk8s_headroom.cli.status_watch import DEFAULT_INTERVAL, WatchOptions
+
+    return WatchOptions(
+        interval=flag_duration(args.interval or DEFAULT_INTERVAL, field="--interval"),
+        timeout=None if args.timeout is None else flag_duration(args.timeout, field="--timeout"),
+        until_settled=args.until_settled,
+        max_pending=max_pending,
+        as_json=args.json,
+    )
 
 
 def _snapshot(args: argparse.Namespace) -> Snapshot:
@@ -296,6 +335,25 @@ def _plan_arguments(plan: argparse.ArgumentParser) -> None:
 
 def _status_arguments(status: argparse.ArgumentParser) -> None:
     _add_snapshot(status)
+    status.add_argument(
+        "--watch",
+        action="store_true",
+        help="judge again every --interval and print what changes; ends on Ctrl-C or "
+        "--timeout with the last verdict's status, or with 1 as soon as the verdict "
+        "crosses --max-pending",
+    )
+    status.add_argument(
+        "--interval", metavar="DURATION", help="with --watch, the time between reads (default: 10s)"
+    )
+    status.add_argument(
+        "--timeout", metavar="DURATION", help="with --watch, stop after this long (default: never)"
+    )
+    status.add_argument(
+        "--until-settled",
+        action="store_true",
+        help="with --watch, end with 0 as soon as the verdict holds (with --timeout, 1 if "
+        "it does not by then): wait for a headroom after kubectl apply",
+    )
     status.add_argument(
         "--manifests",
         type=Path,

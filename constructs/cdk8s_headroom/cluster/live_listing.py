@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cdk8s_headroom.cluster.snapshot import Snapshot, load_snapshot
+from cdk8s_headroom.vocabulary.durations import flag_duration
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 LISTED = (
@@ -38,12 +39,6 @@ READ_VERBS = ("get", "list")
 """What a user needs on ``LISTED`` and events, cluster-wide (docs/plan-status.md,
 "Reading the cluster")."""
 
-TIMEOUT_PATTERN = re.compile(r"^(?:0|[1-9][0-9]{0,5})(?:s|m|h)?$")
-"""kubectl's ``--request-timeout``: a number of seconds, or with a unit (``30s``,
-``2m``, ``1h``); 0 waits for ever (kubectl's own default)."""
-
-_UNITS = {"s": 1, "m": 60, "h": 3600}
-
 _KLOG_LINE = re.compile(r"^[IWEF][0-9]{4} ")
 
 REQUESTS_PER_READ = 40
@@ -52,6 +47,7 @@ each request, not the pages of a large cluster together (30,000 pods are 60 page
 a credential plugin that waits for someone is never answered (its input is empty)."""
 
 DEFAULT_REQUEST_TIMEOUT = "30s"
+WAITS_FOR_EVER = "waits for ever, as kubectl's default does"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,13 +69,7 @@ class ClusterSource:
     kubectl: str = "kubectl"
 
     def __post_init__(self) -> None:
-        if not TIMEOUT_PATTERN.match(self.request_timeout):
-            raise HeadroomConfigError(
-                "--request-timeout",
-                self.request_timeout,
-                "a duration as kubectl takes it: seconds (30), or with a unit (30s, 2m, "
-                "1h); 0 waits for ever",
-            )
+        flag_duration(self.request_timeout, field="--request-timeout", zero=WAITS_FOR_EVER)
         if self.context is not None and not self.context.strip():
             raise HeadroomConfigError("--context", self.context, "the name of a context")
 
@@ -91,11 +81,10 @@ class ClusterSource:
         return "the current context" + (f" of {self.kubeconfig}" if self.kubeconfig else "")
 
     def _seconds(self) -> float | None:
-        text = self.request_timeout
-        number = int(text.rstrip("smh"))
-        if number == 0:
-            return None
-        return number * _UNITS.get(text[-1], 1) * REQUESTS_PER_READ
+        request = flag_duration(
+            self.request_timeout, field="--request-timeout", zero=WAITS_FOR_EVER
+        )
+        return request * REQUESTS_PER_READ if request else None
 
     def _kubectl(self) -> list[str]:
         """kubectl with the kubeconfig and context chosen."""

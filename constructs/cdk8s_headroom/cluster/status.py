@@ -137,6 +137,9 @@ class StatusReport:
     allocatable: Mapping[str, Resources]
     warnings: tuple[str, ...] = ()
     not_modelled: Mapping[NotModelled, list[str]] = field(default_factory=dict)
+    waiting_bursts: tuple[str, ...] = ()
+    """Burst pods (``namespace/name``) that no node holds yet: what a headroom exists to
+    prevent."""
 
     @property
     def lost_count(self) -> int:
@@ -201,6 +204,7 @@ class StatusReport:
                 }
                 for e in self.events
             ],
+            "waiting_bursts": list(self.waiting_bursts),
             "not_modelled": not_modelled_json(self.not_modelled),
             "warnings": list(self.warnings),
         }
@@ -216,6 +220,11 @@ class StatusReport:
             )
         for headroom in self.headrooms:
             lines += _render_headroom(headroom)
+        if self.waiting_bursts:
+            lines.append(
+                f"Burst pods waiting ({len(self.waiting_bursts)}): "
+                + ", ".join(self.waiting_bursts)
+            )
         if self.events:
             lines.append(f"Preempted events ({len(self.events)}, newest first)")
             for event in self.events[:SHOWN_EVENTS]:
@@ -379,9 +388,14 @@ def status(
     state = snapshot.state(version)
     burst_classes = _burst_classes(manifests)
     bursting: dict[str, list[str]] = {}
-    for pod in snapshot.bound:
+    waiting_bursts: list[str] = []
+    for pod in [*snapshot.bound, *snapshot.waiting]:
         if pod.role is Role.BURST or pod.class_name in burst_classes:
-            bursting.setdefault(pod.node or "", []).append(f"{pod.namespace}/{pod.name}")
+            name = f"{pod.namespace}/{pod.name}"
+            if pod.node:
+                bursting.setdefault(pod.node, []).append(name)
+            else:
+                waiting_bursts.append(name)
     groups: dict[str, list[Pod]] = {}
     for pod in [*snapshot.bound, *snapshot.waiting]:
         if pod.role is Role.HEADROOM:
@@ -408,6 +422,7 @@ def status(
             *release_warnings(version),
         ),
         not_modelled=snapshot.not_modelled,
+        waiting_bursts=tuple(sorted(waiting_bursts)),
     )
 
 
