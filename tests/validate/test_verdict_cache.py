@@ -68,7 +68,6 @@ def judging_fails(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError(f"judged although kept: {args!r}")
 
     monkeypatch.setattr(schemas, "schema_errors", judged)
-    monkeypatch.setattr(schemas, "_compile", judged)
 
 
 def test_a_kept_verdict_is_the_one_judged_refusals_included(

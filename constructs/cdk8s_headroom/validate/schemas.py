@@ -261,11 +261,10 @@ def _kubernetes_errors(documents: Sequence[Manifest]) -> list[list[str]]:
             and isinstance(kind := d.get("kind"), str)
         }
     )
-    for version in releases if kinds else ():
+    for version in releases:
         _compile(version, kinds)
     results = []
-    for document, kept in zip(documents, found, strict=True):
-        errors = kept
+    for document, errors in zip(documents, found, strict=True):
         if errors is None:
             errors = [schema_errors(document, version) for version in releases]
             store.put(document, releases, errors)

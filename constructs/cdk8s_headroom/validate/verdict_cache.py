@@ -55,7 +55,8 @@ _JUDGING_PACKAGES = (
 """The packages a verdict depends on (each one's ``.dist-info`` folder is named as it)."""
 
 _JUDGING_SOURCES = ("schemas.py", "verdict_cache.py")
-"""The modules of this package a verdict depends on, beside this one."""
+"""The modules of this package a verdict depends on: how it is judged and worded, and
+how it is kept."""
 
 
 def folder() -> Path:
