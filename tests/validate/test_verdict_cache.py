@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from cdk8s_headroom.validate import schemas, verdict_cache
-from cdk8s_headroom.validate.schemas import kubernetes_versions, validate_schemas
+from cdk8s_headroom.validate.schemas import check_schemas, kubernetes_versions, validate_schemas
 from cdk8s_headroom.validate.verdict_cache import VerdictStore, object_key
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from tests.conftest import ROOT
 
 DEPLOYMENT: dict[str, Any] = {
@@ -80,6 +82,23 @@ def test_a_kept_verdict_is_the_one_judged_refusals_included(
 
     assert validate_schemas([DEPLOYMENT, REFUSED]) == judged
     assert validate_schemas([REFUSED]) == [REFUSED_ERRORS]
+
+
+def test_the_publication_check_refuses_the_same_way_from_kept_verdicts(
+    store_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    (staged / "0000-app.k8s.yaml").write_text(yaml.safe_dump_all([DEPLOYMENT, REFUSED]))
+    with pytest.raises(HeadroomConfigError) as judged:
+        check_schemas(staged)
+
+    judging_fails(monkeypatch)
+
+    with pytest.raises(HeadroomConfigError) as kept:
+        check_schemas(staged)
+    assert str(kept.value) == str(judged.value)
+    assert "('imag' was unexpected)" in str(kept.value)
 
 
 def test_a_run_that_finds_its_verdicts_imports_no_validator(store_folder: Path) -> None:
