@@ -33,6 +33,10 @@ if args[-2:] == ["config", "current-context"]:
 if args[-3:] != ["--all-namespaces", "--output", "json"]:
     sys.exit("unexpected command")
 events = "events" in args
+buffers = "capacitybuffers.autoscaling.x-k8s.io" in args
+if buffers and mode == "no-buffers":
+    sys.stderr.write("error: the server doesn't have a resource type capacitybuffers\\n")
+    sys.exit(1)
 if mode == "hang":
     time.sleep(60)
 if mode == "forbidden-pods" and not events:
@@ -44,7 +48,9 @@ if mode in ("forbidden-pods", "forbidden-events") and events:
                      'list resource "events" in API group "" at the cluster scope\\n')
     sys.exit(1)
 listing = json.load(open(os.environ["FAKE_KUBECTL_LISTING"]))
-items = [i for i in listing["items"] if (i["kind"] == "Event") == events]
+kind = "Event" if events else "CapacityBuffer" if buffers else None
+apart = ("Event", "CapacityBuffer")
+items = [i for i in listing["items"] if i["kind"] == kind or (not kind and i["kind"] not in apart)]
 print(json.dumps({{"apiVersion": "v1", "kind": "List", "items": items}}))
 """
 
@@ -103,11 +109,15 @@ def test_the_read_asks_kubectl_for_the_listing_and_the_preempted_events(
     commands = [json.loads(line) for line in kubectl.read_text().splitlines()]
     chosen = ["--kubeconfig", str(config), "--context", "prod", "--request-timeout", "30s"]
     tail = ["--all-namespaces", "--output", "json"]
-    listing = "nodes,pods,priorityclasses.scheduling.k8s.io,poddisruptionbudgets.policy"
+    listing = (
+        "nodes,pods,priorityclasses.scheduling.k8s.io,poddisruptionbudgets.policy,daemonsets.apps"
+    )
+    buffers = "capacitybuffers.autoscaling.x-k8s.io"
     assert sorted(commands) == sorted(
         [
             [*chosen, "get", listing, *tail],
             [*chosen, "get", "events", "--field-selector", "reason=Preempted", *tail],
+            [*chosen, "get", buffers, *tail],
             # no flags: kubectl's own defaults ($KUBECONFIG, its current context)
             ["--request-timeout", "5s", "get", listing, *tail],
             [
@@ -119,6 +129,7 @@ def test_the_read_asks_kubectl_for_the_listing_and_the_preempted_events(
                 "reason=Preempted",
                 *tail,
             ],
+            ["--request-timeout", "5s", "get", buffers, *tail],
         ]
     )
 
@@ -148,10 +159,10 @@ def test_a_user_who_may_not_list_pods_is_told_which_rights_are_missing(
     assert (code, out) == (2, "")
     assert _refused(err, "--context") == (
         "'prod'; a context whose user may get and list nodes, pods, priorityclasses, "
-        'poddisruptionbudgets and events in all namespaces (docs/plan-status.md, "Reading '
-        'the cluster", gives the ClusterRole); kubectl said: Error from server (Forbidden): '
-        'pods is forbidden: User "u" cannot list resource "pods" in API group "" at the '
-        "cluster scope\n"
+        "poddisruptionbudgets, daemonsets and events in all namespaces (docs/plan-status.md, "
+        '"Reading the cluster", gives the ClusterRole); kubectl said: Error from server '
+        '(Forbidden): pods is forbidden: User "u" cannot list resource "pods" in API group "" '
+        "at the cluster scope\n"
     )
 
 
@@ -229,3 +240,15 @@ def test_the_clusterrole_the_docs_show_is_the_one_the_read_needs() -> None:
         if isinstance(y, dict) and y.get("kind") == "ClusterRole"
     ]
     assert role["rules"] == reader_rules()
+
+
+def test_a_cluster_without_the_capacitybuffer_crd_has_no_buffers_and_no_warning(
+    kubectl: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FAKE_KUBECTL_MODE", "no-buffers")
+
+    code, out, _ = _run(capsys, "status", "--json")
+
+    report = json.loads(out)
+    assert code in (0, 1) and report["headrooms"]
+    assert report["buffers"] == [] and not any("CapacityBuffer" in w for w in report["warnings"])

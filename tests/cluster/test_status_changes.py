@@ -7,7 +7,8 @@ import dataclasses
 
 import pytest
 
-from cdk8s_headroom.cluster.snapshot import PreemptionEvent, read_snapshot
+from cdk8s_headroom.cluster.reported_status import PreemptionEvent
+from cdk8s_headroom.cluster.snapshot import read_snapshot
 from cdk8s_headroom.cluster.status import ErodedNode, InUseNode, StatusReport, status
 from cdk8s_headroom.cluster.status_changes import SliceState, changes, slice_states
 from cdk8s_headroom.simulate.model import Resources

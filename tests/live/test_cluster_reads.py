@@ -23,6 +23,7 @@ from cdk8s_headroom.cluster.live_listing import reader_rules
 from cdk8s_headroom.vocabulary.labels import COMPONENT_LABEL, RESERVER_COMPONENT
 from e2e.cluster import RESET_LABEL, LiveCluster, NodeShape
 from tests.conftest import ROOT
+from tests.live.crds import install_crds
 
 DIST = ROOT / "dist"
 
@@ -73,7 +74,11 @@ def test_plan_and_status_from_the_context_equal_those_from_a_listing_file(
     listing = tmp_path / "listing.json"
     listing.write_text(
         cluster.kubectl(
-            "get", "nodes,pods,priorityclasses,poddisruptionbudgets", "-A", "-o", "json"
+            "get",
+            "nodes,pods,priorityclasses,poddisruptionbudgets,daemonsets",
+            "-A",
+            "-o",
+            "json",
         ).stdout
     )
     live = ["--kubeconfig", str(cluster.kubeconfig), "--context", _context(cluster)]
@@ -87,6 +92,17 @@ def test_plan_and_status_from_the_context_equal_those_from_a_listing_file(
         if command == ["status"]:
             (headroom,) = json.loads(from_cluster[1])["headrooms"]
             assert sorted(headroom["held"]) == ["read-0", "read-1"]
+            # the controller's own counts, as kubectl get daemonset shows them
+            namespace, name = headroom["name"].split("/")
+            (daemonset,) = cluster.get_json("daemonset", name, "-n", namespace)["items"]
+            counted = daemonset["status"]
+            assert headroom["controller"] == {
+                "desired": counted["desiredNumberScheduled"],
+                "current": counted["currentNumberScheduled"],
+                "ready": counted.get("numberReady", 0),
+                "misscheduled": counted["numberMisscheduled"],
+            }
+            assert headroom["controller"]["desired"] == 3
 
 
 @pytest.mark.usefixtures("kubectl_on_path")
@@ -188,7 +204,10 @@ def test_the_documented_rules_are_enough_and_a_user_without_pods_is_told_what_is
 
     assert (code, out) == (2, "")
     assert err.count("\n") == 1
-    assert "may get and list nodes, pods, priorityclasses, poddisruptionbudgets and events" in err
+    assert (
+        "may get and list nodes, pods, priorityclasses, poddisruptionbudgets, daemonsets and "
+        "events" in err
+    )
     assert 'cannot list resource \\"pods\\"' in err or 'cannot list resource "pods"' in err
 
     cluster.apply([_reader_role(list(rules))])
@@ -219,3 +238,27 @@ def test_status_watch_until_settled_waits_for_the_reservers_after_apply(
     assert sorted(held) == ["watch-0", "watch-1"]
     if "verdict failing -> ok" not in out:  # settled before the first read ended
         assert "held: 2;" in out
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_status_from_the_context_reports_the_capacitybuffers_the_cluster_serves(
+    cluster: LiveCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    buffer = {
+        "apiVersion": "autoscaling.x-k8s.io/v1beta1",
+        "kind": "CapacityBuffer",
+        "metadata": {"name": "checkout-buffer", "namespace": "buffers"},
+        "spec": {"replicas": 2, "podTemplateRef": {"name": "checkout"}},
+    }
+    install_crds(cluster, [buffer])
+    cluster.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "buffers"}}])
+    cluster.apply([buffer])
+    _headroom_on_nodes(cluster)
+
+    code, out, _ = _run(capsys, "status", "--kubeconfig", str(cluster.kubeconfig), "--json")
+
+    assert code == 1  # read-full's slice does not fit: one node eroded, over --max-pending 0
+    # no autoscaler runs here: the buffer is served, and nothing provisioned it yet
+    assert json.loads(out)["buffers"] == [
+        {"name": "buffers/checkout-buffer", "replicas": None, "conditions": []}
+    ]

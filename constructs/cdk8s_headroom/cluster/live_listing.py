@@ -27,9 +27,15 @@ LISTED = (
     "pods",
     "priorityclasses.scheduling.k8s.io",
     "poddisruptionbudgets.policy",
+    "daemonsets.apps",
 )
 """What plan and status read, in all namespaces: the listing docs/plan-status.md asks
-for."""
+for, and the DaemonSets, whose controller's own counts status shows beside its
+verdicts."""
+
+BUFFERS = ("capacitybuffers.autoscaling.x-k8s.io",)
+"""Read where the cluster serves them (the CRD of Karpenter or Cluster Autoscaler):
+status shows each buffer's provisioned replicas and conditions."""
 
 PREEMPTED_EVENTS = ("events", "--field-selector", "reason=Preempted")
 """The scheduler's ``Preempted`` events, which status reports: only those, since a
@@ -154,26 +160,39 @@ class ClusterSource:
         )
 
     def read(self) -> Snapshot:
-        """The listing and the Preempted events, read at once (two kubectl commands side
-        by side), as a snapshot.
+        """The listing, the Preempted events and the CapacityBuffers, read at once
+        (kubectl commands side by side), as a snapshot.
 
         Raises:
             HeadroomConfigError: kubectl is missing, the context is unknown, the server
-                does not answer, a list is forbidden, or the cluster has no nodes.
+                does not answer, a list of ``LISTED`` is forbidden, or the cluster has
+                no nodes.
         """
         self._check_kubeconfig()
-        running = [self._run(",".join(LISTED)), self._run(*PREEMPTED_EVENTS)]
+        running = [
+            self._run(",".join(LISTED)),
+            self._run(*PREEMPTED_EVENTS),
+            self._run(*BUFFERS),
+        ]
+        warnings = []
         try:
-            listing = _items(self._wait(running[0]))
-            try:
-                events = _items(self._wait(running[1]))
-                unread = None
-            except HeadroomConfigError as refused:
-                # The events only add the recent preemptions to status: a user who may
-                # not list them still gets every verdict, and is told what is missing.
-                if "forbidden" not in str(refused).lower():
-                    raise
-                events, unread = [], str(refused).split("kubectl said: ", 1)[-1]
+            items = _items(self._wait(running[0]))
+            # The events and the buffers only add to status's report: a user who may not
+            # list them still gets every verdict, and is told what is missing; a cluster
+            # without the CapacityBuffer CRD simply has no buffers.
+            for what, started in (
+                ("Preempted events", running[1]),
+                ("CapacityBuffers", running[2]),
+            ):
+                try:
+                    items += _items(self._wait(started))
+                except HeadroomConfigError as refused:
+                    said = str(refused).split("kubectl said: ", 1)[-1]
+                    if "doesn't have a resource type" in said:
+                        continue
+                    if "forbidden" not in said.lower():
+                        raise
+                    warnings.append(f"{what} not read: {said}")
         finally:
             for process, _ in running:
                 if process.poll() is None:
@@ -181,10 +200,9 @@ class ClusterSource:
                     process.communicate()
         source = f"kubectl get ({self.named})"
         snapshot = load_snapshot(
-            ((source, item) for item in (*listing, *events)), named=f"--context {self.named}"
+            ((source, item) for item in items), named=f"--context {self.named}"
         )
-        if unread is not None:
-            snapshot.warnings.append(f"Preempted events not read: {unread}")
+        snapshot.warnings.extend(warnings)
         return snapshot
 
     def _check_kubeconfig(self) -> None:
@@ -241,7 +259,7 @@ def reader_rules() -> list[dict[str, list[str]]]:
     """The ClusterRole rules a read-only user of plan and status needs: ``READ_VERBS``
     on what ``LISTED`` names and on events, by API group (docs/plan-status.md)."""
     groups: dict[str, list[str]] = {}
-    for name in (*LISTED, PREEMPTED_EVENTS[0]):
+    for name in (*LISTED, PREEMPTED_EVENTS[0], *BUFFERS):
         resource, _, group = name.partition(".")
         groups.setdefault(group, []).append(resource)
     return [
