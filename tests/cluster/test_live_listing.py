@@ -108,7 +108,7 @@ def test_the_read_asks_kubectl_for_the_listing_and_the_preempted_events(
 
     commands = [json.loads(line) for line in kubectl.read_text().splitlines()]
     chosen = ["--kubeconfig", str(config), "--context", "prod", "--request-timeout", "30s"]
-    tail = ["--all-namespaces", "--output", "json"]
+    tail = ["--chunk-size", "500", "--all-namespaces", "--output", "json"]
     listing = (
         "nodes,pods,priorityclasses.scheduling.k8s.io,poddisruptionbudgets.policy,daemonsets.apps"
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,10 @@ import pytest
 import yaml
 
 from cdk8s_headroom.cli import main
-from cdk8s_headroom.cluster.live_listing import reader_rules
+from cdk8s_headroom.cluster.live_listing import ClusterSource, reader_rules
 from cdk8s_headroom.vocabulary.labels import COMPONENT_LABEL, RESERVER_COMPONENT
 from e2e.cluster import RESET_LABEL, LiveCluster, NodeShape
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Manifest
 from tests.live.crds import install_crds
 
 DIST = ROOT / "dist"
@@ -262,3 +263,53 @@ def test_status_from_the_context_reports_the_capacitybuffers_the_cluster_serves(
     assert json.loads(out)["buffers"] == [
         {"name": "buffers/checkout-buffer", "replicas": None, "conditions": []}
     ]
+
+
+def test_a_listing_that_changes_while_it_is_read_is_read_whole_and_once(
+    cluster: LiveCluster, tmp_path: Path
+) -> None:
+    # Pages of 5 at the resourceVersion of the first (the API server's continue token:
+    # staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go, GetList), while pods are
+    # created and deleted: each read sees every pod once, as the cluster was when the
+    # read began, and the reader's refusal of an object read twice with other contents
+    # never fires.
+    cluster.add_nodes([NodeShape("churn-0")])
+    cluster.apply([{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "churn"}}])
+
+    def pod(index: int) -> Manifest:
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"p{index}", "namespace": "churn"},
+            "spec": {"nodeName": "churn-0", "containers": [{"name": "c", "image": "i"}]},
+        }
+
+    cluster.apply([pod(i) for i in range(40)])
+    source = ClusterSource(
+        kubeconfig=cluster.kubeconfig, kubectl=str(cluster.binaries.binary("kubectl")), chunk_size=5
+    )
+    stop = threading.Event()
+
+    def churn() -> None:
+        index = 40
+        while not stop.is_set():
+            cluster.kubectl("delete", "pod", "-n", "churn", f"p{index - 40}", "--wait=false")
+            cluster.apply([pod(index)])
+            index += 1
+
+    changing = threading.Thread(target=churn)
+    changing.start()
+    try:
+        counts = []
+        for _ in range(5):
+            snapshot = source.read()
+            names = [p.name for p in [*snapshot.bound, *snapshot.waiting] if p.namespace == "churn"]
+            assert len(names) == len(set(names))
+            counts.append(len(names))
+    finally:
+        stop.set()
+        changing.join()
+
+    # one pod is deleted before the next is created: 39 to 40 pods, plus the ones a
+    # deletion left terminating
+    assert all(39 <= count <= 45 for count in counts), counts

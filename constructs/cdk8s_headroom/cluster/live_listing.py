@@ -67,15 +67,22 @@ class ClusterSource:
         request_timeout: each request's bound, as kubectl's ``--request-timeout``
             (default: ``30s``).
         kubectl: the kubectl to run (default: ``kubectl`` on ``PATH``).
+        chunk_size: objects per page, as kubectl's ``--chunk-size`` (default: 500,
+            kubectl's own): the pages of one list are read at the resourceVersion of
+            the first, so pods that come and go while it is read are seen as they
+            were then, each once.
     """
 
     kubeconfig: Path | None = None
     context: str | None = None
     request_timeout: str = DEFAULT_REQUEST_TIMEOUT
     kubectl: str = "kubectl"
+    chunk_size: int = 500
 
     def __post_init__(self) -> None:
         flag_duration(self.request_timeout, field="--request-timeout", zero=WAITS_FOR_EVER)
+        if isinstance(self.chunk_size, bool) or not 0 < self.chunk_size <= 10_000:
+            raise HeadroomConfigError("chunk_size", self.chunk_size, "a number from 1 to 10000")
         if self.context is not None and not self.context.strip():
             raise HeadroomConfigError("--context", self.context, "the name of a context")
 
@@ -108,6 +115,8 @@ class ClusterSource:
             self.request_timeout,
             "get",
             *what,
+            "--chunk-size",
+            str(self.chunk_size),
             "--all-namespaces",
             "--output",
             "json",
