@@ -45,6 +45,7 @@ def _cold_build() -> None:
         for release in build.releases():
             build.release_binaries(release)
         build.health_binary()
+        build.kube_state_metrics_binary()
         _build_rows()  # read while the scratch cache exists
         _disk_rows()
     del os.environ["GOCACHE"], os.environ["HEADROOM_E2E_CACHE"]
@@ -61,6 +62,7 @@ def _build_rows() -> list[str]:
         build.ETCD,
         build.KWOK,
         build.HEALTH,
+        build.KUBE_STATE_METRICS,
     ):
         folder = build.ensure(module, log=False)
         seconds = build.build_seconds(folder)
