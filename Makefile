@@ -82,10 +82,10 @@ chart: install ## generate the Helm chart charts/node-headroom/ from main.py's a
 chart-package: chart ## pack the chart into build/charts/node-headroom-<version>.tgz, same bytes for the same chart
 	$(PY) scripts/chart.py --package $(CHART_PACKAGES) $(CHART)
 
-promtool: ## promtool (Debian's prometheus package), which the alert rules' tests run
-	@command -v promtool > /dev/null || { \
+promtool: ## promtool and prometheus (Debian's prometheus package), which the alert rules' tests run (and the live tier's)
+	@command -v promtool > /dev/null && command -v prometheus > /dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus > /dev/null; \
-	} || echo "promtool could not be installed (apt-get needs root): the alert rules' promtool tests will skip" >&2
+	} || echo "promtool could not be installed (apt-get needs root): the alert rules' promtool and live tests will skip" >&2
 
 # The live tier (tests/live) runs in one xdist group: one worker starts each release's
 # control plane once while the other workers run the rest of the suite.
@@ -95,15 +95,15 @@ test: install $(CHECKOV_STAMP) promtool live-build ## run the whole test suite, 
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
-# e2e/build.py builds the control plane of each release (Kubernetes, etcd, KWOK) and the
-# GitOps health helper from their pinned Go modules, once per machine, into
-# ~/.cache/cdk8s-headroom/e2e (HEADROOM_E2E_CACHE); it fetches the Go 1.27 toolchain that
-# the health helper needs as GOTOOLCHAIN=go1.27.3 itself.
+# e2e/build.py builds the control plane of each release (Kubernetes, etcd, KWOK), the
+# GitOps health helper and kube-state-metrics from their pinned Go modules, once per
+# machine, into ~/.cache/cdk8s-headroom/e2e (HEADROOM_E2E_CACHE); it fetches the Go 1.27
+# toolchain that the health helper needs as GOTOOLCHAIN=go1.27.3 itself.
 live-build: install ## build the live tier's components from their pinned Go modules (cold: about 20 minutes on 2 cores; then cached)
 	@if command -v go > /dev/null; then $(PY) e2e/build.py; \
 	else echo "make: no Go on PATH: the live tier will $(if $(CI),fail (CI runs it),be skipped)" >&2; fi
 
-test-live: install live-build ## run the live tier alone, on every release (HEADROOM_LIVE_RELEASES=1.37 for one)
+test-live: install promtool live-build ## run the live tier alone, on every release (HEADROOM_LIVE_RELEASES=1.37 for one)
 	$(PY) -m pytest -p no:xdist -m live tests/live; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 

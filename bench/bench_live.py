@@ -47,6 +47,7 @@ def _cold_build() -> None:
         for release in build.releases():
             build.release_binaries(release)
         build.health_binary()
+        build.kube_state_metrics_binary()
         _build_rows()  # read while the scratch cache exists
         _disk_rows()
     del os.environ["GOCACHE"], os.environ["HEADROOM_E2E_CACHE"]
@@ -63,6 +64,7 @@ def _build_rows() -> list[str]:
         build.ETCD,
         build.KWOK,
         build.HEALTH,
+        build.KUBE_STATE_METRICS,
     ):
         folder = build.ensure(module, log=False)
         seconds = build.build_seconds(folder)

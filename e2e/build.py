@@ -107,6 +107,26 @@ HEALTH = GoModule(
     (("headroom-health", "github.com/cdk8s-headroom/e2e/health"),),
     toolchain=NEWER_TOOLCHAIN,
 )
+
+
+def _kube_state_metrics() -> GoModule:
+    """kube-state-metrics at its pinned version, reporting that version and its
+    client-go's as its own Makefile's ``-X`` flags make it (kube-state-metrics
+    ``Makefile``, target ``build-local``)."""
+    go_mod = MODULES / "kube-state-metrics" / "go.mod"
+    version = _required_version(go_mod, "k8s.io/kube-state-metrics/v2")
+    client_go = _required_version(go_mod, "k8s.io/client-go")
+    return GoModule(
+        "kube-state-metrics",
+        (("kube-state-metrics", "k8s.io/kube-state-metrics/v2"),),
+        (
+            f"-X github.com/prometheus/common/version.Version={version}",
+            f"-X k8s.io/kube-state-metrics/v2/pkg/app.ClientGoVersion={client_go}",
+        ),
+    )
+
+
+KUBE_STATE_METRICS = _kube_state_metrics()
 LDFLAGS_BASE = "-s -w"
 
 
@@ -280,6 +300,11 @@ def health_binary(*, log: bool = True) -> Path:
     return ensure(HEALTH, log=log) / "headroom-health"
 
 
+def kube_state_metrics_binary(*, log: bool = True) -> Path:
+    """kube-state-metrics (modules/kube-state-metrics), built when missing."""
+    return ensure(KUBE_STATE_METRICS, log=log) / "kube-state-metrics"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="e2e/build.py", description=__doc__.split("\n")[0])
     parser.add_argument("--release", action="append", choices=releases(), help="only these")
@@ -294,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"e2e/build.py: Kubernetes {built.version}: {built.kubernetes}", file=sys.stderr)
         if not args.release:
             print(f"e2e/build.py: GitOps health helper: {health_binary()}", file=sys.stderr)
+            print(
+                f"e2e/build.py: kube-state-metrics: {kube_state_metrics_binary()}", file=sys.stderr
+            )
     except BuildError as error:
         print(f"e2e/build.py: {error}", file=sys.stderr)
         return 1

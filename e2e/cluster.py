@@ -343,12 +343,12 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
-def listening_ports(pids: list[int]) -> set[int]:
+def listening_ports(pids: list[int] | None = None) -> set[int]:
     """The TCP ports the processes ``pids`` listen on (from /proc: their socket inodes
     matched against the kernel's tables), so a check can name this cluster's ports
-    and no other cluster's."""
+    and no other cluster's; every port listened on when ``pids`` is None."""
     inodes: set[str] = set()
-    for pid in pids:
+    for pid in pids or ():
         with contextlib.suppress(OSError):
             for fd in Path(f"/proc/{pid}/fd").iterdir():
                 with contextlib.suppress(OSError):
@@ -360,7 +360,7 @@ def listening_ports(pids: list[int]) -> set[int]:
         with contextlib.suppress(OSError):
             for line in Path(table).read_text().splitlines()[1:]:
                 fields = line.split()
-                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                if fields[3] == "0A" and (pids is None or fields[9] in inodes):  # 0A: LISTEN
                     ports.add(int(fields[1].rsplit(":", 1)[1], 16))
     return ports
 

@@ -55,3 +55,16 @@ def test_the_health_helper_pins_the_gitops_tools_and_the_newest_release() -> Non
     newest = (build.kubernetes_module(build.releases()[0]).path / "go.mod").read_text()
     assert _replaces(go_mod) == _replaces(newest)
     assert build.HEALTH.toolchain == build.NEWER_TOOLCHAIN
+
+
+def test_kube_state_metrics_is_pinned_and_reports_its_version_and_client_go() -> None:
+    go_mod = build.KUBE_STATE_METRICS.path / "go.mod"
+    version = build._required_version(go_mod, "k8s.io/kube-state-metrics/v2")
+    client_go = build._required_version(go_mod, "k8s.io/client-go")
+
+    assert version == "v2.20.0"
+    assert build.KUBE_STATE_METRICS.version_flags == (
+        f"-X github.com/prometheus/common/version.Version={version}",
+        f"-X k8s.io/kube-state-metrics/v2/pkg/app.ClientGoVersion={client_go}",
+    )
+    assert build.KUBE_STATE_METRICS.toolchain == "local"  # it asks for Go 1.26.0

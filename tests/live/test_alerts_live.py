@@ -1,0 +1,325 @@
+"""HeadroomAlerts on real series: kube-state-metrics (v2.20.0, built from its pinned
+module) watches the live cluster, Prometheus (Debian's 2.42) scrapes it every second
+and evaluates the rule file of the PrometheusRule that the construct synthesizes (its
+``spec.groups``, which the Prometheus Operator writes into a rule file), each ``for:``
+shortened to ``HOLD`` through the construct's props.
+
+The series are kube-state-metrics' own (``internal/store/daemonset.go``:
+``kube_daemonset_status_desired_number_scheduled``,
+``kube_daemonset_status_number_available``; ``deployment.go``:
+``kube_deployment_status_replicas_available``; ``pod.go``: ``kube_pod_status_phase``,
+``kube_pod_owner``). How ``for:`` acts is Prometheus' (``rules/alerting.go``,
+``AlertingRule.Eval``): an alert is pending from the first evaluation where its
+expression holds, firing once it has held for the rule's hold duration, and gone at
+the first evaluation where it does not.
+
+On two pool nodes of 2 CPUs, each holding a 1-CPU slice and one ordinary pod of 1 CPU,
+the headroom goes through six states, and each time the alerts firing are exactly the
+ones that match it, the others never firing in between:
+
+1. installed, every slice held: none (what the install passes through is shorter than
+   ``for:``);
+2. a burst takes a slice (its reserver, preempted, waits): ``HeadroomSlicesLow`` only,
+   since a running burst explains the waiting reserver;
+3. the burst leaves and the reserver takes its slice back: none;
+4. the pool is cordoned and a burst arrives, which waits: ``HeadroomBurstPodPending``;
+5. no node carries the pool label: ``HeadroomNoTargetNodes`` (``HeadroomSlicesLow``'s
+   0/0 is no sample);
+6. erosion: a waiting ordinary pod takes the slice freed on a node, whose reserver,
+   recreated, waits: ``HeadroomSlicesEroded`` and ``HeadroomSlicesLow``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import cdk8s
+import pytest
+
+from cdk8s_headroom import (
+    HeadroomAlerts,
+    NodeHeadroom,
+    NodePoolRef,
+    PriorityModel,
+    headroom_charts,
+)
+from cdk8s_headroom.vocabulary.labels import COMPONENT_LABEL, RESERVER_COMPONENT
+from e2e import build
+from e2e.cluster import LiveCluster, Manifest, NodeShape, listening_ports, processes_under
+from e2e.monitoring import PROMETHEUS, AlertRule, Monitoring
+
+NAMESPACE = "alerts"
+ORDINARY_NAMESPACE = "ordinary"
+POOL = "alerts"
+POOL_LABEL = "karpenter.sh/nodepool"
+NODES = ("pool-0", "pool-1")
+SLICE_CPU = "1"
+HOLD = 10
+"""Every rule's ``for:``, in seconds: longer than what an install or a preemption
+passes through on a loaded 2-core machine, short enough to wait for four times."""
+IMAGE = "registry.k8s.io/pause:3.10"
+NO_TARGET = "HeadroomNoTargetNodes"
+SLICES_LOW = "HeadroomSlicesLow"
+ERODED = "HeadroomSlicesEroded"
+BURST_PENDING = "HeadroomBurstPodPending"
+
+
+def _headroom() -> tuple[list[Manifest], Manifest, NodeHeadroom]:
+    """The library's objects (but the PrometheusRule), the PrometheusRule, the headroom."""
+    app = cdk8s.App()
+    charts = headroom_charts(app, namespace=NAMESPACE, model=PriorityModel.GUARDED)
+    headroom = NodeHeadroom(
+        charts.workloads,
+        "headroom",
+        cpu=SLICE_CPU,
+        memory="1Gi",
+        node_pool=NodePoolRef(POOL, label_key=POOL_LABEL),
+        namespace=charts.namespace.name,
+        priority_classes=charts.priority_classes,
+    )
+    headroom.add_burst_workload("burst", image=IMAGE, cpu=SLICE_CPU, memory="1Gi", replicas=0)
+    HeadroomAlerts(
+        charts.workloads,
+        "alerts",
+        headroom=headroom,
+        slices_low_for=f"{HOLD}s",
+        erosion_for=f"{HOLD}s",
+        burst_start_budget=f"{HOLD}s",
+    )
+    objects = [o for chart in app.charts for o in chart.to_json()]
+    (rule,) = [o for o in objects if o["kind"] == "PrometheusRule"]
+    return [o for o in objects if o["kind"] != "PrometheusRule"], rule, headroom
+
+
+def _ordinary(replicas: int) -> list[Manifest]:
+    """Pods of no class (the cluster's default, GUARDED's ``default-no-preempt``), a
+    slice's CPU each."""
+    labels = {"app": "ordinary"}
+    security = {
+        "runAsNonRoot": True,
+        "runAsUser": 65532,
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+    container = {
+        "name": "app",
+        "image": IMAGE,
+        "securityContext": security,
+        "resources": {"requests": {"cpu": SLICE_CPU, "memory": "256Mi"}},
+    }
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ORDINARY_NAMESPACE}},
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "ordinary", "namespace": ORDINARY_NAMESPACE},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": labels},
+                "template": {
+                    "metadata": {"labels": labels},
+                    "spec": {
+                        "automountServiceAccountToken": False,
+                        "terminationGracePeriodSeconds": 0,
+                        "containers": [container],
+                    },
+                },
+            },
+        },
+    ]
+
+
+@pytest.fixture(scope="session")
+def kube_state_metrics(live_binaries: build.ReleaseBinaries) -> Path:
+    try:
+        return build.kube_state_metrics_binary(log=False)
+    except build.BuildError as error:
+        pytest.fail(f"kube-state-metrics did not build: {error}")
+
+
+@pytest.fixture
+def monitoring(cluster: LiveCluster, kube_state_metrics: Path) -> Iterator[Monitoring]:
+    """The stack on ``cluster``, its logs beside the components' (kept on failure);
+    afterwards no process, port or folder of it is left."""
+    if not PROMETHEUS.exists():
+        missing = f"{PROMETHEUS} is missing: Debian's package `prometheus` (make promtool)"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI runs the live tier's alerts test, and {missing}")
+        pytest.skip(f"live alerts test skipped: {missing}")
+    _, rule, _ = _headroom()
+    stack = Monitoring.start(
+        cluster, kube_state_metrics, rule["spec"]["groups"], logs=cluster.logs_dir
+    )
+    try:
+        yield stack
+    finally:
+        stack.stop()
+    assert processes_under(stack.workdir) == []
+    assert not stack.workdir.exists()
+    assert not set(stack.ports.values()) & listening_ports()
+
+
+def _pods(cluster: LiveCluster, namespace: str) -> list[Manifest]:
+    items: list[Manifest] = cluster.get_json("pods", "-n", namespace)["items"]
+    return [p for p in items if not p["metadata"].get("deletionTimestamp")]
+
+
+def _phases(pods: list[Manifest], component: str | None = None) -> list[str]:
+    return sorted(
+        p["status"].get("phase", "")
+        for p in pods
+        if component is None or p["metadata"]["labels"].get(COMPONENT_LABEL) == component
+    )
+
+
+def _reservers(cluster: LiveCluster) -> list[str]:
+    return _phases(_pods(cluster, NAMESPACE), RESERVER_COMPONENT)
+
+
+def _waiting_unschedulable(pod: Manifest) -> bool:
+    return pod["status"].get("phase") == "Pending" and any(
+        c.get("reason") == "Unschedulable" for c in pod["status"].get("conditions", [])
+    )
+
+
+class _Watch:
+    """The alerts of one headroom, judged phase by phase."""
+
+    def __init__(self, monitoring: Monitoring, headroom: NodeHeadroom) -> None:
+        assert headroom.reserver is not None
+        self.monitoring = monitoring
+        self.reserver = headroom.reserver.name
+        self.since = time.time()
+
+    def quiet(self) -> set[str]:
+        """Once Prometheus has the series of a headroom whose every slice is held (a
+        reserver available per node, nothing Pending), no rule is pending or firing; a
+        phase starts there. Returns the alerts that fired since the previous phase
+        began."""
+        held = (
+            f'kube_daemonset_status_number_available{{namespace="{NAMESPACE}",'
+            f'daemonset="{self.reserver}"}} == {len(NODES)} and on () '
+            f'(count(kube_pod_status_phase{{namespace="{NAMESPACE}",phase="Pending"}} == 1)'
+            " or vector(0)) == 0"
+        )
+        self.monitoring.wait_for(
+            lambda: self.monitoring.query(held), what="the series of every slice held"
+        )
+        rules = self.monitoring.alert_rules_after(time.time())
+        assert {name: rule.state for name, rule in rules.items()} == dict.fromkeys(
+            (NO_TARGET, SLICES_LOW, ERODED, BURST_PENDING), "inactive"
+        )
+        fired = self.seen("firing")
+        self.since = max(rule.evaluated_at for rule in rules.values())
+        return fired
+
+    def fires(self, *expected: str) -> None:
+        """Waits until the ``expected`` alerts fire; then every other rule is inactive,
+        no other alert fired since the phase began, and each expected one was pending
+        for ``HOLD`` seconds first."""
+
+        def firing() -> dict[str, AlertRule] | None:
+            rules = self.monitoring.alert_rules()
+            if rules and all(rules[name].state == "firing" for name in expected):
+                return rules
+            return None
+
+        rules = self.monitoring.wait_for(
+            firing, timeout=HOLD + 120, what=f"{', '.join(expected)} firing"
+        )
+        states = {name: rule.state for name, rule in rules.items()}
+        assert states == {name: "firing" if name in expected else "inactive" for name in states}
+        for name in expected:
+            rule = rules[name]
+            assert rule.hold_seconds == HOLD
+            assert rule.active_since is not None
+            assert rule.evaluated_at - rule.active_since >= HOLD, name
+        assert self.seen("firing") == set(expected)
+        assert self.seen("pending") >= set(expected)
+
+    def seen(self, state: str) -> set[str]:
+        """The alerts in ``state`` at any evaluation since the phase began (the
+        ``ALERTS`` series Prometheus writes for pending and firing alerts)."""
+        window = max(int(time.time() - self.since), 1)
+        found = self.monitoring.query(
+            f'max_over_time(ALERTS{{alertstate="{state}",headroom="{self.reserver}"}}[{window}s])'
+        )
+        return {sample["metric"]["alertname"] for sample in found}
+
+
+def _label_pool(cluster: LiveCluster, nodes: Sequence[str], *, on: bool) -> None:
+    change = f"{POOL_LABEL}={POOL}" if on else f"{POOL_LABEL}-"
+    cluster.kubectl("label", "node", *nodes, change, "--overwrite")
+
+
+def test_each_alert_fires_on_the_live_series_of_the_state_it_names_and_no_other(
+    cluster: LiveCluster, monitoring: Monitoring
+) -> None:
+    objects, _, headroom = _headroom()
+    watch = _Watch(monitoring, headroom)
+    cluster.add_nodes(NodeShape(n, cpu="2", labels={POOL_LABEL: POOL}) for n in NODES)
+
+    # 1. installed: the reservers, then ordinary pods in the rest of each node
+    cluster.apply(objects)
+    cluster.wait_for(
+        lambda: _reservers(cluster) == ["Running"] * 2, what="a reserver Running per node"
+    )
+    cluster.apply(_ordinary(2))
+    cluster.wait_for(
+        lambda: _phases(_pods(cluster, ORDINARY_NAMESPACE)) == ["Running"] * 2,
+        what="an ordinary pod Running per node",
+    )
+    assert watch.quiet() == set()  # what the install passes through is shorter than for:
+
+    # 2. a burst takes a slice: low, not eroded
+    cluster.kubectl("scale", "deployment", "burst", "-n", NAMESPACE, "--replicas=1")
+    cluster.wait_for(
+        lambda: _reservers(cluster) == ["Pending", "Running"],
+        what="a reserver preempted by the burst, waiting",
+    )
+    watch.fires(SLICES_LOW)
+
+    # 3. the burst leaves: its reserver takes the slice back
+    cluster.kubectl("scale", "deployment", "burst", "-n", NAMESPACE, "--replicas=0")
+    assert watch.quiet() == {SLICES_LOW}
+
+    # 4. a burst that cannot start: the pool is cordoned
+    cluster.kubectl("cordon", *NODES)
+    cluster.kubectl("scale", "deployment", "burst", "-n", NAMESPACE, "--replicas=1")
+    watch.fires(BURST_PENDING)
+    cluster.kubectl("scale", "deployment", "burst", "-n", NAMESPACE, "--replicas=0")
+    cluster.kubectl("uncordon", *NODES)
+    assert watch.quiet() == {BURST_PENDING}
+
+    # 5. the pool has no node
+    _label_pool(cluster, NODES, on=False)
+    watch.fires(NO_TARGET)
+    _label_pool(cluster, NODES, on=True)
+    assert watch.quiet() == {NO_TARGET}
+
+    # 6. erosion: an ordinary pod waits, takes the slice freed on pool-0 while the node
+    # is out of the pool, and the reserver recreated when it comes back waits
+    cluster.kubectl("scale", "deployment", "ordinary", "-n", ORDINARY_NAMESPACE, "--replicas=3")
+    cluster.wait_for(
+        lambda: any(_waiting_unschedulable(p) for p in _pods(cluster, ORDINARY_NAMESPACE)),
+        what="an ordinary pod waiting",
+    )
+    _label_pool(cluster, NODES[:1], on=False)
+    cluster.wait_for(
+        lambda: _phases(_pods(cluster, ORDINARY_NAMESPACE)) == ["Running"] * 3,
+        what=f"the waiting ordinary pod in the slice freed on {NODES[0]}",
+    )
+    _label_pool(cluster, NODES[:1], on=True)
+    cluster.wait_for(
+        lambda: any(
+            _waiting_unschedulable(p)
+            for p in _pods(cluster, NAMESPACE)
+            if p["metadata"]["labels"].get(COMPONENT_LABEL) == RESERVER_COMPONENT
+        ),
+        what=f"the reserver recreated on {NODES[0]} waiting",
+    )
+    watch.fires(ERODED, SLICES_LOW)
