@@ -248,6 +248,9 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
             "burstWorkloads": [{**API, "buffer": {"limits": {"cpu": "2"}}}],
         },
     ),
+    # The reader's ClusterRole (reader.create): named, and under a release prefix
+    ("reader-named", "node-headroom", {"reader": {"create": True, "name": "plan-and-status"}}),
+    ("reader-under-a-release-prefix", "web", {"reader": {"create": True}}),
 ]
 
 BUFFER_CASES = [

@@ -429,6 +429,12 @@ CASES = [
         "alerts.minHeldPercent",
         "from 1 to 100",
     ),
+    (
+        "a-reader-name-that-is-no-dns-subdomain",
+        {"reader": {"create": True, "name": "Headroom_Reader"}},
+        "reader.name",
+        "a DNS-1123 subdomain",
+    ),
 ]
 
 

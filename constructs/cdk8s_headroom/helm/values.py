@@ -32,7 +32,7 @@ import yaml
 
 from cdk8s_headroom.objects.burst import ImagePullPolicy
 from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import object_names, rules
 from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
 from cdk8s_headroom.vocabulary.placement import (
@@ -115,8 +115,9 @@ _MEM = rules.CONTAINER_MEMORY  # a quantity, and at least 4Mi
 
 # fmt: off
 VALUES: tuple[Value, ...] = (
-    Value("namePrefix", "string", "Prepended to the names of the DaemonSet, the Deployments "
-          "and their autoscalers, so that releases do not collide. Null: none for the release "
+    Value("namePrefix", "string", "Prepended to the names of the DaemonSet, the Deployments, "
+          "their autoscalers and the reader's ClusterRole, so that releases do not collide. "
+          "Null: none for the release "
           f"named `{CHART_NAME}`, `<release>-` for any other.", nullable=True),
     Value("model", _enum(PriorityModel), "How headroom, burst and ordinary pods are ranked "
           "(see the project README): `guarded` keeps ordinary pods from preempting, "
@@ -284,6 +285,12 @@ VALUES: tuple[Value, ...] = (
           prop="burst_start_budget"),
     Value("alerts.severity", _enum(AlertSeverity), "The alerts' `severity` label.",
           prop="severity"),
+    Value("reader.create", "boolean", "Render a ClusterRole with the read-only access that "
+          "`cdk8s-headroom plan` and `status` need to read the cluster, in every namespace "
+          "(see docs/plan-status.md)."),
+    Value("reader.name", "string", "The ClusterRole's name. Null: "
+          f"`{object_names.READER}` after the workloads' name prefix.", rules.DNS_SUBDOMAIN,
+          nullable=True),
 )
 # fmt: on
 

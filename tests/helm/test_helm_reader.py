@@ -1,0 +1,93 @@
+"""The reader: the ClusterRole that plan and status need to read the cluster, which the
+chart renders on request (``reader.create``), with the rules the cluster read declares
+(``reader_rules``)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import helm_python as helm
+import pytest
+
+from cdk8s_headroom.cluster.live_listing import reader_rules
+from cdk8s_headroom.helm import Release, synthesize
+from scripts.helm_render import objects, render, without_helm_labels
+from scripts.validation import kubernetes_versions, schema_errors
+
+RBAC = "rbac.authorization.k8s.io"
+
+
+def rbac_objects(
+    chart: helm.Chart, values: dict[str, Any], release: str = "node-headroom"
+) -> dict[str, dict[str, Any]]:
+    """The rendered ClusterRoles and ClusterRoleBindings by kind, without Helm's labels."""
+    rendered = objects(render(chart, values, release=release, namespace=release))
+    found = [without_helm_labels(d) for d in rendered if d["kind"].startswith("ClusterRole")]
+    by_kind = {document["kind"]: document for document in found}
+    assert len(by_kind) == len(found), "two objects of one kind"
+    return by_kind
+
+
+def library_rbac_objects(
+    values: dict[str, Any], chart_defaults: dict[str, Any], release: str = "node-headroom"
+) -> dict[str, dict[str, Any]]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        documents = synthesize(values, Release(release, release), chart_defaults=chart_defaults)
+    return {d["kind"]: d for d in documents if d["kind"].startswith("ClusterRole")}
+
+
+def test_the_default_values_render_no_reader(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    # GIVEN the defaults, where the reader is off
+    assert chart_defaults["reader"] == {"create": False, "name": None}
+    # THEN no ClusterRole, and NOTES name none
+    assert rbac_objects(chart, {}) == {}
+    assert "ClusterRole" not in render(chart, {})["node-headroom/templates/NOTES.txt"]
+
+
+def test_create_renders_a_clusterrole_with_the_rules_of_the_cluster_read(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    # WHEN reader.create is true
+    rendered = rbac_objects(chart, {"reader": {"create": True}})
+    # THEN a ClusterRole whose rules are those plan and status need
+    assert set(rendered) == {"ClusterRole"}
+    role = rendered["ClusterRole"]
+    assert role["apiVersion"] == f"{RBAC}/v1"
+    assert role["rules"] == reader_rules()
+    # named as docs/plan-status.md names it, for the release named as the chart
+    assert role["metadata"]["name"] == "headroom-reader"
+    # AND the library builds the same
+    assert rendered == library_rbac_objects({"reader": {"create": True}}, chart_defaults)
+
+
+@pytest.mark.parametrize(
+    ("release", "values", "name"),
+    [
+        ("web", {}, "web-headroom-reader"),
+        ("web", {"namePrefix": "team-"}, "team-headroom-reader"),
+        ("web", {"reader": {"name": "plan-and-status"}}, "plan-and-status"),
+    ],
+    ids=["release-prefix", "name-prefix", "given-name"],
+)
+def test_the_clusterrole_is_named_as_the_charts_other_names(
+    chart: helm.Chart, release: str, values: dict[str, Any], name: str
+) -> None:
+    overrides = {**values, "reader": {"create": True, **values.get("reader", {})}}
+    rendered = rbac_objects(chart, overrides, release)
+    assert rendered["ClusterRole"]["metadata"]["name"] == name
+
+
+def test_the_reader_passes_the_strict_schemas_of_each_release(chart: helm.Chart) -> None:
+    rendered = rbac_objects(chart, {"reader": {"create": True}})
+    assert sorted(rendered) == ["ClusterRole"]
+    failures = {
+        (kind, version): errors
+        for kind, document in rendered.items()
+        for version in kubernetes_versions()
+        if (errors := schema_errors(document, version))
+    }
+    assert failures == {}
