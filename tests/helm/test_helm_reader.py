@@ -1,6 +1,6 @@
 """The reader: the ClusterRole that plan and status need to read the cluster, which the
 chart renders on request (``reader.create``), with the rules the cluster read declares
-(``reader_rules``)."""
+(``reader_rules``), and a ClusterRoleBinding for the subjects it is given."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ from scripts.helm_render import objects, render, without_helm_labels
 from scripts.validation import kubernetes_versions, schema_errors
 
 RBAC = "rbac.authorization.k8s.io"
+SUBJECTS = [
+    {"kind": "Group", "name": "platform-team"},
+    {"kind": "User", "name": "jane@example.com"},
+    {"kind": "ServiceAccount", "name": "headroom-status"},
+    {"kind": "ServiceAccount", "name": "ci-runner", "namespace": "ci"},
+]
 
 
 def rbac_objects(
@@ -42,10 +48,16 @@ def test_the_default_values_render_no_reader(
     chart: helm.Chart, chart_defaults: dict[str, Any]
 ) -> None:
     # GIVEN the defaults, where the reader is off
-    assert chart_defaults["reader"] == {"create": False, "name": None}
-    # THEN no ClusterRole, and NOTES name none
+    assert chart_defaults["reader"] == {"create": False, "name": None, "subjects": []}
+    # THEN no ClusterRole and no binding, and NOTES name none
     assert rbac_objects(chart, {}) == {}
     assert "ClusterRole" not in render(chart, {})["node-headroom/templates/NOTES.txt"]
+
+
+def test_subjects_without_create_render_nothing(chart: helm.Chart) -> None:
+    # reader.create is the switch: subjects alone bind nothing (as alerts.* without
+    # alerts.enabled)
+    assert rbac_objects(chart, {"reader": {"subjects": SUBJECTS}}) == {}
 
 
 def test_create_renders_a_clusterrole_with_the_rules_of_the_cluster_read(
@@ -53,7 +65,7 @@ def test_create_renders_a_clusterrole_with_the_rules_of_the_cluster_read(
 ) -> None:
     # WHEN reader.create is true
     rendered = rbac_objects(chart, {"reader": {"create": True}})
-    # THEN a ClusterRole whose rules are those plan and status need
+    # THEN a ClusterRole whose rules are those plan and status need, and no binding
     assert set(rendered) == {"ClusterRole"}
     role = rendered["ClusterRole"]
     assert role["apiVersion"] == f"{RBAC}/v1"
@@ -81,9 +93,36 @@ def test_the_clusterrole_is_named_as_the_charts_other_names(
     assert rendered["ClusterRole"]["metadata"]["name"] == name
 
 
+def test_subjects_render_a_binding_to_the_clusterrole(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
+    # GIVEN a group, a user and two service accounts, one in the workloads' namespace
+    values = {"namespace": {"name": "headroom"}, "reader": {"create": True, "subjects": SUBJECTS}}
+    # WHEN rendered for the release web
+    rendered = rbac_objects(chart, values, "web")
+    # THEN a ClusterRoleBinding of the ClusterRole's name grants it to each subject,
+    # with the apiGroup of its kind, and a service account's namespace
+    binding = rendered["ClusterRoleBinding"]
+    assert binding["metadata"]["name"] == "web-headroom-reader"
+    assert binding["roleRef"] == {"apiGroup": RBAC, "kind": "ClusterRole",
+                                  "name": "web-headroom-reader"}  # fmt: skip
+    assert binding["subjects"] == [
+        {"apiGroup": RBAC, "kind": "Group", "name": "platform-team"},
+        {"apiGroup": RBAC, "kind": "User", "name": "jane@example.com"},
+        {"kind": "ServiceAccount", "name": "headroom-status", "namespace": "headroom"},
+        {"kind": "ServiceAccount", "name": "ci-runner", "namespace": "ci"},
+    ]
+    # AND the library builds the same
+    assert rendered == library_rbac_objects(values, chart_defaults, "web")
+    # AND NOTES say who may read
+    notes = render(chart, values, release="web")["node-headroom/templates/NOTES.txt"]
+    assert "the ClusterRoleBinding web-headroom-reader grants it to:" in notes
+    assert "  - ServiceAccount ci/ci-runner" in notes
+
+
 def test_the_reader_passes_the_strict_schemas_of_each_release(chart: helm.Chart) -> None:
-    rendered = rbac_objects(chart, {"reader": {"create": True}})
-    assert sorted(rendered) == ["ClusterRole"]
+    rendered = rbac_objects(chart, {"reader": {"create": True, "subjects": SUBJECTS}})
+    assert sorted(rendered) == ["ClusterRole", "ClusterRoleBinding"]
     failures = {
         (kind, version): errors
         for kind, document in rendered.items()

@@ -160,7 +160,7 @@ def values_from_app(app: Construct) -> Values:
         ],
         "alerts": _alerts_values(watching[0] if watching else None, headroom),
         # The chart's own, for plan and status: an app holds no reader
-        "reader": {"create": False, "name": None},
+        "reader": {"create": False, "name": None, "subjects": []},
     }
     return values
 

@@ -26,7 +26,7 @@ from typing import Any
 import cdk8s
 
 from cdk8s_headroom.helm.go_template import called_by, message_parts, rule_helpers
-from cdk8s_headroom.helm.reader import add_reader
+from cdk8s_headroom.helm.reader import add_reader, subject
 from cdk8s_headroom.helm.values import ALERTS, CHART_NAME, CUSTOM_TASK, checks, read_back
 from cdk8s_headroom.helm.values_to_app import DEFAULT_TASK, HEADROOM_ID, RELEASE_PREFIX, TASK_VALUES
 from cdk8s_headroom.objects.alerts import PROMETHEUS_RULE_API_VERSION, HeadroomAlerts
@@ -56,6 +56,7 @@ from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
 from cdk8s_headroom.vocabulary.placement import Taint, Toleration
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PreemptionPolicy, PriorityModel
+from cdk8s_headroom.vocabulary.rbac import SubjectKind
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 from cdk8s_headroom.vocabulary.security_context import NOBODY_UID
@@ -313,15 +314,21 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _reader_data() -> dict[str, Any]:
-    """The reader's ClusterRole (``reader.add_reader``, for ``reader.create``) but its
-    name: its labels and rules."""
+    """The reader's objects (``reader.add_reader``, for ``reader.create``) but what the
+    values give: the ClusterRole's labels and rules, the binding's roleRef but its name,
+    and each kind's subject but its kind and name, its namespace a place
+    (``{namespace}``) where it has one."""
     chart = _chart()
-    add_reader(chart, name="reference")
-    (role,) = chart.to_json()
+    kinds = [{"kind": kind.value, "name": "reference"} for kind in SubjectKind]
+    subjects = [subject(item, "{namespace}", field="reference") for item in kinds]
+    add_reader(chart, name="reference", subjects=subjects)
+    role, binding = chart.to_json()
     return {
         "apiVersion": role["apiVersion"],
         "labels": role["metadata"]["labels"],
         "rules": role["rules"],
+        "roleRef": _without(binding["roleRef"], "name"),
+        "subjects": {item["kind"]: _without(item, "kind", "name") for item in binding["subjects"]},
     }
 
 

@@ -42,6 +42,7 @@ from cdk8s_headroom.vocabulary.placement import (
     TolerationOperator,
 )
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel
+from cdk8s_headroom.vocabulary.rbac import SubjectKind
 from cdk8s_headroom.vocabulary.reserver_task import TaskKind
 from cdk8s_headroom.vocabulary.rule_language import Grammar, IntRange, Rule
 
@@ -288,9 +289,18 @@ VALUES: tuple[Value, ...] = (
     Value("reader.create", "boolean", "Render a ClusterRole with the read-only access that "
           "`cdk8s-headroom plan` and `status` need to read the cluster, in every namespace "
           "(see docs/plan-status.md)."),
-    Value("reader.name", "string", "The ClusterRole's name. Null: "
+    Value("reader.name", "string", "The ClusterRole's name, and its binding's. Null: "
           f"`{object_names.READER}` after the workloads' name prefix.", rules.DNS_SUBDOMAIN,
           nullable=True),
+    Value("reader.subjects", "list", "Who may read: with any, a ClusterRoleBinding of the "
+          "same name grants them the ClusterRole. Empty: bind it yourself."),
+    Value("reader.subjects[].kind", _enum(SubjectKind), "What the subject is; its `apiGroup` "
+          "follows.", required=True),
+    Value("reader.subjects[].name", "string", "A user's or group's name as your authenticator "
+          "gives it, or a service account's.", rules.SUBJECT_NAME, required=True),
+    Value("reader.subjects[].namespace", "string", "With `ServiceAccount`: its namespace. "
+          "Null: the workloads' (`namespace.name`, or the release namespace).",
+          rules.DNS_LABEL, nullable=True),
 )
 # fmt: on
 
