@@ -12,6 +12,7 @@ import pytest
 
 from cdk8s_headroom.cluster.live_listing import reader_rules
 from cdk8s_headroom.helm import Release, synthesize
+from cdk8s_headroom.simulate.manifests import manifests_from_objects
 from scripts.helm_render import objects, render, without_helm_labels
 from scripts.validation import kubernetes_versions, schema_errors
 
@@ -130,3 +131,15 @@ def test_the_reader_passes_the_strict_schemas_of_each_release(chart: helm.Chart)
         if (errors := schema_errors(document, version))
     }
     assert failures == {}
+
+
+def test_plan_reads_the_charts_output_with_the_reader_as_not_simulated(chart: helm.Chart) -> None:
+    # GIVEN `helm template` with the reader, given to plan or simulate as its manifests
+    rendered = objects(render(chart, {"reader": {"create": True, "subjects": SUBJECTS}}))
+    # WHEN read THEN the role and its binding change no scheduling: reported, not refused,
+    # and named as cluster-scoped objects
+    manifests = manifests_from_objects([("rendered.yaml", rendered)])
+    assert [line for line in manifests.not_simulated if "ClusterRole" in line] == [
+        "ClusterRole headroom-reader: no effect on scheduling",
+        "ClusterRoleBinding headroom-reader: no effect on scheduling",
+    ]
