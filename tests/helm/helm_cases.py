@@ -248,6 +248,24 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
             "burstWorkloads": [{**API, "buffer": {"limits": {"cpu": "2"}}}],
         },
     ),
+    # The reader's ClusterRole (reader.create): alone and named, and bound under a
+    # release prefix, a service account in the workloads' namespace
+    ("reader-named", "node-headroom", {"reader": {"create": True, "name": "plan-and-status"}}),
+    (
+        "reader-bound-under-a-release-prefix",
+        "web",
+        {
+            "namespace": {"name": "headroom"},
+            "reader": {
+                "create": True,
+                "subjects": [
+                    {"kind": "Group", "name": "platform-team"},
+                    {"kind": "ServiceAccount", "name": "ci-runner", "namespace": "ci"},
+                    {"kind": "ServiceAccount", "name": "headroom-status"},
+                ],
+            },
+        },
+    ),
 ]
 
 BUFFER_CASES = [

@@ -22,6 +22,7 @@ import cdk8s
 import helm_python as helm
 import pytest
 
+from cdk8s_headroom.cluster.live_listing import reader_rules
 from cdk8s_headroom.helm import values_from_app, values_to_app
 from cdk8s_headroom.helm.chart import TEMPLATES
 from cdk8s_headroom.helm.library import LIBRARY_JSON
@@ -93,19 +94,21 @@ def test_no_template_writes_a_name_component_or_kind_itself() -> None:
             assert not [p for p in parts if p in literal], (template, literal)
 
 
-def _chart_deciding(tmp_path: Path, change: dict[str, Any]) -> helm.Chart:
-    """This chart with ``library.json`` changed: ``change`` maps a dotted key to its new
-    value."""
+def _chart_deciding(
+    tmp_path: Path, change: dict[str, Any], data_file: str = LIBRARY_JSON
+) -> helm.Chart:
+    """This chart with ``library.json`` (or another file of its library data) changed:
+    ``change`` maps a dotted key to its new value."""
     copy = tmp_path / "chart"
     shutil.copytree(CHART, copy)
-    data = json.loads((copy / LIBRARY_JSON).read_text())
+    data = json.loads((copy / data_file).read_text())
     for dotted, value in change.items():
         *parents, last = dotted.split(".")
         holder = data
         for key in parents:
             holder = holder[key]
         holder[last] = value
-    (copy / LIBRARY_JSON).write_text(json.dumps(data))
+    (copy / data_file).write_text(json.dumps(data))
     return helm.Chart.load(copy)
 
 
@@ -244,3 +247,17 @@ def test_a_burst_containers_default_name_is_decided_once_for_values_and_their_re
     (deployment,) = [d for d in app.charts[-1].to_json() if d["kind"] == "Deployment"]
     assert deployment["spec"]["template"]["spec"]["containers"][0]["name"] == "api-main"
     assert burst["containerName"] is None
+
+
+def test_the_readers_rules_are_the_cluster_reads_in_the_data(tmp_path: Path) -> None:
+    # No template writes a resource of the rules plan and status need...
+    resources = {resource for rule in reader_rules() for resource in rule["resources"]}
+    for template, literals in _literals().items():
+        assert literals & resources == set(), template
+    # ...and a library whose reader needs other rules renders those
+    other = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["watch"]}]
+    chart = _chart_deciding(tmp_path, {"rules": other}, data_file="files/reader.json")
+
+    rendered = _rendered(chart, {"reader": {"create": True}})
+
+    assert rendered[("ClusterRole", "headroom-reader")]["rules"] == other

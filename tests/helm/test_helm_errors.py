@@ -429,6 +429,35 @@ CASES = [
         "alerts.minHeldPercent",
         "from 1 to 100",
     ),
+    (
+        "a-reader-name-that-is-no-dns-subdomain",
+        {"reader": {"create": True, "name": "Headroom_Reader"}},
+        "reader.name",
+        "a DNS-1123 subdomain",
+    ),
+    (
+        "a-subject-without-a-name",
+        {"reader": {"create": True, "subjects": [{"kind": "Group", "name": ""}]}},
+        "reader.subjects[0].name",
+        "a name that is not empty",
+    ),
+    (
+        "a-service-account-name-that-is-no-dns-subdomain",
+        {"reader": {"create": True, "subjects": [{"kind": "ServiceAccount", "name": "CI_Bot"}]}},
+        "reader.subjects[0].name",
+        "as the name of a ServiceAccount is",
+    ),
+    (
+        "a-namespace-for-a-user",
+        {
+            "reader": {
+                "create": True,
+                "subjects": [{"kind": "User", "name": "jane", "namespace": "ci"}],
+            }
+        },
+        "reader.subjects[0].namespace",
+        "no namespace for a User: only a ServiceAccount lives in a namespace",
+    ),
 ]
 
 
@@ -457,7 +486,7 @@ def test_every_rule_has_a_case() -> None:
         "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames", "slicesNeedBoth",
         "noTaskWithoutSlices", "needsRoom", "prepullerName", "bufferPercentageNeedsScalable",
         "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
-        "quantityCap", "ownNamespace",
+        "quantityCap", "ownNamespace", "serviceAccountName", "subjectNamespace",
     }  # fmt: skip
     checked |= {
         "tolerationNeedsKey", "tolerationExistsWithoutValue", "tolerationSecondsNoExecute",
@@ -516,6 +545,10 @@ SCHEMA_CASES = [
     (
         {"nodeAffinity": [{"key": "cpus", "operator": "Gte", "values": ["4"]}]},
         "value must be one of 'In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'",
+    ),
+    (
+        {"reader": {"create": True, "subjects": [{"kind": "Group"}]}},
+        "at '/reader/subjects/0': missing property 'name'",
     ),
 ]
 

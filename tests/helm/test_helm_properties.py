@@ -133,6 +133,23 @@ def affinity(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 @st.composite
+def readers(draw: st.DrawFn) -> dict[str, Any]:
+    """The reader, its subjects now and then breaking a rule: an empty name, a service
+    account's that is no DNS subdomain, a number (what `--set` passes), a namespace
+    for a user or a group, or one that is no DNS label."""
+    subjects = []
+    for _ in range(draw(st.integers(0, 2))):
+        kind = draw(st.sampled_from(["User", "Group", "ServiceAccount"]))
+        name = draw(st.sampled_from(["ops"] * 4 + ["ops@example.com", "", 7]))
+        item: dict[str, Any] = {"kind": kind, "name": name}
+        if draw(st.booleans()):
+            item["namespace"] = draw(st.sampled_from([None, "ci", "ci", "Not_A_Label"]))
+        subjects.append(item)
+    name = draw(st.sampled_from([None, None, "plan-reader", "Bad_Name"]))
+    return {"create": draw(st.integers(0, 3)) > 0, "name": name, "subjects": subjects}
+
+
+@st.composite
 def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     model = draw(st.sampled_from(["guarded", "dedicated-pool", "seed"]))
     cpu = draw(quantities())
@@ -182,6 +199,8 @@ def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
             workload["buffer"] = draw(buffers())
         workloads.append(workload)
     values["burstWorkloads"] = workloads
+    if draw(st.integers(0, 3)) == 0:
+        values["reader"] = draw(readers())
     return draw(st.sampled_from(["node-headroom", "web"])), values
 
 

@@ -50,6 +50,12 @@ CASES = [
         "tolerations[0].operator",
         "one of 'Equal', 'Exists'",
     ),
+    (
+        "a-subject-of-no-rbac-kind",
+        {"reader": {"create": True, "subjects": [{"kind": "Robot", "name": "r2"}]}},
+        "reader.subjects[0].kind",
+        "one of 'User', 'Group', 'ServiceAccount'",
+    ),
 ]
 
 

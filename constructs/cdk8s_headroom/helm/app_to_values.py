@@ -159,6 +159,8 @@ def values_from_app(app: Construct) -> Values:
             _burst_values(w, headroom, implied, labels) for w in headroom.burst_workloads
         ],
         "alerts": _alerts_values(watching[0] if watching else None, headroom),
+        # The chart's own, for plan and status: an app holds no reader
+        "reader": {"create": False, "name": None, "subjects": []},
     }
     return values
 

@@ -5,7 +5,8 @@ change, read from reference constructs and from the library's own declarations: 
 specs and flags per model, pod and container skeletons (resources with ``{cpu}`` and
 ``{memory}`` places, so which limits follow the requests is the library's), names as
 ``object_names`` patterns, components, kinds, task defaults and which values each task
-kind takes, security contexts, labels, the alerts' rule skeletons, and the rules of
+kind takes, security contexts, labels, the alerts' rule skeletons, the reader's
+ClusterRole (its rules are the cluster read's, ``reader_rules``), and the rules of
 ``cdk8s_headroom.vocabulary.rules`` (patterns, ranges, messages); the parts a render
 may not need are files of their own (``LAZY_PARTS``). ``_library.tpl`` is the generated
 rule helpers. ``templates/_helpers.tpl`` places the values into the skeletons
@@ -25,6 +26,7 @@ from typing import Any
 import cdk8s
 
 from cdk8s_headroom.helm.go_template import called_by, message_parts, rule_helpers
+from cdk8s_headroom.helm.reader import add_reader, subject
 from cdk8s_headroom.helm.values import ALERTS, CHART_NAME, CUSTOM_TASK, checks, read_back
 from cdk8s_headroom.helm.values_to_app import DEFAULT_TASK, HEADROOM_ID, RELEASE_PREFIX, TASK_VALUES
 from cdk8s_headroom.objects.alerts import PROMETHEUS_RULE_API_VERSION, HeadroomAlerts
@@ -54,6 +56,7 @@ from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
 from cdk8s_headroom.vocabulary.placement import Taint, Toleration
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PreemptionPolicy, PriorityModel
+from cdk8s_headroom.vocabulary.rbac import SubjectKind
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 from cdk8s_headroom.vocabulary.security_context import NOBODY_UID
@@ -198,6 +201,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "prepuller": object_names.PREPULLER,
             "buffer": object_names.BUFFER,
             "alerts": object_names.ALERTS,
+            "reader": object_names.READER,
             "scratchVolume": object_names.SCRATCH_VOLUME,
             "prepullInit": object_names.PREPULL_INIT,
             "pullInit": object_names.PULL_INIT,
@@ -295,6 +299,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
                 for template in alert_rules.ALERTS
             ],
         },
+        "reader": _reader_data(),
         "valueRules": value_rules(),
         "capFree": cap_free(),
         "decimalSuffixes": quantity_arithmetic.DECIMAL_SUFFIXES,
@@ -305,6 +310,25 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
         "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
         "bareCores": [quantity.BARE_CORES_WARNING, quantity.BARE_CORES_MESSAGE],
+    }
+
+
+def _reader_data() -> dict[str, Any]:
+    """The reader's objects (``reader.add_reader``, for ``reader.create``) but what the
+    values give: the ClusterRole's labels and rules, the binding's roleRef but its name,
+    and each kind's subject but its kind and name, its namespace a place
+    (``{namespace}``) where it has one."""
+    chart = _chart()
+    kinds = [{"kind": kind.value, "name": "reference"} for kind in SubjectKind]
+    subjects = [subject(item, "{namespace}", field="reference") for item in kinds]
+    add_reader(chart, name="reference", subjects=subjects)
+    role, binding = chart.to_json()
+    return {
+        "apiVersion": role["apiVersion"],
+        "labels": role["metadata"]["labels"],
+        "rules": role["rules"],
+        "roleRef": _without(binding["roleRef"], "name"),
+        "subjects": {item["kind"]: _without(item, "kind", "name") for item in binding["subjects"]},
     }
 
 
@@ -462,13 +486,13 @@ LIBRARY_JSON = "files/library.json"
 """Where the chart keeps ``library_data``; the templates read it with ``.Files.Get``,
 which costs a JSON decode per render instead of parsing and running Go literals."""
 
-LAZY_PARTS = ("messages", "alerts", "rows")
+LAZY_PARTS = ("messages", "alerts", "reader", "rows")
 """The parts of ``library_data`` a render may not need, each in ``files/<part>.json``,
 which the templates' ``node-headroom.load`` decodes when needed: the decode of
 library.json is the costliest call of a render, at about 12 us per KB. The refusals'
-and warnings' ``messages``, the ``alerts``, and the checks' ``rows`` of each group
-(``check_groups``; ``groups``, in the order of library.json's ``checks``), needed only
-for a value that is not its default."""
+and warnings' ``messages``, the ``alerts``, the ``reader``, and the checks' ``rows`` of
+each group (``check_groups``; ``groups``, in the order of library.json's ``checks``),
+needed only for a value that is not its default."""
 
 
 def _json_lines(data: Mapping[str, Any]) -> str:

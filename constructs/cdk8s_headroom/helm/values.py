@@ -32,7 +32,7 @@ import yaml
 
 from cdk8s_headroom.objects.burst import ImagePullPolicy
 from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import object_names, rules
 from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
 from cdk8s_headroom.vocabulary.placement import (
@@ -42,6 +42,7 @@ from cdk8s_headroom.vocabulary.placement import (
     TolerationOperator,
 )
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel
+from cdk8s_headroom.vocabulary.rbac import SubjectKind
 from cdk8s_headroom.vocabulary.reserver_task import TaskKind
 from cdk8s_headroom.vocabulary.rule_language import Grammar, IntRange, Rule
 
@@ -115,8 +116,9 @@ _MEM = rules.CONTAINER_MEMORY  # a quantity, and at least 4Mi
 
 # fmt: off
 VALUES: tuple[Value, ...] = (
-    Value("namePrefix", "string", "Prepended to the names of the DaemonSet, the Deployments "
-          "and their autoscalers, so that releases do not collide. Null: none for the release "
+    Value("namePrefix", "string", "Prepended to the names of the DaemonSet, the Deployments, "
+          "their autoscalers and the reader's ClusterRole, so that releases do not collide. "
+          "Null: none for the release "
           f"named `{CHART_NAME}`, `<release>-` for any other.", nullable=True),
     Value("model", _enum(PriorityModel), "How headroom, burst and ordinary pods are ranked "
           "(see the project README): `guarded` keeps ordinary pods from preempting, "
@@ -284,6 +286,21 @@ VALUES: tuple[Value, ...] = (
           prop="burst_start_budget"),
     Value("alerts.severity", _enum(AlertSeverity), "The alerts' `severity` label.",
           prop="severity"),
+    Value("reader.create", "boolean", "Render a ClusterRole with the read-only access that "
+          "`cdk8s-headroom plan` and `status` need to read the cluster, in every namespace "
+          "(see docs/plan-status.md)."),
+    Value("reader.name", "string", "The ClusterRole's name, and its binding's. Null: "
+          f"`{object_names.READER}` after the workloads' name prefix.", rules.DNS_SUBDOMAIN,
+          nullable=True),
+    Value("reader.subjects", "list", "Who may read: with any, a ClusterRoleBinding of the "
+          "same name grants them the ClusterRole. Empty: bind it yourself."),
+    Value("reader.subjects[].kind", _enum(SubjectKind), "What the subject is; its `apiGroup` "
+          "follows.", required=True),
+    Value("reader.subjects[].name", "string", "A user's or group's name as your authenticator "
+          "gives it, or a service account's.", rules.SUBJECT_NAME, required=True),
+    Value("reader.subjects[].namespace", "string", "With `ServiceAccount`: its namespace. "
+          "Null: the workloads' (`namespace.name`, or the release namespace).",
+          rules.DNS_LABEL, nullable=True),
 )
 # fmt: on
 

@@ -16,6 +16,7 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
+from cdk8s_headroom.helm.reader import add_reader, subject
 from cdk8s_headroom.helm.value_checks import (
     ValuesError,
     check_placement,
@@ -283,6 +284,14 @@ def build(
             given["severity"] = AlertSeverity(given["severity"])
         with in_values(_ALERTS_INVERSE, prefix="alerts."):
             HeadroomAlerts(workloads, "alerts", headroom=headroom, **given)
+    if value_at(values, "reader.create"):
+        subjects = [
+            subject(item, namespace, field=f"reader.subjects[{index}]")
+            for index, item in enumerate(value_at(values, "reader.subjects") or ())
+        ]
+        # The prefix passed the reserver's name check, so the prefixed name is valid too
+        name = value_at(values, "reader.name") or f"{prefix}{object_names.READER}"
+        add_reader(cluster, name=name, subjects=subjects)
     with in_values():
         validate_app(app)
     return [cluster, workloads]

@@ -56,6 +56,9 @@ NO_SCHEDULING_EFFECT = {
     "Secret": "no effect on scheduling",
     "Service": "no effect on scheduling",
     "ServiceAccount": "no effect on scheduling",
+    # The chart's reader (reader.create): who may read the cluster
+    "ClusterRole": "no effect on scheduling",
+    "ClusterRoleBinding": "no effect on scheduling",
 }
 """Kinds that may appear in the manifests and are reported as not simulated."""
 

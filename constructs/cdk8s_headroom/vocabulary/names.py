@@ -152,7 +152,16 @@ def sequence(value: object, *, field: str, allowed: str) -> tuple[object, ...]:
 
 
 CLUSTER_SCOPED_KINDS = frozenset(
-    {"Node", "PriorityClass", "Namespace", "NodePool", "EC2NodeClass", "NodeClass"}
+    {
+        "Node",
+        "PriorityClass",
+        "Namespace",
+        "NodePool",
+        "EC2NodeClass",
+        "NodeClass",
+        "ClusterRole",
+        "ClusterRoleBinding",
+    }
 )
 """The cluster-scoped kinds this library emits or reads: their objects have no namespace,
 so a name is unique per kind across the cluster."""

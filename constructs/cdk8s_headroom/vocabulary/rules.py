@@ -16,6 +16,7 @@ from cdk8s_headroom.vocabulary.node_labels import (
     AUTO_MODE_INSTANCE_LABEL_PREFIX,
     KARPENTER_NODEPOOL_LABEL,
 )
+from cdk8s_headroom.vocabulary.rbac import SubjectKind
 from cdk8s_headroom.vocabulary.rule_language import (
     AllOf,
     AnyOf,
@@ -444,6 +445,27 @@ OWN_NAMESPACE = Rule(
     Not(In("value", Const(SHARED_NAMESPACES))),
 )
 
+# --- who a ClusterRoleBinding binds (the API server's rules) --------------------------
+
+SUBJECT_NAME = Grammar("subjectName", (Clause(".+", "a name that is not empty, on one line"),))
+"""A user's, a group's or a service account's name: a user's and a group's are the
+authenticator's own (an email address, an ARN), so any text."""
+SERVICE_ACCOUNT_NAME = Rule(
+    "serviceAccountName",
+    f"{_SUBDOMAIN_ALLOWED}, as the name of a ServiceAccount is",
+    AnyOf(
+        Not(Eq("kind", Const(SubjectKind.SERVICE_ACCOUNT.value))), Matches("value", DNS_SUBDOMAIN)
+    ),
+)
+SUBJECT_NAMESPACE = Rule(
+    "subjectNamespace",
+    "no namespace for a {kind}: only a ServiceAccount lives in a namespace",
+    AnyOf(
+        Not(Given("value")),
+        In("kind", Const(tuple(kind.value for kind in SubjectKind if kind.namespaced))),
+    ),
+)
+
 PROMETHEUS_DURATION = Grammar(
     "prometheusDuration",
     (
@@ -473,6 +495,7 @@ GRAMMARS = (
     IMAGE,
     QUANTITY,
     PROMETHEUS_DURATION,
+    SUBJECT_NAME,
 )
 INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT)
 RULES = (
@@ -508,6 +531,8 @@ RULES = (
     BUFFER_NOT_ON_AUTO_MODE,
     BUFFER_ALPHA_NOT_ON_KARPENTER,
     OWN_NAMESPACE,
+    SERVICE_ACCOUNT_NAME,
+    SUBJECT_NAMESPACE,
 )
 """Every rule across values, for the chart generator."""
 PREDICATES = (ON_KARPENTER,)

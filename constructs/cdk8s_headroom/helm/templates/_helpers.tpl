@@ -472,6 +472,7 @@ node-headroom.lazy parses when a render runs them. */}}
 
 {{- end -}}
 {{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" $reserverName "prefix" $prefix "slices" $slices "bursts" $c.bursts)) }}{{ end -}}
+{{- if $v.reader.create }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "reader") "name" "node-headroom.reader" "args" (dict "lib" $lib "helm" $helm "r" $v.reader "c" $c "prefix" $prefix)) }}{{ end -}}
 {{- $_ := set $c "classMeta" (merge (deepCopy $lib.classLabels) $helm) -}}
 {{- $_ := set $c "classAnnotations" $lib.classAnnotations -}}
 {{- $_ := set $c "warnings" $warnings -}}

@@ -1,0 +1,61 @@
+"""The reader: the ClusterRole a user needs to run ``plan`` and ``status`` on the cluster,
+and the ClusterRoleBinding that grants it, as the chart's ``reader`` values make them.
+
+Its rules are ``reader_rules``, which the cluster read declares (docs/plan-status.md,
+"Reading the cluster"); ``library.library_data`` reads what the templates place from a
+reference made here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import cdk8s
+from constructs import Construct
+
+from cdk8s_headroom.cluster.live_listing import reader_rules
+from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.vocabulary import rbac, rules
+from cdk8s_headroom.vocabulary.labels import PART_OF
+from cdk8s_headroom.vocabulary.rbac import SubjectKind
+
+
+def subject(item: Mapping[str, Any], namespace: str, *, field: str) -> dict[str, Any]:
+    """A ``reader.subjects`` item as an RBAC subject, after its rules across fields: its
+    ``apiGroup`` follows its kind, and a service account's namespace is ``namespace``
+    unless the item gives one."""
+    kind = SubjectKind(item["kind"])
+    rules.SERVICE_ACCOUNT_NAME.check(f"{field}.name", item["name"], kind=kind.value)
+    rules.SUBJECT_NAMESPACE.check(f"{field}.namespace", item.get("namespace"), kind=kind.value)
+    given = item.get("namespace") or namespace
+    return {
+        "kind": kind.value,
+        "name": item["name"],
+        "apiGroup": kind.api_group,
+        "namespace": given if kind.namespaced else None,
+    }
+
+
+def add_reader(scope: Construct, *, name: str, subjects: Sequence[Mapping[str, Any]]) -> None:
+    """The ClusterRole ``name`` with ``reader_rules``, and, for any ``subjects`` (RBAC
+    subjects, ``subject``), the ClusterRoleBinding of the same name that grants it."""
+    metadata = cdk8s.ApiObjectMetadata(name=name, labels={"app.kubernetes.io/part-of": PART_OF})
+    RenderedApiObject(
+        scope,
+        "reader",
+        api_version=rbac.API_VERSION,
+        kind="ClusterRole",
+        metadata=metadata,
+        render=lambda: {"rules": reader_rules()},
+    )
+    if subjects:
+        role_ref = {"apiGroup": rbac.API_GROUP, "kind": "ClusterRole", "name": name}
+        RenderedApiObject(
+            scope,
+            "reader-binding",
+            api_version=rbac.API_VERSION,
+            kind="ClusterRoleBinding",
+            metadata=metadata,
+            render=lambda: {"roleRef": role_ref, "subjects": list(subjects)},
+        )
