@@ -313,3 +313,54 @@ def test_a_listing_that_changes_while_it_is_read_is_read_whole_and_once(
     # one pod is deleted before the next is created: 39 to 40 pods, plus the ones a
     # deletion left terminating
     assert all(39 <= count <= 45 for count in counts), counts
+
+
+@pytest.mark.usefixtures("kubectl_on_path")
+def test_the_charts_reader_role_lets_a_service_account_run_status(
+    cluster: LiveCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import helm_python as helm
+
+    from scripts.helm_render import CHART
+
+    cluster.add_nodes([NodeShape("reader-0")])
+    reader = "status-reader"
+    cluster.apply(
+        [
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "readers"}},
+            {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": {"name": reader, "namespace": "readers"},
+            },
+        ]
+    )
+    values = {
+        "reader": {
+            "create": True,
+            "subjects": [{"kind": "ServiceAccount", "name": reader, "namespace": "readers"}],
+        }
+    }
+    config = helm.Config(kubeconfig_path=cluster.kubeconfig, namespace="web")
+    installed = config.install(
+        str(CHART), "web", values, namespace="web", create_namespace=True, timeout=120
+    )
+    assert installed["status"] == "deployed"
+    token = cluster.kubectl("create", "token", reader, "-n", "readers").stdout.strip()
+    kubeconfig = yaml.safe_load(cluster.kubeconfig.read_text())
+    kubeconfig["users"] = [{"name": reader, "user": {"token": token}}]
+    for context in kubeconfig["contexts"]:
+        context["context"]["user"] = reader
+    path = tmp_path / "reader.kubeconfig"
+    path.write_text(yaml.safe_dump(kubeconfig))
+
+    def reads() -> dict[str, Any] | None:
+        code, out, _ = _run(capsys, "status", "--kubeconfig", str(path), "--json")
+        return json.loads(out) if code != 2 else None  # 2: the binding not in force yet
+
+    report = cluster.wait_for(reads, what="status readable with the chart's reader role")
+    assert [h["name"] for h in report["headrooms"]] == ["web/web-headroom-reserver"]
+    assert not [w for w in report["warnings"] if "not read" in w]  # events and buffers too
+
+    config.uninstall("web", timeout=120)
+    assert cluster.kubectl("get", "clusterrole", "web-headroom-reader", check=False).returncode
