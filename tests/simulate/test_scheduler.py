@@ -28,6 +28,7 @@ from cdk8s_headroom.simulate.scheduler import (
     num_candidates,
     pick_one_node,
 )
+from cdk8s_headroom.simulate.versions import KubernetesVersion
 from cdk8s_headroom.simulate.whatif import judge_p1, judge_p2, judge_p3
 from cdk8s_headroom.simulate.workloads import ClassRegistry, PodTemplate, Workload
 from cdk8s_headroom.vocabulary.placement import (
@@ -105,6 +106,50 @@ def test_a_pod_that_fits_binds_without_preemption_to_the_least_allocated_node() 
     assert decision.node == "idle"
     assert decision.victims == ()
     assert decision.candidates == ()
+
+
+def _fits_on(version: KubernetesVersion) -> str | None:
+    """Two 4-CPU/4Gi nodes: n0 holds 2500m and 768Mi, n1 300m and 1920Mi; the pod asks
+    100m and 896Mi. LeastAllocated scores n0 47 and n1 60; BalancedAllocation scores
+    the balance with the pod (87 and 70) before 1.36, and the change in balance
+    (50 + (50 + 87 - 78) / 2 = 79 and 50 + (50 + 70 - 80) / 2 = 70) from 1.36."""
+    gib, mib = 2**30, 2**20
+    state = ClusterState(
+        [Node(name, Resources(4000, 4 * gib), 110) for name in ("n0", "n1")], version=version
+    )
+    state.bind(Pod("a0", "", 0, LOWER, Resources(2500, 768 * mib)), "n0")
+    state.bind(Pod("a1", "", 0, LOWER, Resources(300, 1920 * mib)), "n1")
+    return schedule(state, Pod("new", "", 0, LOWER, Resources(100, 896 * mib))).node
+
+
+def test_balanced_allocation_scores_the_balance_with_the_pod_before_1_36() -> None:
+    """``balanced_allocation.go`` ``balancedResourceScorer`` of kubernetes 1.34."""
+    assert _fits_on(KubernetesVersion(1, 34)) == "n0"  # 47 + 87 against 60 + 70
+
+
+def test_balanced_allocation_scores_the_change_in_balance_from_1_36() -> None:
+    """``balancedResourceScorer`` of kubernetes PR 135573 (1.36 on)."""
+    assert _fits_on(KubernetesVersion(1, 37)) == "n1"  # 47 + 79 against 60 + 70
+
+
+def test_an_untolerated_prefer_no_schedule_taint_outweighs_more_room() -> None:
+    """TaintToleration scores with weight 3, reversed and normalized
+    (``taint_toleration.go``, ``DefaultNormalizeScore``): an untolerated
+    PreferNoSchedule taint costs 300 points, more than any room can win back."""
+    soft = Taint("dedicated", "batch", TaintEffect.PREFER_NO_SCHEDULE)
+    state = cluster([node("idle", taints=(soft,)), node("busy")], {"busy": [pod("a", 600)]})
+    tolerant = Placement(tolerations=(Toleration("dedicated", TolerationOperator.EXISTS),))
+
+    assert schedule(state, pod("new", 300, 10)).node == "busy"
+    assert schedule(state, pod("new", 300, 10, placement=tolerant)).node == "idle"
+
+
+def test_equal_scores_go_to_the_first_node_from_the_offset() -> None:
+    """``selectHost`` picks at random among the best scores; the simulator takes the
+    first from ``offset``, so every offset names each of the tied nodes."""
+    state = cluster([node("a"), node("b"), node("c")], {"c": [pod("x", 600)]})
+
+    assert [schedule(state, pod("new", 300), offset=k).node for k in range(3)] == ["a", "b", "a"]
 
 
 def test_a_nominated_node_that_fits_is_chosen_first() -> None:

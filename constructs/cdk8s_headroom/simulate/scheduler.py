@@ -9,8 +9,10 @@ The steps and their order follow ``shared/preemption/ALGORITHM.md`` (kubernetes
    Unschedulable (UnschedulableAndUnresolvable when the request exceeds the node's
    allocatable, as NodeResourcesFit does).
 2. When nodes pass, the pod binds to its nominated node if that one passes, otherwise to
-   the node with the most room left (NodeResourcesFit's LeastAllocated score); the
-   other score plugins are not modelled, and ties go to the first node.
+   the node with the best score of the default profile (TaintToleration,
+   NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation, ``scores``);
+   the scheduler picks at random among equal scores, the simulator the first from
+   ``offset``.
 3. Otherwise PostFilter: ``PodEligibleToPreemptOthers``, then ``DryRunPreemption`` over
    the Unschedulable nodes (``SelectVictimsOnNode`` on each), then
    ``pickOneNodeForPreemption``.
@@ -384,17 +386,112 @@ def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
     return remaining[0]
 
 
+DEFAULT_MILLI_CPU_REQUEST = 100
+"""``schedutil.DefaultMilliCPURequest``: what a pod without a cpu request counts as when
+NodeResourcesFit scores nodes."""
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+"""``schedutil.DefaultMemoryRequest``, likewise for memory."""
+MAX_NODE_SCORE = 100
+
+TAINT_TOLERATION_WEIGHT = 3
+NODE_RESOURCES_FIT_WEIGHT = 1
+BALANCED_ALLOCATION_WEIGHT = 1
+"""The default profile's score weights (``pkg/scheduler/apis/config/v1/default_plugins.go``).
+The other score plugins give every node the same score for the pods modelled here: no
+preferred affinity (NodeAffinity), no pod affinity (InterPodAffinity), no images on the
+nodes (ImageLocality), no volumes (VolumeBinding), and spreading only for pods that a
+Service or workload selects (PodTopologySpread's default constraints)."""
+
+
+def _non_zero(requests: Resources) -> Resources:
+    """``NonMissingContainerRequests`` per pod: a missing request counts as the default
+    (the scheduler applies it per container; the model keeps the pod's sum only)."""
+    return Resources(
+        requests.cpu or DEFAULT_MILLI_CPU_REQUEST, requests.memory or DEFAULT_MEMORY_REQUEST
+    )
+
+
 def _least_allocated(request: Resources, state: NodeState) -> int:
-    """NodeResourcesFit's default score: the free share left, averaged over cpu and
-    memory (0-100)."""
-    total = 0
-    for capacity, used in (
-        (state.node.allocatable.cpu, state.cpu + request.cpu),
-        (state.node.allocatable.memory, state.memory + request.memory),
+    """NodeResourcesFit's default score (``least_allocated.go`` ``leastResourceScorer``):
+    the free share left after the pod, averaged over cpu and memory (0-100), every pod
+    counted with its non-zero requests."""
+    pod = _non_zero(request)
+    used = Resources()
+    for other in state.pods:
+        used += _non_zero(other.requests)
+    total = weights = 0
+    for capacity, requested in (
+        (state.node.allocatable.cpu, used.cpu + pod.cpu),
+        (state.node.allocatable.memory, used.memory + pod.memory),
     ):
-        if capacity > 0:
-            total += (capacity - used) * 100 // capacity
-    return total // 2
+        if capacity == 0:
+            continue
+        weights += 1
+        if requested <= capacity:
+            total += (capacity - requested) * MAX_NODE_SCORE // capacity
+    return total // weights if weights else 0
+
+
+def _balance(cpu: int, memory: int, node: Node) -> int:
+    """``balancedResourceScore``: 100 times one minus half the gap between the cpu and
+    memory shares (each capped at 1)."""
+    fractions = [
+        min(requested / capacity, 1.0)
+        for requested, capacity in ((cpu, node.allocatable.cpu), (memory, node.allocatable.memory))
+        if capacity
+    ]
+    deviation = abs(fractions[0] - fractions[1]) / 2 if len(fractions) == 2 else 0.0
+    return int((1 - deviation) * MAX_NODE_SCORE)
+
+
+def _balanced_allocation(request: Resources, state: NodeState, version: KubernetesVersion) -> int:
+    """NodeResourcesBalancedAllocation (``balanced_allocation.go``
+    ``balancedResourceScorer``), on the actual requests: the balance with the pod, or
+    from 1.36 the change in balance the pod brings (``KubernetesVersion``)."""
+    node = state.node
+    with_pod = _balance(state.cpu + request.cpu, state.memory + request.memory, node)
+    if not version.balanced_allocation_scores_the_change:
+        return with_pod
+    without_pod = _balance(state.cpu, state.memory, node)
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without_pod) // 2
+
+
+def _intolerable_prefer_no_schedule(pod: Pod, node: Node) -> int:
+    """TaintToleration's raw score: the node's PreferNoSchedule taints that no
+    toleration with that effect (or none) tolerates."""
+    tolerations = [
+        t
+        for t in pod.placement.tolerations
+        if t.effect is None or t.effect is TaintEffect.PREFER_NO_SCHEDULE
+    ]
+    return sum(
+        1
+        for taint in node.taints
+        if taint.effect is TaintEffect.PREFER_NO_SCHEDULE
+        and not any(t.tolerates(taint) for t in tolerations)
+    )
+
+
+def scores(state: ClusterState, pod: Pod, feasible: Sequence[NodeState]) -> list[int]:
+    """The default profile's weighted score of each feasible node
+    (``schedule_one.go`` ``prioritizeNodes``), each plugin normalized as upstream."""
+    taints = [_intolerable_prefer_no_schedule(pod, node.node) for node in feasible]
+    most = max(taints, default=0)
+    # DefaultNormalizeScore(MaxNodeScore, reverse=true)
+    taint_scores = [
+        MAX_NODE_SCORE - (MAX_NODE_SCORE * count // most if most else 0) for count in taints
+    ]
+    balanced = pod.requests.cpu > 0 or pod.requests.memory > 0  # best-effort pods skip it
+    return [
+        TAINT_TOLERATION_WEIGHT * taint_score
+        + NODE_RESOURCES_FIT_WEIGHT * _least_allocated(pod.requests, node)
+        + (
+            BALANCED_ALLOCATION_WEIGHT * _balanced_allocation(pod.requests, node, state.version)
+            if balanced
+            else 0
+        )
+        for node, taint_score in zip(feasible, taint_scores, strict=True)
+    ]
 
 
 def _summary(statuses: Counter[str], total: int) -> str:
@@ -413,13 +510,14 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
     ]
     if feasible:
         nominated = [node for node in feasible if node.name == pod.nominated_node]
-        chosen = nominated[0] if nominated else feasible[0]
-        if not nominated:
-            best = _least_allocated(pod.requests, chosen)
-            for node in feasible[1:]:
-                score = _least_allocated(pod.requests, node)
-                if score > best:
-                    chosen, best = node, score
+        if nominated:
+            chosen = nominated[0]
+        else:
+            # selectHost picks at random among the best: ties go to the first from offset
+            ranked = scores(state, pod, feasible)
+            best = max(ranked)
+            tied = [node for node, score in zip(feasible, ranked, strict=True) if score == best]
+            chosen = tied[offset % len(tied)]
         return Decision(pod, eligible, chosen.name, reason="fits without preemption")
 
     statuses: Counter[str] = Counter()
