@@ -600,3 +600,18 @@ def run(
             if report is not None:
                 report(outcome)
     return tally
+
+
+def record_vectors(release: str, disagreements: Iterable[Outcome]) -> Path:
+    """Adds each disagreement not yet kept to ``VECTORS/differential-<release>.json``,
+    its ``reasoning`` saying what is left to do."""
+    path = VECTORS / f"differential-{release}.json"
+    kept = json.loads(path.read_text()) if path.exists() else []
+    names = {vector["name"] for vector in kept}
+    for outcome in disagreements:
+        vector = outcome.vector()
+        if vector["name"] not in names:
+            kept.append({**vector, "reasoning": "to do: fix the simulator or explain the limit"})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(kept, indent=1) + "\n")
+    return path
