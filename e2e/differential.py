@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import itertools
 import json
 import os
 import re
@@ -38,7 +37,6 @@ from cdk8s_headroom.cli import main as cli_main
 from cdk8s_headroom.cluster.snapshot import load_snapshot
 from cdk8s_headroom.simulate.model import Pod
 from cdk8s_headroom.simulate.scenario import decide, load_scenario
-from cdk8s_headroom.simulate.scheduler import schedule
 from cdk8s_headroom.simulate.versions import KubernetesVersion
 from e2e.cluster import ClusterError, LiveCluster, Manifest, processes_under
 from e2e.scenarios import (
@@ -190,47 +188,15 @@ def simulate_answer(scenario: Mapping[str, Any], version: KubernetesVersion) -> 
     return Answer(decision.node, frozenset(p.name for p in decision.victims))
 
 
-_MAX_ORDERS = 256
-
-
-def _tie_orders(scenario: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
-    """The pod lists that differ only in the order of pods of one node with equal
-    priority and start time. ``MoreImportantPod`` cannot order them and
-    ``SelectVictimsOnNode`` sorts with ``sort.Slice``, which is not stable, so the
-    scheduler may reprieve them in any order (``pkg/scheduler/framework/plugins/
-    defaultpreemption/default_preemption.go``); the simulator reprieves in list order."""
-    pods: list[dict[str, Any]] = list(scenario["pods"])
-    groups: dict[tuple[str, int, str | None], list[int]] = {}
-    for index, pod in enumerate(pods):
-        key = (pod["node"], pod.get("priority", 0), pod.get("start_time"))
-        groups.setdefault(key, []).append(index)
-    tied = [indexes for indexes in groups.values() if len(indexes) > 1]
-    choices = [list(itertools.permutations(indexes)) for indexes in tied]
-    for count, combination in enumerate(itertools.product(*choices)):
-        if count >= _MAX_ORDERS:
-            return
-        order = list(range(len(pods)))
-        for slots, permuted in zip(tied, combination, strict=True):
-            for slot, source in zip(slots, permuted, strict=True):
-                order[slot] = source
-        yield [pods[i] for i in order]
-
-
 def answers(scenario: Mapping[str, Any], version: KubernetesVersion) -> set[Answer]:
-    """Every answer the scheduler may give: the simulator's decision under each order
-    of pods it cannot tell apart (``_tie_orders``) and each node the dry run may start
-    from (``DryRunPreemption`` starts at a random offset and ``pickOneNodeForPreemption``
-    leaves a final tie to that order)."""
-    found: set[Answer] = set()
-    node_count = len(scenario["nodes"])
-    for pods in _tie_orders(scenario):
-        loaded = load_scenario(
-            {**scenario, "pods": pods}, source=str(scenario.get("name")), version=version
-        )
-        for offset in range(max(1, node_count)):
-            decision = schedule(loaded.state, loaded.preemptor, offset=offset)
-            found.add(Answer(decision.node, frozenset(p.name for p in decision.victims)))
-    return found
+    """Every answer the scheduler may give by the simulator: its decision and the
+    equally good ones it names where the scheduler breaks a tie at random
+    (``Decision.alternatives``)."""
+    decision = decide(load_scenario(scenario, source=str(scenario.get("name")), version=version))
+    return {
+        Answer(d.node, frozenset(p.name for p in d.victims))
+        for d in (decision, *decision.alternatives)
+    }
 
 
 # -- the live side ------------------------------------------------------------------------

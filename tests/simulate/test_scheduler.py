@@ -25,6 +25,7 @@ from cdk8s_headroom.simulate.model import LabelSelector
 from cdk8s_headroom.simulate.scheduler import (
     Candidate,
     dry_run_preemption,
+    equally_good,
     num_candidates,
     pick_one_node,
 )
@@ -548,6 +549,7 @@ def test_the_scheduler_picks_the_node_with_the_lowest_priority_victims() -> None
         "victims": ["p2"],
         "per_node_victims": {"n1": ["p1"], "n2": ["p2"], "n3": ["p3"]},
         "per_node_pdb_violations": {"n1": 0, "n2": 0, "n3": 0},
+        "alternatives": [],
     }
 
 
@@ -712,3 +714,33 @@ def test_p1_holds_on_a_pool_whose_taint_ordinary_pods_do_not_tolerate() -> None:
 
     assert verdict.holds is True
     assert "cannot run on n: node(s) had untolerated taint {pool: burst}" in verdict.reason
+
+
+def test_pods_of_equal_priority_and_start_make_each_an_equally_good_victim() -> None:
+    """``MoreImportantPod`` (``pkg/scheduler/util/utils.go``) cannot order pods of one
+    priority and start time, and ``SelectVictimsOnNode`` sorts with ``sort.Slice``
+    (``default_preemption.go``), which is not stable: either may be reprieved."""
+    state = cluster([node("n")], {"n": [pod("a", 400, start=5), pod("b", 400, start=5)]})
+    preemptor = pod("new", 500, 10)
+
+    decision = schedule(state, preemptor)
+    others = equally_good(state, preemptor)
+
+    assert names(decision.victims) == ["b"]
+    assert [(o.node, names(o.victims)) for o in others] == [("n", ["a"])]
+    assert names(state.nodes[0].pods) == ["a", "b"]  # the state is left as it was
+
+
+def test_a_full_tie_between_candidates_names_the_other_node() -> None:
+    """``pickOneNodeForPreemption`` leaves a full tie to the dry run's random start."""
+    state = cluster([node("n1"), node("n2")], {"n1": [pod("a", 1000)], "n2": [pod("b", 1000)]})
+
+    others = equally_good(state, pod("new", 1000, 10))
+
+    assert [(o.node, names(o.victims)) for o in others] == [("n2", ["b"])]
+
+
+def test_pods_told_apart_by_start_time_leave_no_alternative() -> None:
+    state = cluster([node("n")], {"n": [pod("a", 400, start=5), pod("b", 400, start=6)]})
+
+    assert equally_good(state, pod("new", 500, 10)) == ()

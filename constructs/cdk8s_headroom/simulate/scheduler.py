@@ -10,7 +10,8 @@ The steps and their order follow ``shared/preemption/ALGORITHM.md`` (kubernetes
    allocatable, as NodeResourcesFit does).
 2. When nodes pass, the pod binds to its nominated node if that one passes, otherwise to
    the node with the best score of the default profile (TaintToleration,
-   NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation, ``scores``);
+   NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation,
+   ``scores.node_scores``);
    the scheduler picks at random among equal scores, the simulator the first from
    ``offset``.
 3. Otherwise PostFilter: ``PodEligibleToPreemptOthers``, then ``DryRunPreemption`` over
@@ -24,12 +25,14 @@ its possible outcomes), and remaining ties go to the first candidate found.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
+from cdk8s_headroom.simulate.scores import node_scores
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
 from cdk8s_headroom.vocabulary.placement import Placement, Taint, TaintEffect, Toleration
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
@@ -236,6 +239,9 @@ class Decision:
     victims: tuple[Pod, ...] = ()
     candidates: tuple[Candidate, ...] = ()
     reason: str = ""
+    alternatives: tuple[Decision, ...] = ()
+    """Other decisions the scheduler may reach as well, where it breaks a tie at random
+    (``equally_good``); empty unless asked for."""
 
     def to_json(self) -> dict[str, object]:
         """The decision as the ``simulate --scenario --json`` command prints it."""
@@ -245,6 +251,10 @@ class Decision:
             "victims": [pod.name for pod in self.victims],
             "per_node_victims": {c.node: [p.name for p in c.victims] for c in self.candidates},
             "per_node_pdb_violations": {c.node: c.pdb_violations for c in self.candidates},
+            "alternatives": [
+                {"node": other.node, "victims": [pod.name for pod in other.victims]}
+                for other in self.alternatives
+            ],
         }
 
 
@@ -386,114 +396,6 @@ def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
     return remaining[0]
 
 
-DEFAULT_MILLI_CPU_REQUEST = 100
-"""``schedutil.DefaultMilliCPURequest``: what a pod without a cpu request counts as when
-NodeResourcesFit scores nodes."""
-DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
-"""``schedutil.DefaultMemoryRequest``, likewise for memory."""
-MAX_NODE_SCORE = 100
-
-TAINT_TOLERATION_WEIGHT = 3
-NODE_RESOURCES_FIT_WEIGHT = 1
-BALANCED_ALLOCATION_WEIGHT = 1
-"""The default profile's score weights (``pkg/scheduler/apis/config/v1/default_plugins.go``).
-The other score plugins give every node the same score for the pods modelled here: no
-preferred affinity (NodeAffinity), no pod affinity (InterPodAffinity), no images on the
-nodes (ImageLocality), no volumes (VolumeBinding), and spreading only for pods that a
-Service or workload selects (PodTopologySpread's default constraints)."""
-
-
-def _non_zero(requests: Resources) -> Resources:
-    """``NonMissingContainerRequests`` per pod: a missing request counts as the default
-    (the scheduler applies it per container; the model keeps the pod's sum only)."""
-    return Resources(
-        requests.cpu or DEFAULT_MILLI_CPU_REQUEST, requests.memory or DEFAULT_MEMORY_REQUEST
-    )
-
-
-def _least_allocated(request: Resources, state: NodeState) -> int:
-    """NodeResourcesFit's default score (``least_allocated.go`` ``leastResourceScorer``):
-    the free share left after the pod, averaged over cpu and memory (0-100), every pod
-    counted with its non-zero requests."""
-    pod = _non_zero(request)
-    used = Resources()
-    for other in state.pods:
-        used += _non_zero(other.requests)
-    total = weights = 0
-    for capacity, requested in (
-        (state.node.allocatable.cpu, used.cpu + pod.cpu),
-        (state.node.allocatable.memory, used.memory + pod.memory),
-    ):
-        if capacity == 0:
-            continue
-        weights += 1
-        if requested <= capacity:
-            total += (capacity - requested) * MAX_NODE_SCORE // capacity
-    return total // weights if weights else 0
-
-
-def _balance(cpu: int, memory: int, node: Node) -> int:
-    """``balancedResourceScore``: 100 times one minus half the gap between the cpu and
-    memory shares (each capped at 1)."""
-    fractions = [
-        min(requested / capacity, 1.0)
-        for requested, capacity in ((cpu, node.allocatable.cpu), (memory, node.allocatable.memory))
-        if capacity
-    ]
-    deviation = abs(fractions[0] - fractions[1]) / 2 if len(fractions) == 2 else 0.0
-    return int((1 - deviation) * MAX_NODE_SCORE)
-
-
-def _balanced_allocation(request: Resources, state: NodeState, version: KubernetesVersion) -> int:
-    """NodeResourcesBalancedAllocation (``balanced_allocation.go``
-    ``balancedResourceScorer``), on the actual requests: the balance with the pod, or
-    from 1.36 the change in balance the pod brings (``KubernetesVersion``)."""
-    node = state.node
-    with_pod = _balance(state.cpu + request.cpu, state.memory + request.memory, node)
-    if not version.balanced_allocation_scores_the_change:
-        return with_pod
-    without_pod = _balance(state.cpu, state.memory, node)
-    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without_pod) // 2
-
-
-def _intolerable_prefer_no_schedule(pod: Pod, node: Node) -> int:
-    """TaintToleration's raw score: the node's PreferNoSchedule taints that no
-    toleration with that effect (or none) tolerates."""
-    tolerations = [
-        t
-        for t in pod.placement.tolerations
-        if t.effect is None or t.effect is TaintEffect.PREFER_NO_SCHEDULE
-    ]
-    return sum(
-        1
-        for taint in node.taints
-        if taint.effect is TaintEffect.PREFER_NO_SCHEDULE
-        and not any(t.tolerates(taint) for t in tolerations)
-    )
-
-
-def scores(state: ClusterState, pod: Pod, feasible: Sequence[NodeState]) -> list[int]:
-    """The default profile's weighted score of each feasible node
-    (``schedule_one.go`` ``prioritizeNodes``), each plugin normalized as upstream."""
-    taints = [_intolerable_prefer_no_schedule(pod, node.node) for node in feasible]
-    most = max(taints, default=0)
-    # DefaultNormalizeScore(MaxNodeScore, reverse=true)
-    taint_scores = [
-        MAX_NODE_SCORE - (MAX_NODE_SCORE * count // most if most else 0) for count in taints
-    ]
-    balanced = pod.requests.cpu > 0 or pod.requests.memory > 0  # best-effort pods skip it
-    return [
-        TAINT_TOLERATION_WEIGHT * taint_score
-        + NODE_RESOURCES_FIT_WEIGHT * _least_allocated(pod.requests, node)
-        + (
-            BALANCED_ALLOCATION_WEIGHT * _balanced_allocation(pod.requests, node, state.version)
-            if balanced
-            else 0
-        )
-        for node, taint_score in zip(feasible, taint_scores, strict=True)
-    ]
-
-
 def _summary(statuses: Counter[str], total: int) -> str:
     parts = ", ".join(f"{count} {reason}" for reason, count in sorted(statuses.items()))
     return f"0/{total} nodes are available" + (f": {parts}" if parts else "")
@@ -514,7 +416,7 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
             chosen = nominated[0]
         else:
             # selectHost picks at random among the best: ties go to the first from offset
-            ranked = scores(state, pod, feasible)
+            ranked = node_scores(state.version, pod, feasible)
             best = max(ranked)
             tied = [node for node, score in zip(feasible, ranked, strict=True) if score == best]
             chosen = tied[offset % len(tied)]
@@ -557,6 +459,56 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
         candidates=tuple(candidates),
         reason=f"preempts {len(picked.victims)} pod(s) on {picked.node}",
     )
+
+
+MAX_TIE_ORDERS = 256
+"""``equally_good`` tries at most this many orders of tied pods."""
+
+
+def _answer(decision: Decision) -> tuple[str | None, frozenset[str]]:
+    return decision.node, frozenset(f"{p.namespace}/{p.name}" for p in decision.victims)
+
+
+def equally_good(state: ClusterState, pod: Pod) -> tuple[Decision, ...]:
+    """The decisions other than ``schedule``'s that the scheduler may reach as well.
+
+    Where the scheduler breaks a tie at random, ``schedule`` takes one side: equal node
+    scores (``selectHost``), the dry run's random start and a full tie between
+    candidates (``DryRunPreemption``, ``pickOneNodeForPreemption``), and pods of one
+    node with equal priority and start time, which ``MoreImportantPod`` cannot order
+    and ``SelectVictimsOnNode`` sorts with the unstable ``sort.Slice`` (startTime has
+    whole seconds, so such ties are common). Each order of such pods (at most
+    ``MAX_TIE_ORDERS``) and each start offset is tried; ``state`` is left as it was."""
+    first = schedule(state, pod)
+    if first.node is None:
+        return ()  # no order or offset makes a node fit or a candidate
+    groups: list[tuple[NodeState, list[int]]] = []
+    if first.victims:
+        for node in state.nodes:
+            positions: dict[tuple[int, int], list[int]] = {}
+            for index, other in enumerate(node.pods):
+                if other.priority < pod.priority:
+                    positions.setdefault(importance(other), []).append(index)
+            groups += [(node, indexes) for indexes in positions.values() if len(indexes) > 1]
+    originals = [list(node.pods) for node in state.nodes]
+    seen = {_answer(first)}
+    found: list[Decision] = []
+    orders = itertools.product(*(itertools.permutations(indexes) for _, indexes in groups))
+    try:
+        for order in itertools.islice(orders, MAX_TIE_ORDERS):
+            for (node, indexes), permuted in zip(groups, order, strict=True):
+                before = list(node.pods)
+                for slot, source in zip(indexes, permuted, strict=True):
+                    node.pods[slot] = before[source]
+            for offset in range(len(state.nodes)):
+                decision = schedule(state, pod, offset=offset)
+                if _answer(decision) not in seen:
+                    seen.add(_answer(decision))
+                    found.append(decision)
+    finally:
+        for node, pods in zip(state.nodes, originals, strict=True):
+            node.pods[:] = pods
+    return tuple(found)
 
 
 def apply(state: ClusterState, decision: Decision) -> None:
