@@ -431,7 +431,7 @@ def cluster_objects() -> list[Manifest]:
 # -- the generator ---------------------------------------------------------------------
 
 
-class _Builder:
+class ScenarioBuilder:
     """One scenario's random choices, in one fixed order (the order is the seed's
     meaning: changing it changes every scenario)."""
 
@@ -753,7 +753,7 @@ def _at_least_one(resources: Resources) -> Resources:
 
 def generate(seed: int, index: int) -> GeneratedScenario:
     """Scenario ``index`` of run ``seed``: the same pair always gives the same one."""
-    return _Builder(seed, index).build()
+    return ScenarioBuilder(seed, index).build()
 
 
 def generate_many(seed: int, count: int, *, start: int = 0) -> Iterator[GeneratedScenario]:
