@@ -373,6 +373,11 @@ class BatchRun:
         ns = scenario.namespace
         name = scenario.preemptor.name
         before = {e["metadata"]["uid"] for e in cluster.get_json("events", "-n", ns)["items"]}
+        standing = {
+            p["metadata"]["name"]
+            for p in cluster.get_json("pods", "-n", ns)["items"]
+            if not p["metadata"].get("deletionTimestamp") and p["metadata"]["name"] != name
+        }
         start = time.time()
         cluster.kubectl(
             "patch", "pod", name, "-n", ns, "--type=json",
@@ -387,18 +392,25 @@ class BatchRun:
         assert found is not None
         pod = found
         uid = pod["metadata"]["uid"]
-        victims = self._victims(ns, uid, before)
-        if victims and not _bound(pod) and not scenario.terminating:
-            # preempted: it binds once its victims are gone, and every victim's event
-            # has been written by then
+        nominated = pod["status"].get("nominatedNodeName")
+        if nominated and nominated != scenario.preemptor.nominated_node and not _bound(pod):
+            # It preempted. The victims' deletion and their events follow the nomination
+            # (asynchronously from 1.34), and the pod binds once they are gone.
             with contextlib.suppress(ClusterError):
                 cluster.wait_for(
-                    lambda: _bound(self._pod(ns, name)),
-                    timeout=30,
-                    what=f"{ns}/{name} bound after preemption",
+                    lambda: self._victims(ns, uid, before, standing),
+                    timeout=60,
+                    what=f"the victims of {ns}/{name} deleted",
                 )
+            if not scenario.terminating:  # KWOK is paused for those: none is ever gone
+                with contextlib.suppress(ClusterError):
+                    cluster.wait_for(
+                        lambda: _bound(self._pod(ns, name)),
+                        timeout=60,
+                        what=f"{ns}/{name} bound after preemption",
+                    )
             pod = self._pod(ns, name)
-            victims = self._victims(ns, uid, before)
+        victims = self._victims(ns, uid, before, standing)
         round_seconds = time.time() - start
         node = pod["spec"].get("nodeName") or pod["status"].get("nominatedNodeName") or None
         if scenario.terminating and not victims and not pod["spec"].get("nodeName"):
@@ -428,7 +440,10 @@ class BatchRun:
         (pod,) = self.cluster.get_json("pod", name, "-n", namespace)["items"]
         return pod
 
-    def _victims(self, namespace: str, uid: str, before: set[str]) -> set[str]:
+    def _victims(self, namespace: str, uid: str, before: set[str], standing: set[str]) -> set[str]:
+        """The pods the preemptor preempted: named by a new ``Preempted`` event, or of
+        its namespace, standing before it was released and deleted since (only the
+        preemptor preempts in its namespace)."""
         found = set()
         for event in self.cluster.get_json("events", "-n", namespace)["items"]:
             if event["metadata"]["uid"] in before or event.get("reason") != "Preempted":
@@ -436,7 +451,12 @@ class BatchRun:
             match = _PREEMPTED.search(event.get("message", ""))
             if match and match["uid"] == uid:
                 found.add(event["involvedObject"]["name"])
-        return found
+        still = {
+            p["metadata"]["name"]
+            for p in self.cluster.get_json("pods", "-n", namespace)["items"]
+            if not p["metadata"].get("deletionTimestamp")
+        }
+        return found | (standing - still)
 
     def _scheduler_seconds(self, namespace: str, name: str, released: float) -> float | None:
         times = [
