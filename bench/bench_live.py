@@ -6,6 +6,8 @@ scenario counts on each release (e2e/, tests/live).
   Go build cache and cache folder first (about 20 minutes on 2 cores), so the figure is
   a cold build's (the module downloads stay in Go's module cache: they are the
   registry's time, not the build's);
+- disk: what Go's build and module caches and the binaries' folder hold after the build
+  (the Go caches hold whatever else the machine built too);
 - cluster start: ``kwokctl create cluster`` to a default ServiceAccount (the controllers
   up), median of 3 per release;
 - the tier's wall time: ``pytest -p no:xdist -m live tests/live``, once;
@@ -16,12 +18,14 @@ scenario counts on each release (e2e/, tests/live).
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +34,7 @@ if str(ROOT) not in sys.path:
 
 from cdk8s_headroom import PriorityModel  # noqa: E402
 from e2e import build  # noqa: E402
-from e2e.cluster import LiveCluster  # noqa: E402
+from e2e.cluster import LiveCluster, NodeShape  # noqa: E402
 from e2e.promises import PromiseCounts, run_scenario  # noqa: E402
 
 STARTS = 3
@@ -44,6 +48,7 @@ def _cold_build() -> None:
             build.release_binaries(release)
         build.health_binary()
         _build_rows()  # read while the scratch cache exists
+        _disk_rows()
     del os.environ["GOCACHE"], os.environ["HEADROOM_E2E_CACHE"]
 
 
@@ -67,6 +72,29 @@ def _build_rows() -> list[str]:
     return _rows
 
 
+_disk: list[str] = []
+
+
+def _disk_rows() -> list[str]:
+    if _disk:
+        return _disk
+    places = subprocess.run(
+        ["go", "env", "GOCACHE", "GOMODCACHE"], check=True, capture_output=True, text=True
+    ).stdout.splitlines()
+    for what, folder in (
+        ("Go build cache (`go env GOCACHE`)", Path(places[0])),
+        ("Go module cache (`go env GOMODCACHE`)", Path(places[1])),
+        ("the binaries (`HEADROOM_E2E_CACHE`)", build.cache_root()),
+    ):
+        size = sum(
+            path.lstat().st_size
+            for path in folder.rglob("*")
+            if not path.is_dir() or path.is_symlink()
+        )
+        _disk.append(f"| {what} | {size / 1e9:.1f} GB |")
+    return _disk
+
+
 def _starts(release: str) -> float:
     binaries = build.release_binaries(release, log=False)
     times = []
@@ -86,6 +114,70 @@ def _counts(release: str) -> list[PromiseCounts]:
             found.append(run_scenario(cluster, model))
             cluster.reset()
         return found
+    finally:
+        cluster.stop()
+
+
+LARGE_NODES = 1000
+PODS_PER_NODE = 10
+READS = 3
+
+
+def _manifests(count: int, make: Callable[[int], dict[str, object]]) -> list[str]:
+    """Lists of ``count`` objects, 500 to a List (one kubectl create each)."""
+    return [
+        json.dumps({"apiVersion": "v1", "kind": "List", "items": [make(i) for i in chunk]})
+        for chunk in (range(start, min(start + 500, count)) for start in range(0, count, 500))
+    ]
+
+
+def _status_on_a_large_cluster(release: str) -> tuple[float, float, int]:
+    """Seconds to status's first verdict read from the cluster, and to `kubectl get
+    nodes,pods -A -o json` of the same cluster (medians of ``READS``), and the pods."""
+    binaries = build.release_binaries(release, log=False)
+    cluster = LiveCluster.start(binaries)
+    try:
+        nodes = _manifests(LARGE_NODES, lambda i: NodeShape(f"n{i}").manifest())
+        pods = _manifests(
+            LARGE_NODES * PODS_PER_NODE,
+            lambda i: {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"p{i}", "namespace": "default"},
+                "spec": {
+                    "nodeName": f"n{i % LARGE_NODES}",
+                    "containers": [
+                        {"name": "c", "image": "i", "resources": {"requests": {"cpu": "10m"}}}
+                    ],
+                },
+            },
+        )
+        for text in (*nodes, *pods):
+            cluster.kubectl("create", "-f", "-", stdin=text, timeout=600)
+        kubectl = str(binaries.binary("kubectl"))
+        config = str(cluster.kubeconfig)
+        env = {**os.environ, "PATH": f"{binaries.kubernetes}{os.pathsep}{os.environ['PATH']}"}
+
+        def timed(command: list[str]) -> float:
+            times = []
+            for _ in range(READS):
+                begun = time.perf_counter()
+                subprocess.run(command, env=env, capture_output=True, check=False, timeout=600)
+                times.append(time.perf_counter() - begun)
+            return statistics.median(times)
+
+        listing = timed(
+            [kubectl, f"--kubeconfig={config}", "get", "nodes,pods", "-A", "-o", "json"]
+        )
+        status = timed(
+            [
+                str(Path(sys.executable).with_name("cdk8s-headroom")),
+                "status",
+                "--kubeconfig",
+                config,
+            ]
+        )
+        return status, listing, LARGE_NODES * PODS_PER_NODE
     finally:
         cluster.stop()
 
@@ -121,6 +213,7 @@ def run() -> str:
         else "as recorded when this machine's cache was built (a cold build only if the "
         "Go build cache was empty then; `HEADROOM_BENCH_COLD_BUILD=1` measures one)"
     )
+    disk_table = "\n".join(["| folder | size |", "| --- | --- |", *_disk_rows()])
     starts = "".join(f"| {release} | {_starts(release):.1f} s |\n" for release in build.releases())
     counts = [c for release in build.releases() for c in _counts(release)]
     count_rows = "".join(
@@ -130,9 +223,13 @@ def run() -> str:
         for c in counts
     )
     tier = _tier_seconds()
+    release = build.releases()[0]
+    status_seconds, listing_seconds, pod_count = _status_on_a_large_cluster(release)
     return (
         title
         + f"Build of each component, {how}:\n\n{build_table}\n\n"
+        + "What the build leaves on disk (the Go caches hold the machine's other builds "
+        + f"too):\n\n{disk_table}\n\n"
         + "Cluster start (`kwokctl create cluster` until the controllers serve), "
         + f"median of {STARTS}:\n\n| release | start |\n| --- | --- |\n{starts}\n"
         + "The live tier alone (`pytest -p no:xdist -m live tests/live`, every release): "
@@ -145,6 +242,13 @@ def run() -> str:
         + "| freed slices taken by ordinary pods | ordinary pods on the pool |\n"
         + "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
         + count_rows
+        + f"\n`status` read from the cluster (`--kubeconfig`, release {release}): "
+        + f"{LARGE_NODES} KWOK nodes and {pod_count} pods created through the API, median "
+        + f"of {READS}, the interpreter's start included:\n\n"
+        + "| what | time |\n| --- | --- |\n"
+        + f"| `kubectl get nodes,pods -A -o json` | {listing_seconds:.2f} s |\n"
+        + f"| `cdk8s-headroom status --kubeconfig` to its verdict | {status_seconds:.2f} s |\n"
+        + f"| over kubectl get | **{status_seconds / listing_seconds:.2f}x** (goal ≤ 1.5x) |\n"
     )
 
 

@@ -32,6 +32,9 @@ def pytest_configure(config: pytest.Config) -> None:
     tempfile.gettempdir()
     folder = Path(tempfile.mkdtemp(prefix="cdk8s-headroom-tests-"))
     config.stash[NODE_TMPDIR] = folder
+    # The strict schemas' verdicts are kept between runs (validate.verdict_cache): the
+    # suite keeps its own, in this run's folder, never the user's.
+    os.environ["HEADROOM_SCHEMA_CACHE"] = str(folder / "schema-verdicts")
     before = os.environ.get("TMPDIR")
     os.environ["TMPDIR"] = str(folder)
     try:

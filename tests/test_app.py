@@ -185,6 +185,24 @@ def test_a_good_promotion_replaces_the_target_whole(tmp_path: Path) -> None:
     assert [p.name for p in target.iterdir()] == ["0000-new.k8s.yaml"]
 
 
+def test_each_read_of_a_folder_gets_objects_of_its_own(tmp_path: Path) -> None:
+    # The publication checks each read the staged folder: one must not see another's edits.
+    folder = write(tmp_path / "stage", {"a.k8s.yaml": [NAMESPACE]})
+    ((_, first),) = load_manifests(folder)
+    first["metadata"]["name"] = "changed"
+
+    assert [document for _, document in load_manifests(folder)] == [NAMESPACE]
+
+
+def test_a_file_rewritten_between_reads_is_read_anew(tmp_path: Path) -> None:
+    folder = write(tmp_path / "stage", {"a.k8s.yaml": [NAMESPACE]})
+    list(load_manifests(folder))
+    other = {**NAMESPACE, "metadata": {"name": "other"}}
+    (folder / "a.k8s.yaml").write_text(yaml.safe_dump_all([other]))
+
+    assert [document for _, document in load_manifests(folder)] == [other]
+
+
 def test_an_interrupted_swap_is_recovered_before_the_next_one(tmp_path: Path) -> None:
     previous = write(tmp_path / "dist.previous", {"0000-old.k8s.yaml": [NAMESPACE]})
     with pytest.raises(HeadroomConfigError):

@@ -124,6 +124,8 @@ def test_the_json_has_the_documented_keys(after: StatusReport) -> None:
         "kubernetes_version_from",
         "headrooms",
         "events",
+        "waiting_bursts",
+        "buffers",
         "not_modelled",
         "warnings",
     ]
@@ -140,6 +142,7 @@ def test_the_json_has_the_documented_keys(after: StatusReport) -> None:
         "being_removed",
         "not_targeted",
         "unmatched_selector",
+        "controller",
     ]
     assert headroom["eroded"] == [
         {
@@ -253,3 +256,52 @@ def test_the_table_writes_memory_as_people_do_and_the_json_keeps_it_exact(
 
 def test_the_plot_marks_eroded_and_missing_nodes(after: StatusReport) -> None:
     assert after.plot_marks() == {N3: "eroded", N4: "missing"}
+
+
+def test_a_listing_with_the_daemonset_and_a_buffer_shows_what_their_controllers_report(
+    tmp_path: Path,
+) -> None:
+    listing = json.loads(AFTER.read_text())
+    listing["items"] += [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": "headroom-reserver", "namespace": "node-headroom"},
+            "status": {
+                "desiredNumberScheduled": 4,
+                "currentNumberScheduled": 3,
+                "numberReady": 1,
+                "numberMisscheduled": 0,
+            },
+        },
+        {
+            "apiVersion": "autoscaling.x-k8s.io/v1beta1",
+            "kind": "CapacityBuffer",
+            "metadata": {"name": "checkout-buffer", "namespace": "shop"},
+            "status": {
+                "replicas": 2,
+                "conditions": [{"type": "Ready", "status": "True", "message": "provisioned"}],
+            },
+        },
+    ]
+    path = tmp_path / "listing.json"
+    path.write_text(json.dumps(listing))
+
+    report = status(read_snapshot(path), version=V131, version_from="test")
+
+    assert report.to_json()["headrooms"][0]["controller"] == {  # type: ignore[index]
+        "desired": 4,
+        "current": 3,
+        "ready": 1,
+        "misscheduled": 0,
+    }
+    assert report.to_json()["buffers"] == [
+        {
+            "name": "shop/checkout-buffer",
+            "replicas": 2,
+            "conditions": [{"type": "Ready", "status": "True", "message": "provisioned"}],
+        }
+    ]
+    text = report.render()
+    assert "  the DaemonSet controller says: desired 4, current 3, ready 1, misscheduled 0" in text
+    assert "CapacityBuffer shop/checkout-buffer: replicas 2; Ready=True (provisioned)" in text

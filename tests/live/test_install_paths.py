@@ -33,7 +33,7 @@ from scripts.helm_render import CHART
 from tests.conftest import ROOT, SHARED, Manifest
 from tests.helm.helm_cases import readme_buffers_values
 from tests.karpenter.test_karpenter_examples import EXAMPLES
-from tests.upstream_crds import crd_files_for
+from tests.live.crds import install_crds
 
 DIST = ROOT / "dist"
 CRDS = SHARED / "crds"
@@ -66,24 +66,6 @@ def _state(cluster: LiveCluster, folder: Path) -> dict[tuple[str, str, str], Any
         key = (item["kind"], metadata.get("namespace", ""), metadata["name"])
         state[key] = (metadata, body, managers)
     return state
-
-
-def _install_crds(cluster: LiveCluster, objects: list[Manifest]) -> None:
-    for file in crd_files_for(objects):
-        # CRDs are too large for the last-applied annotation of a client-side apply
-        cluster.kubectl("apply", "--server-side", "-f", str(CRDS / file))
-        names = [d["metadata"]["name"] for d in yaml.safe_load_all((CRDS / file).read_text()) if d]
-        # `kubectl wait` fails on a CRD whose status is not written yet: poll instead
-        cluster.wait_for(
-            lambda names=names: all(_established(cluster, name) for name in names),
-            what=f"the CRDs of {file} Established",
-        )
-
-
-def _established(cluster: LiveCluster, crd: str) -> bool:
-    (item,) = cluster.get_json("customresourcedefinition", crd)["items"]
-    conditions = item.get("status", {}).get("conditions") or []
-    return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
 
 
 def _apply_twice_and_delete(cluster: LiveCluster, folder: Path, *, server_side: bool) -> str:
@@ -147,7 +129,7 @@ def test_an_example_with_its_crds_applies_twice_without_a_change(
     cluster: LiveCluster, name: str, tmp_path: Path
 ) -> None:
     objects = _synthesize_example(name, tmp_path)
-    _install_crds(cluster, objects)
+    install_crds(cluster, objects)
 
     _apply_twice_and_delete(cluster, tmp_path, server_side=False)
 
@@ -165,7 +147,7 @@ def test_the_gitops_wiring_is_accepted_by_the_tools_crds(
     assert status == 0
     objects = _documents(tmp_path)
     assert objects, "the gitops command printed no object"
-    _install_crds(cluster, objects)
+    install_crds(cluster, objects)
     # their controllers do not run here: the API server's schema and CEL checks decide
     cluster.kubectl("create", "namespace", "argocd")
     cluster.kubectl("create", "namespace", "flux-system")
@@ -210,7 +192,7 @@ def test_the_chart_installs_upgrades_to_the_readme_buffers_and_uninstalls(
 ) -> None:
     overrides = CHART_VALUE_SETS[values]
     # every CRD the value sets use: PrometheusRule (alerts), CapacityBuffer (buffers)
-    _install_crds(
+    install_crds(
         cluster,
         [
             {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule"},

@@ -7,6 +7,8 @@ bytes, so "300" below means 300m CPU and 300 bytes.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cdk8s_headroom.simulate import (
     ClusterState,
@@ -561,6 +563,86 @@ def test_applying_a_decision_evicts_the_victims_and_binds_the_pod() -> None:
 
     assert names(state.nodes[0].pods) == ["new"]
     assert new.node == "n"
+
+
+# What a state remembers between decisions (each node's victims)
+
+
+def test_a_node_forgets_its_victims_when_a_pod_is_bound_or_evicted() -> None:
+    low = pod("low", 300)
+    state = cluster([node("n")], {"n": [low]})
+    new = pod("new", 800, 100)
+    assert names(schedule(state, new).victims) == ["low"]
+
+    state.bind(pod("mid", 400, 50), "n")
+    assert names(schedule(state, new).victims) == ["mid", "low"]
+
+    state.evict(low)
+    assert names(schedule(state, new).victims) == ["mid"]
+
+
+def _rebuilt(state: ClusterState) -> ClusterState:
+    """The same nodes, pods (in their order) and PDBs, in a state that remembers nothing."""
+    fresh = ClusterState([n.node for n in state.nodes], state.pdbs, version=state.version)
+    for n in state.nodes:
+        for p in n.pods:
+            fresh.bind(p, n.name)
+    return fresh
+
+
+_SIZES = st.sampled_from([100, 300, 500])
+_PRIORITIES = st.sampled_from([-1, 0, 100])
+_PODS = st.lists(st.tuples(_SIZES, _PRIORITIES, st.sampled_from([None, 1, 2])), max_size=4)
+_ARRIVALS = st.lists(
+    st.tuples(
+        _SIZES, st.sampled_from([0, 100, 1000]), st.sampled_from([None, 0, 1]), st.booleans()
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+_PROBES = (pod("probe-small", 300, 1000), pod("probe-large", 900, 1000))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PODS, min_size=1, max_size=4), _ARRIVALS, st.integers(0, 2))
+def test_decisions_are_those_of_a_state_that_remembers_nothing(
+    bound: list[list[tuple[int, int, int | None]]],
+    arrivals: list[tuple[int, int, int | None, bool]],
+    allowed: int,
+) -> None:
+    """GIVEN random full-ish nodes, a PDB and a run of arrivals, some alike, with pods
+    leaving between them
+    WHEN each arrival is decided on the live state, then carried out
+    THEN each decision is the one a state rebuilt from scratch makes."""
+    labelled = {"app": "web"}
+    pdb = DisruptionBudget("web", "default", LabelSelector((("app", "web"),)), allowed)
+    state = ClusterState([node(f"n{i}") for i in range(len(bound))], (pdb,))
+    for i, pods in enumerate(bound):
+        for j, (size, priority, start) in enumerate(pods):
+            if state.nodes[i].cpu + size <= 1000:
+                bound_pod = pod(f"n{i}-p{j}", size, priority, start=start)
+                bound_pod.labels = labelled if j % 2 else {}
+                state.bind(bound_pod, f"n{i}")
+    for k, (size, priority, pinned, leaves) in enumerate(arrivals):
+        left = state.nodes[k % len(state.nodes)].pods
+        if leaves and left:
+            state.evict(left[0])
+        placement = Placement(pinned_node=f"n{pinned}" if pinned is not None else None)
+        arrival = pod(f"a{k}", size, priority, start=10 + k, placement=placement)
+
+        live = schedule(state, arrival)
+        rebuilt = _rebuilt(state)
+        fresh = schedule(rebuilt, arrival)
+
+        assert (live.to_json(), live.reason) == (fresh.to_json(), fresh.reason)
+        # Every node asked the probes' questions before each change, so that what a
+        # node remembers is put to the test after each.
+        for probe in _PROBES:
+            assert dry_run_preemption(state, probe, state.nodes) == dry_run_preemption(
+                rebuilt, probe, rebuilt.nodes
+            )
+        apply(state, live)
 
 
 # Simulations: DaemonSets, recreations, the queue, the judges

@@ -33,7 +33,9 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.names import int_text
 
 if TYPE_CHECKING:
+    from cdk8s_headroom.cli.status_watch import WatchOptions
     from cdk8s_headroom.cluster.snapshot import Snapshot
+    from cdk8s_headroom.cluster.status import StatusReport
 
 # Each command imports what it runs, inside its function: `--help` and one-pod
 # scenarios start in about the time of `import yaml` (bench/bench_startup.py), and
@@ -142,14 +144,13 @@ def _max_pending(value: str) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from cdk8s_headroom.cluster.plan import plan
-    from cdk8s_headroom.cluster.snapshot import read_snapshot
     from cdk8s_headroom.simulate.manifests import read_manifests
     from cdk8s_headroom.simulate.report import parse_bursts
 
     manifests = read_manifests(args.manifests)
     bursts = parse_bursts(args.burst, manifests)
     max_pending = _max_pending(args.max_pending)
-    snapshot = read_snapshot(*args.snapshot)
+    snapshot = _snapshot(args)
     version, version_from = _version(args.kubernetes_version, snapshot)
     report = plan(manifests, snapshot, version=version, version_from=version_from, bursts=bursts)
     if args.plot is not None:
@@ -162,15 +163,24 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from cdk8s_headroom.cluster.snapshot import read_snapshot
     from cdk8s_headroom.cluster.status import status
     from cdk8s_headroom.simulate.manifests import read_manifests
 
     manifests = read_manifests(args.manifests) if args.manifests is not None else None
     max_pending = _max_pending(args.max_pending)
-    snapshot = read_snapshot(*args.snapshot)
-    version, version_from = _version(args.kubernetes_version, snapshot)
-    report = status(snapshot, version=version, version_from=version_from, manifests=manifests)
+    watch = _watch_options(args, max_pending)
+
+    def judge() -> StatusReport:
+        snapshot = _snapshot(args)
+        version, version_from = _version(args.kubernetes_version, snapshot)
+        return status(snapshot, version=version, version_from=version_from, manifests=manifests)
+
+    if watch is not None:
+        from cdk8s_headroom.cli.status_watch import watch_status
+
+        code, last = watch_status(judge, watch)
+        return _verdict(args, last.failures(max_pending)) if code else 0
+    report = judge()
     if args.plot is not None:
         from cdk8s_headroom.simulate.plot import plot_usage
 
@@ -184,6 +194,63 @@ def _status(args: argparse.Namespace) -> int:
         _wrote(args, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
     return _verdict(args, report.failures(max_pending))
+
+
+def _watch_options(args: argparse.Namespace, max_pending: int) -> WatchOptions | None:
+    """``status --watch``'s options, or ``None`` without ``--watch`` (whose own flags
+    are refused then, as ``--plot`` is with it)."""
+    from cdk8s_headroom.vocabulary.durations import flag_duration
+
+    if not args.watch:
+        for flag, value in (
+            ("--interval", args.interval),
+            ("--timeout", args.timeout),
+            ("--until-settled", args.until_settled or None),
+        ):
+            if value is not None:
+                raise HeadroomConfigError(flag, value, "no value without --watch")
+        return None
+    if args.plot is not None:
+        raise HeadroomConfigError("--plot", str(args.plot), "no value with --watch")
+    from cdk8s_headroom.cli.status_watch import DEFAULT_INTERVAL, WatchOptions
+
+    return WatchOptions(
+        interval=flag_duration(args.interval or DEFAULT_INTERVAL, field="--interval"),
+        timeout=None if args.timeout is None else flag_duration(args.timeout, field="--timeout"),
+        until_settled=args.until_settled,
+        max_pending=max_pending,
+        as_json=args.json,
+    )
+
+
+def _snapshot(args: argparse.Namespace) -> Snapshot:
+    """The listing files of ``--snapshot``, or else the cluster itself, read through the
+    kubeconfig context as kubectl would (docs/plan-status.md, "Reading the cluster")."""
+    live = {
+        flag: value
+        for flag, value in (
+            ("--kubeconfig", args.kubeconfig),
+            ("--context", args.context),
+            ("--request-timeout", args.request_timeout),
+        )
+        if value is not None
+    }
+    if args.snapshot:
+        from cdk8s_headroom.cluster.snapshot import read_snapshot
+
+        if live:
+            flag, value = next(iter(live.items()))
+            raise HeadroomConfigError(
+                flag, str(value), "no value with --snapshot: read a listing file or a cluster"
+            )
+        return read_snapshot(*args.snapshot)
+    from cdk8s_headroom.cluster.live_listing import DEFAULT_REQUEST_TIMEOUT, ClusterSource
+
+    return ClusterSource(
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        request_timeout=args.request_timeout or DEFAULT_REQUEST_TIMEOUT,
+    ).read()
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -221,12 +288,29 @@ def _add_common(command: argparse.ArgumentParser) -> None:
 def _add_snapshot(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--snapshot",
-        required=True,
         action="append",
         metavar="PATH",
         help="kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json "
         "(JSON or YAML): a file, a folder (read recursively) or - for stdin; give it "
-        "again for more files, such as kubectl get events -A -o json",
+        "again for more files, such as kubectl get events -A -o json (default: read "
+        "the cluster of --context through kubectl)",
+    )
+    command.add_argument(
+        "--kubeconfig",
+        type=Path,
+        metavar="PATH",
+        help="the kubeconfig to read the cluster with (default: kubectl's: $KUBECONFIG, "
+        "then ~/.kube/config; in a pod, its service account)",
+    )
+    command.add_argument(
+        "--context",
+        metavar="NAME",
+        help="the kubeconfig context to read (default: its current context)",
+    )
+    command.add_argument(
+        "--request-timeout",
+        metavar="DURATION",
+        help="each request's bound, as kubectl's (default: 30s)",
     )
     command.add_argument(
         "--max-pending",
@@ -257,6 +341,25 @@ def _plan_arguments(plan: argparse.ArgumentParser) -> None:
 
 def _status_arguments(status: argparse.ArgumentParser) -> None:
     _add_snapshot(status)
+    status.add_argument(
+        "--watch",
+        action="store_true",
+        help="judge again every --interval and print what changes; ends on Ctrl-C or "
+        "--timeout with the last verdict's status, or with 1 as soon as the verdict "
+        "crosses --max-pending",
+    )
+    status.add_argument(
+        "--interval", metavar="DURATION", help="with --watch, the time between reads (default: 10s)"
+    )
+    status.add_argument(
+        "--timeout", metavar="DURATION", help="with --watch, stop after this long (default: never)"
+    )
+    status.add_argument(
+        "--until-settled",
+        action="store_true",
+        help="with --watch, end with 0 as soon as the verdict holds (with --timeout, 1 if "
+        "it does not by then): wait for a headroom after kubectl apply",
+    )
     status.add_argument(
         "--manifests",
         type=Path,

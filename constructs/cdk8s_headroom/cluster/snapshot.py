@@ -37,6 +37,14 @@ from typing import Any
 from cdk8s_headroom.cluster.listed_object import ListedObject, Quantities
 from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_fields
 from cdk8s_headroom.cluster.pod_requests import pod_requests_of
+from cdk8s_headroom.cluster.reported_status import (
+    BufferStatus,
+    DaemonSetCounts,
+    PreemptionEvent,
+    buffer_status,
+    daemonset_counts,
+    preemption_event,
+)
 from cdk8s_headroom.files.documents import SourcedObject, read_objects, read_twice_warning
 from cdk8s_headroom.simulate.fields import (
     Shown,
@@ -77,18 +85,6 @@ _NO_OBJECT = "a Kubernetes object: a mapping with kind, apiVersion and metadata.
 _NAME_ALLOWED = "a non-empty string"
 
 
-@dataclass(frozen=True)
-class PreemptionEvent:
-    """A ``Preempted`` event: the scheduler evicted ``pod`` to make room."""
-
-    namespace: str
-    pod: str
-    message: str
-    time: str
-    """When it last happened, as the event says it (RFC 3339), or ``""``."""
-    count: int = 1
-
-
 @dataclass
 class Snapshot:
     """What a snapshot holds for the scheduler."""
@@ -116,6 +112,10 @@ class Snapshot:
     warnings: list[str] = field(default_factory=list)
     not_modelled: dict[NotModelled, list[str]] = field(default_factory=dict)
     """Per field, the pods (``namespace/name``) that use it."""
+    daemonsets: dict[str, DaemonSetCounts] = field(default_factory=dict)
+    """The DaemonSets listed (``namespace/name``), with their controller's counts."""
+    buffers: list[BufferStatus] = field(default_factory=list)
+    """The CapacityBuffers listed, where the cluster serves them."""
     other_kinds: Counter[str] = field(default_factory=Counter)
     """Objects of kinds that do not change scheduling (a cluster-info dump holds
     Services, Deployments, ...), by kind."""
@@ -303,32 +303,21 @@ class _SnapshotReader:
             )
         )
 
+    def daemonset(
+        self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]
+    ) -> None:
+        self.snapshot.daemonsets[f"{obj.namespace}/{obj.name}"] = daemonset_counts(obj, data)
+
+    def buffer(
+        self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]
+    ) -> None:
+        self.snapshot.buffers.append(buffer_status(obj, data))
+
     def event(
         self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]
     ) -> None:
-        if data.get("reason") != "Preempted":
-            return
-        # core/v1 names the pod in involvedObject and says what in message;
-        # events.k8s.io/v1 uses regarding and note.
-        regarding = obj.mapping(data.get("involvedObject", data.get("regarding")), "involvedObject")
-        time = next(
-            (
-                data[key]
-                for key in ("lastTimestamp", "deprecatedLastTimestamp", "eventTime")
-                if data.get(key)
-            ),
-            "",
-        )
-        count = data.get("count", data.get("deprecatedCount"))
-        self.snapshot.events.append(
-            PreemptionEvent(
-                namespace=obj.text(regarding.get("namespace"), "involvedObject.namespace"),
-                pod=obj.text(regarding.get("name"), "involvedObject.name"),
-                message=obj.text(data.get("message", data.get("note")), "message"),
-                time=time if isinstance(time, str) else str(time),
-                count=count if isinstance(count, int) and not isinstance(count, bool) else 1,
-            )
-        )
+        if data.get("reason") == "Preempted":
+            self.snapshot.events.append(preemption_event(obj, data))
 
     def pod(self, obj: ListedObject, data: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
         spec = data.get("spec")
@@ -450,6 +439,8 @@ _KINDS = {
     "PriorityClass": _SnapshotReader.priority_class,
     "PodDisruptionBudget": _SnapshotReader.pdb,
     "Event": _SnapshotReader.event,
+    "DaemonSet": _SnapshotReader.daemonset,
+    "CapacityBuffer": _SnapshotReader.buffer,
 }
 
 
@@ -554,9 +545,12 @@ def read_snapshot(*paths: Path | str) -> Snapshot:
     return load_snapshot(item for path in paths for item in read_objects(path))
 
 
-def load_snapshot(objects: Iterable[SourcedObject | tuple[str, object]]) -> Snapshot:
+def load_snapshot(
+    objects: Iterable[SourcedObject | tuple[str, object]], *, named: str | None = None
+) -> Snapshot:
     """Reads Kubernetes objects, each as ``read_objects`` gives it or with the file it
-    came from, into a ``Snapshot``."""
+    came from, into a ``Snapshot``. ``named`` is what a message calls the whole read
+    (default: ``--snapshot`` and the files)."""
     reader = _SnapshotReader()
     # The cyclic garbage collector would walk the whole parsed input again each time
     # the model's new objects trigger it (that doubled the time of a 30,000-pod read);
@@ -578,7 +572,7 @@ def load_snapshot(objects: Iterable[SourcedObject | tuple[str, object]]) -> Snap
     snapshot = reader.finish()
     if not snapshot.nodes:
         raise HeadroomConfigError(
-            " ".join(["--snapshot", *sources]),
+            named or " ".join(["--snapshot", *sources]),
             "no nodes",
             "a snapshot that lists the cluster's nodes "
             "(kubectl get nodes,pods,priorityclasses,poddisruptionbudgets -A -o json)",

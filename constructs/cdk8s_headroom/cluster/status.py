@@ -16,11 +16,13 @@ docs/plan-status.md has the JSON schema.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_json, render_notes
-from cdk8s_headroom.cluster.snapshot import PreemptionEvent, Snapshot
+from cdk8s_headroom.cluster.reported_status import BufferStatus, DaemonSetCounts, PreemptionEvent
+from cdk8s_headroom.cluster.snapshot import Snapshot
 from cdk8s_headroom.cluster.unmatched_selector import UnmatchedSelector, unmatched_selector
 from cdk8s_headroom.simulate.daemon_targets import (
     NotTargeted,
@@ -108,6 +110,10 @@ class HeadroomStatus:
     never missing."""
     unmatched: UnmatchedSelector | None = None
     """Set when the selector matches no node of the snapshot: the run fails."""
+    controller: DaemonSetCounts | None = None
+    """The DaemonSet controller's own counts, when the DaemonSet was listed (always when
+    status reads the cluster): beside the verdicts above, as ``kubectl get ds`` shows
+    them."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -122,6 +128,7 @@ class HeadroomStatus:
             "being_removed": [node.to_json() for node in self.being_removed],
             "not_targeted": [node.to_json() for node in self.not_targeted],
             "unmatched_selector": None if self.unmatched is None else self.unmatched.to_json(),
+            "controller": None if self.controller is None else self.controller.to_json(),
         }
 
 
@@ -137,6 +144,11 @@ class StatusReport:
     allocatable: Mapping[str, Resources]
     warnings: tuple[str, ...] = ()
     not_modelled: Mapping[NotModelled, list[str]] = field(default_factory=dict)
+    waiting_bursts: tuple[str, ...] = ()
+    """Burst pods (``namespace/name``) that no node holds yet: what a headroom exists to
+    prevent."""
+    buffers: tuple[BufferStatus, ...] = ()
+    """The CapacityBuffers listed, as the autoscaler reports them."""
 
     @property
     def lost_count(self) -> int:
@@ -201,6 +213,8 @@ class StatusReport:
                 }
                 for e in self.events
             ],
+            "waiting_bursts": list(self.waiting_bursts),
+            "buffers": [buffer.to_json() for buffer in self.buffers],
             "not_modelled": not_modelled_json(self.not_modelled),
             "warnings": list(self.warnings),
         }
@@ -216,6 +230,21 @@ class StatusReport:
             )
         for headroom in self.headrooms:
             lines += _render_headroom(headroom)
+        for buffer in self.buffers:
+            replicas = "none reported" if buffer.replicas is None else str(buffer.replicas)
+            conditions = "; ".join(
+                f"{kind}={state}" + (f" ({message})" if message else "")
+                for kind, state, message in buffer.conditions
+            )
+            lines.append(
+                f"CapacityBuffer {buffer.name}: replicas {replicas}"
+                + (f"; {conditions}" if conditions else "; no conditions yet")
+            )
+        if self.waiting_bursts:
+            lines.append(
+                f"Burst pods waiting ({len(self.waiting_bursts)}): "
+                + ", ".join(self.waiting_bursts)
+            )
         if self.events:
             lines.append(f"Preempted events ({len(self.events)}, newest first)")
             for event in self.events[:SHOWN_EVENTS]:
@@ -240,6 +269,12 @@ def _render_headroom(headroom: HeadroomStatus) -> list[str]:
         f"being removed: {len(headroom.being_removed)}; "
         f"not targeted: {len(headroom.not_targeted)}",
     ]
+    if headroom.controller is not None:
+        counts = headroom.controller
+        lines.append(
+            f"  the DaemonSet controller says: desired {counts.desired}, current "
+            f"{counts.current}, ready {counts.ready}, misscheduled {counts.misscheduled}"
+        )
     if headroom.unmatched is not None:
         lines.append(f"  no target: {headroom.unmatched.reason}")
     for in_use in headroom.in_use:
@@ -379,9 +414,14 @@ def status(
     state = snapshot.state(version)
     burst_classes = _burst_classes(manifests)
     bursting: dict[str, list[str]] = {}
-    for pod in snapshot.bound:
+    waiting_bursts: list[str] = []
+    for pod in [*snapshot.bound, *snapshot.waiting]:
         if pod.role is Role.BURST or pod.class_name in burst_classes:
-            bursting.setdefault(pod.node or "", []).append(f"{pod.namespace}/{pod.name}")
+            name = f"{pod.namespace}/{pod.name}"
+            if pod.node:
+                bursting.setdefault(pod.node, []).append(name)
+            else:
+                waiting_bursts.append(name)
     groups: dict[str, list[Pod]] = {}
     for pod in [*snapshot.bound, *snapshot.waiting]:
         if pod.role is Role.HEADROOM:
@@ -394,6 +434,10 @@ def status(
     headrooms = [
         _headroom(owner, pods, state, snapshot.nodes, manifests, bursting, slices.get(owner))
         for owner, pods in sorted(groups.items())
+    ]
+    headrooms = [
+        dataclasses.replace(headroom, controller=snapshot.daemonsets.get(headroom.name))
+        for headroom in headrooms
     ]
     return StatusReport(
         kubernetes_version=version,
@@ -408,6 +452,8 @@ def status(
             *release_warnings(version),
         ),
         not_modelled=snapshot.not_modelled,
+        waiting_bursts=tuple(sorted(waiting_bursts)),
+        buffers=tuple(sorted(snapshot.buffers, key=lambda buffer: buffer.name)),
     )
 
 

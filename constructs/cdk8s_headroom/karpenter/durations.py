@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Protocol, runtime_checkable
 
+from cdk8s_headroom.vocabulary.durations import DURATION, DURATION_PART, duration_seconds
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 
 
@@ -29,10 +30,7 @@ or a ``cdk8s.Duration`` of whole seconds."""
 # re.ASCII throughout: Go's parsers (time.ParseDuration, robfig/cron's strconv.Atoi)
 # read ASCII digits only, where Python's \d, \w and int() take any script's
 # (Arabic-Indic U+0660, full-width U+FF10).
-_DURATION = re.compile(r"^(?:(\d+)(s|m|h))+$", re.ASCII)
 _BUDGET_DURATION = re.compile(r"^(?:\d+h|\d+m|\d+h\d+m)$", re.ASCII)
-_DURATION_PART = re.compile(r"(\d+)(s|m|h)", re.ASCII)
-_SECONDS = {"s": 1, "m": 60, "h": 3600}
 
 _CRON_MACROS = ("@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -106,7 +104,7 @@ def budget_duration(value: DurationLike, *, field: str) -> str:
         return (f"{hours}h" if hours else "") + (f"{minutes}m" if minutes else "")
     if not isinstance(value, str) or not _BUDGET_DURATION.fullmatch(value):
         raise HeadroomConfigError(field, value, allowed)
-    if not any(int(n) for n, _ in _DURATION_PART.findall(value)):
+    if not any(int(n) for n, _ in DURATION_PART.findall(value)):
         raise HeadroomConfigError(field, value, allowed)
     return value
 
@@ -128,7 +126,6 @@ def parse_duration(value: DurationLike, *, field: str) -> tuple[str, int | None]
         return f"{seconds}s", seconds
     if value == "Never":
         return value, None
-    if not isinstance(value, str) or not _DURATION.fullmatch(value):
+    if not isinstance(value, str) or not DURATION.fullmatch(value):
         raise HeadroomConfigError(field, value, allowed)
-    seconds = sum(int(n) * _SECONDS[unit] for n, unit in _DURATION_PART.findall(value))
-    return value, seconds
+    return value, duration_seconds(value)

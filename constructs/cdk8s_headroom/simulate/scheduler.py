@@ -60,16 +60,28 @@ class Code(Enum):
     UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
 
 
-class NodeState:
-    """A node with its pods and the sums of their requests (the scheduler's NodeInfo)."""
+Victims = tuple[tuple[Pod, ...], int] | None
+"""``select_victims_on_node``'s answer: the victims and their PDB violations, or None."""
 
-    __slots__ = ("cpu", "memory", "node", "pods")
+
+class NodeState:
+    """A node with its pods and the sums of their requests (the scheduler's NodeInfo).
+
+    ``victims`` remembers ``select_victims_on_node``'s answer per preemptor priority and
+    requests until a pod is added or removed: a burst of replicas asks every node the
+    same question, and only the node the last one landed on has changed since. That
+    holds because a bound pod is not changed in place (``Simulation.place`` sets a pod's
+    start time before binding it) and a state's PDBs and version are fixed.
+    """
+
+    __slots__ = ("cpu", "memory", "node", "pods", "victims")
 
     def __init__(self, node: Node) -> None:
         self.node = node
         self.pods: list[Pod] = []
         self.cpu = 0
         self.memory = 0
+        self.victims: dict[tuple[int, Resources], Victims] = {}
 
     @property
     def name(self) -> str:
@@ -85,11 +97,13 @@ class NodeState:
         self.pods.append(pod)
         self.cpu += pod.requests.cpu
         self.memory += pod.requests.memory
+        self.victims.clear()
 
     def remove(self, pod: Pod) -> None:
         self.pods.remove(pod)
         self.cpu -= pod.requests.cpu
         self.memory -= pod.requests.memory
+        self.victims.clear()
 
 
 class ClusterState:
@@ -102,16 +116,26 @@ class ClusterState:
         *,
         version: KubernetesVersion = NEWEST_VALIDATED,
     ) -> None:
-        self.version = version
-        """The release whose rules apply where they differ (``versions``)."""
+        self._version = version
         self.nodes: list[NodeState] = []
         self._by_name: dict[str, NodeState] = {}
         for node in nodes:
             state = NodeState(node)
             self.nodes.append(state)
             self._by_name[node.name] = state
-        self.pdbs = tuple(pdbs)
+        self._pdbs = tuple(pdbs)
         self._reachable: dict[Placement, list[NodeState]] = {}
+        self._within_allocatable: dict[tuple[Placement, Resources], list[NodeState]] = {}
+
+    # Read-only: each node's remembered victims depend on both.
+    @property
+    def version(self) -> KubernetesVersion:
+        """The release whose rules apply where they differ (``versions``)."""
+        return self._version
+
+    @property
+    def pdbs(self) -> tuple[DisruptionBudget, ...]:
+        return self._pdbs
 
     def get(self, name: str) -> NodeState | None:
         return self._by_name.get(name)
@@ -139,6 +163,22 @@ class ClusterState:
                 candidates = [pinned] if pinned is not None else []
             cached = [s for s in candidates if placement_problem(placement, s.node) is None]
             self._reachable[placement] = cached
+        return cached
+
+    def within_allocatable(self, placement: Placement, request: Resources) -> list[NodeState]:
+        """The reachable nodes whose allocatable ``request`` does not exceed: once no
+        node fits, those where preemption may help (NodeResourcesFit's Unschedulable,
+        not UnschedulableAndUnresolvable). Requests are never negative (the readers
+        refuse negative quantities), so this depends on the nodes alone, not their pods."""
+        key = (placement, request)
+        cached = self._within_allocatable.get(key)
+        if cached is None:
+            cached = [
+                state
+                for state in self.reachable(placement)
+                if not _exceeds(request, state.node.allocatable)
+            ]
+            self._within_allocatable[key] = cached
         return cached
 
 
@@ -188,6 +228,14 @@ def _fits(request: Resources, node: Node, cpu: int, memory: int, count: int) -> 
     if request.cpu > 0 and request.cpu > node.allocatable.cpu - cpu:
         return False
     return not (request.memory > 0 and request.memory > node.allocatable.memory - memory)
+
+
+def _exceeds(request: Resources, allocatable: Resources) -> bool:
+    """Whether a resource is requested beyond the node's allocatable: no preemption
+    makes room for it."""
+    return (request.cpu > 0 and request.cpu > allocatable.cpu) or (
+        request.memory > 0 and request.memory > allocatable.memory
+    )
 
 
 def fits_beside(request: Resources, state: NodeState, held: Sequence[Pod]) -> bool:
@@ -309,11 +357,17 @@ def _split_by_pdb(state: ClusterState, pods: Sequence[Pod]) -> tuple[list[Pod], 
     return violating, non_violating
 
 
-def select_victims_on_node(
-    state: ClusterState, node: NodeState, pod: Pod
-) -> tuple[tuple[Pod, ...], int] | None:
+def select_victims_on_node(state: ClusterState, node: NodeState, pod: Pod) -> Victims:
     """``SelectVictimsOnNode``: the victims and their PDB violations, or None when the
     node is no candidate."""
+    # Only the preemptor's priority and requests are read: they are the whole question.
+    key = (pod.priority, pod.requests)
+    if key not in node.victims:
+        node.victims[key] = _select_victims(state, node, pod)
+    return node.victims[key]
+
+
+def _select_victims(state: ClusterState, node: NodeState, pod: Pod) -> Victims:
     potential = [other for other in node.pods if other.priority < pod.priority]
     if not potential:
         return None
@@ -396,19 +450,38 @@ def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
     return remaining[0]
 
 
-def _summary(statuses: Counter[str], total: int) -> str:
+def _summary(state: ClusterState, pod: Pod, reachable: Sequence[NodeState]) -> str:
+    """Why no node fits ``pod``: the scheduler's "0/N nodes are available" message."""
+    statuses: Counter[str] = Counter()
+    pinned = pod.placement.pinned_node
+    nodes: Iterable[NodeState] = state.nodes
+    if pinned is not None:
+        # A pinned pod fails every other node on its name: no need to ask why, nor to
+        # visit them (node names are unique, as ``bind`` relies on).
+        named = state.get(pinned)
+        nodes = [named] if named is not None else []
+        others = len(state.nodes) - len(nodes)
+        if others:
+            statuses[_NOT_SELECTED] = others
+    reachable_names = {node.name for node in reachable}
+    for node in nodes:
+        if node.name in reachable_names:
+            statuses.update(resource_status(pod.requests, node)[1])
+        else:
+            statuses[placement_problem(pod.placement, node.node) or _NOT_SELECTED] += 1
     parts = ", ".join(f"{count} {reason}" for reason, count in sorted(statuses.items()))
-    return f"0/{total} nodes are available" + (f": {parts}" if parts else "")
+    return f"0/{len(state.nodes)} nodes are available" + (f": {parts}" if parts else "")
 
 
 def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
     """Decides where ``pod`` goes, and whom it preempts, without changing ``state``."""
     eligible, not_eligible_because = eligible_to_preempt(state, pod)
     reachable = state.reachable(pod.placement)
+    request = pod.requests
     feasible = [
         node
         for node in reachable
-        if _fits(pod.requests, node.node, node.cpu, node.memory, len(node.pods))
+        if _fits(request, node.node, node.cpu, node.memory, len(node.pods))
     ]
     if feasible:
         nominated = [node for node in feasible if node.name == pod.nominated_node]
@@ -422,31 +495,18 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
             chosen = tied[offset % len(tied)]
         return Decision(pod, eligible, chosen.name, reason="fits without preemption")
 
-    statuses: Counter[str] = Counter()
-    potential: list[NodeState] = []
-    reachable_names = {node.name for node in reachable}
-    pinned = pod.placement.pinned_node
-    for node in state.nodes:
-        if node.name not in reachable_names:
-            # A pinned pod fails every other node on its name: no need to ask why.
-            problem = (
-                _NOT_SELECTED
-                if pinned is not None and node.name != pinned
-                else placement_problem(pod.placement, node.node)
-            )
-            statuses[problem or _NOT_SELECTED] += 1
-            continue
-        code, reasons = resource_status(pod.requests, node)
-        statuses.update(reasons)
-        if code is Code.UNSCHEDULABLE:
-            potential.append(node)
-    summary = _summary(statuses, len(state.nodes))
+    # The summary of every node's status is read only when the pod stays pending: a
+    # pod that preempts does without it.
     if not eligible:
+        summary = _summary(state, pod, reachable)
         return Decision(pod, False, None, reason=f"{summary}; {not_eligible_because}")
+    potential = state.within_allocatable(pod.placement, request)
     if not potential:
+        summary = _summary(state, pod, reachable)
         return Decision(pod, True, None, reason=f"{summary}; preemption is not helpful")
     candidates = dry_run_preemption(state, pod, potential, offset)
     if not candidates:
+        summary = _summary(state, pod, reachable)
         return Decision(
             pod, True, None, reason=f"{summary}; no node has lower-priority victims that make room"
         )
@@ -500,6 +560,7 @@ def equally_good(state: ClusterState, pod: Pod) -> tuple[Decision, ...]:
                 before = list(node.pods)
                 for slot, source in zip(indexes, permuted, strict=True):
                     node.pods[slot] = before[source]
+                node.victims.clear()  # its remembered victims were chosen in the old order
             for offset in range(len(state.nodes)):
                 decision = schedule(state, pod, offset=offset)
                 if _answer(decision) not in seen:
@@ -507,7 +568,9 @@ def equally_good(state: ClusterState, pod: Pod) -> tuple[Decision, ...]:
                     found.append(decision)
     finally:
         for node, pods in zip(state.nodes, originals, strict=True):
-            node.pods[:] = pods
+            if node.pods != pods:
+                node.pods[:] = pods
+                node.victims.clear()
     return tuple(found)
 
 

@@ -130,13 +130,15 @@ class Simulation:
             for other in [*node.pods, *self._held_on(node.name)]
         )
         decision = schedule(self.state, pod)
+        if decision.node is not None:
+            # Before binding: a bound pod is not changed in place (``NodeState``).
+            self._clock += _SECOND
+            pod.start_time = self._clock
         apply(self.state, decision)
         taken: tuple[Pod, ...] = ()
         if decision.node is None:
             self.pending.append(pod)
         else:
-            self._clock += _SECOND
-            pod.start_time = self._clock
             taken = self._displace(decision.node)
         self._to_recreate += [victim for victim in decision.victims if victim.owner]
         event = Event(step, decision, within_reach, taken)

@@ -5,6 +5,10 @@ kubernetes-validate's strict JSON schemas (unknown fields are errors) for Kubern
 the CRD groups of ``models.MODEL_PACKAGES``; CapacityBuffers to the project's own schema
 and rules (``cdk8s_headroom.vocabulary.capacity_buffer_api``). A kind without a schema
 is a failure, never a pass.
+
+The verdicts of the Kubernetes schemas are kept between runs (``verdict_cache``): an
+object judged before is not judged again, and jsonschema and kubernetes-validate are
+imported only when an object is.
 """
 
 from __future__ import annotations
@@ -15,16 +19,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import jsonschema
-import kubernetes_validate.utils as kv
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING, Any
 
 from cdk8s_headroom.files.publish import load_manifests
 from cdk8s_headroom.validate.models import is_karpenter, is_modelled, validate_models
+from cdk8s_headroom.validate.verdict_cache import VerdictStore
 from cdk8s_headroom.vocabulary import capacity_buffer_api
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 OLDEST_KUBERNETES = "1.27"
 """The oldest Kubernetes release the output must be valid for (cdk8s-plus-27's API)."""
@@ -39,6 +43,8 @@ def _major_minor(version: str) -> str:
 @functools.cache  # kubernetes-validate lists and sorts its schema folders on each call
 def newest_kubernetes() -> str:
     """The newest Kubernetes release kubernetes-validate has schemas for, e.g. ``1.37``."""
+    import kubernetes_validate.utils as kv  # here: importing it imports jsonschema
+
     return _major_minor(kv.latest_version())
 
 
@@ -51,6 +57,8 @@ def kubernetes_versions() -> tuple[str, ...]:
 def _schema_folder(version: str) -> str:
     # The release's own schemas (its newest patch). kubernetes-validate would fall back to
     # an older release it has; here a release it lacks is an error, not a quieter check.
+    import kubernetes_validate.utils as kv
+
     known = [v for v in kv.all_versions() if _major_minor(v) == _major_minor(version)]
     if not known:
         raise HeadroomConfigError(
@@ -112,6 +120,8 @@ def _kind_schema(version: str, api_version: str, kind: str) -> Manifest | None:
         return None
     # The file naming of kubernetes-validate: "rbac.authorization.k8s.io/v1" -> "rbac-v1".
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    import kubernetes_validate.utils as kv
+
     try:
         schema: Manifest = kv.schema_contents(
             f"{_schema_folder(version)}/{kind.lower()}-{group_version}.json", version
@@ -136,6 +146,10 @@ def _compile(version: str, kinds: Iterable[tuple[str, str]]) -> None:
             schemas[(api_version, kind)] = schema
     if not schemas:
         return
+    import jsonschema
+    import kubernetes_validate.utils as kv
+    from referencing import Registry, Resource
+
     definitions = kv.schema_contents(f"{_schema_folder(version)}/_definitions.json", version)
     shared: Registry[Any] = (
         Resource.from_contents(_reached(list(schemas.values()), definitions)) @ Registry()
@@ -178,6 +192,8 @@ def has_own_schema(document: Manifest) -> bool:
 def _capacity_buffer_validator(
     version: capacity_buffer_api.CapacityBufferVersion,
 ) -> jsonschema.protocols.Validator:
+    import jsonschema
+
     validator: jsonschema.protocols.Validator = jsonschema.Draft202012Validator(
         capacity_buffer_api.schema(version)
     )
@@ -228,23 +244,46 @@ class SchemaVerdict:
     not_validated: str | None = None
 
 
+def _kubernetes_errors(documents: Sequence[Manifest]) -> list[list[str]]:
+    """The Kubernetes schema errors of each object, in order, for every release in
+    ``kubernetes_versions()``: those kept in the ``VerdictStore``, the others judged
+    (and kept)."""
+    store = VerdictStore.open()
+    releases = store.releases or kubernetes_versions()
+    found = [store.get(document, releases) for document in documents]
+    judged = [d for d, errors in zip(documents, found, strict=True) if errors is None]
+    # The kinds judged below, compiled first, all at once.
+    kinds = sorted(
+        {
+            (api_version, kind)
+            for d in judged
+            if isinstance(api_version := d.get("apiVersion"), str)
+            and isinstance(kind := d.get("kind"), str)
+        }
+    )
+    for version in releases:
+        _compile(version, kinds)
+    results = []
+    for document, errors in zip(documents, found, strict=True):
+        if errors is None:
+            errors = [schema_errors(document, version) for version in releases]
+            store.put(document, releases, errors)
+        results.append(
+            [
+                f"Kubernetes {version} schema: {e}"
+                for version, version_errors in zip(releases, errors, strict=True)
+                for e in version_errors
+            ]
+        )
+    store.save()
+    return results
+
+
 def schema_verdicts(documents: Sequence[Manifest]) -> list[SchemaVerdict]:
     """The schema verdict of each object, in order, for every release in
     ``kubernetes_versions()`` (objects of the modelled CRD groups and CapacityBuffers:
     their own schemas)."""
     results = [SchemaVerdict() for _ in documents]
-    # The kinds that the Kubernetes schemas judge below, compiled first, all at once.
-    kinds = sorted(
-        {
-            (api_version, kind)
-            for d in documents
-            if isinstance(api_version := d.get("apiVersion"), str)
-            and isinstance(kind := d.get("kind"), str)
-            and not has_own_schema(d)
-        }
-    )
-    for version in kubernetes_versions():
-        _compile(version, kinds)
     modelled = [i for i, d in enumerate(documents) if is_modelled(d)]
     sendable = [i for i in modelled if _is_json(documents[i])]
     for index in set(modelled) - set(sendable):
@@ -260,17 +299,15 @@ def schema_verdicts(documents: Sequence[Manifest]) -> list[SchemaVerdict]:
             f"{_model_name(documents[index])} schema: {e}" for e in result.errors
         )
     for index, document in enumerate(documents):
-        if index in modelled:
-            continue
         if capacity_buffer_api.is_capacity_buffer(document):
             results[index].errors.extend(
                 f"CapacityBuffer schema: {e}" for e in capacity_buffer_errors(document)
             )
-            continue
-        for version in kubernetes_versions():
-            results[index].errors.extend(
-                f"Kubernetes {version} schema: {e}" for e in schema_errors(document, version)
-            )
+    kubernetes = [i for i, d in enumerate(documents) if not has_own_schema(d)]
+    for index, errors in zip(
+        kubernetes, _kubernetes_errors([documents[i] for i in kubernetes]), strict=True
+    ):
+        results[index].errors.extend(errors)
     return results
 
 
