@@ -826,3 +826,16 @@ def test_pods_told_apart_by_start_time_leave_no_alternative() -> None:
     state = cluster([node("n")], {"n": [pod("a", 400, start=5), pod("b", 400, start=6)]})
 
     assert equally_good(state, pod("new", 500, 10)) == ()
+
+
+def test_every_order_of_three_tied_pods_is_tried() -> None:
+    """Any of three pods the scheduler cannot order may be the one reprieved last."""
+    state = cluster(
+        [node("n")], {"n": [pod("a", 300, start=5), pod("b", 300, start=5), pod("c", 300, start=5)]}
+    )
+    preemptor = pod("new", 300, 10)
+
+    decision = schedule(state, preemptor)
+    victims = {names(d.victims)[0] for d in (decision, *equally_good(state, preemptor))}
+
+    assert victims == {"a", "b", "c"}

@@ -551,16 +551,18 @@ def equally_good(state: ClusterState, pod: Pod) -> tuple[Decision, ...]:
                     positions.setdefault(importance(other), []).append(index)
             groups += [(node, indexes) for indexes in positions.values() if len(indexes) > 1]
     originals = [list(node.pods) for node in state.nodes]
+    position = {node.name: index for index, node in enumerate(state.nodes)}
     seen = {_answer(first)}
     found: list[Decision] = []
     orders = itertools.product(*(itertools.permutations(indexes) for _, indexes in groups))
     try:
         for order in itertools.islice(orders, MAX_TIE_ORDERS):
+            # each order is laid over the pods' first order, not over the last one tried
             for (node, indexes), permuted in zip(groups, order, strict=True):
-                before = list(node.pods)
+                first_order = originals[position[node.name]]
                 for slot, source in zip(indexes, permuted, strict=True):
-                    node.pods[slot] = before[source]
-                node.victims.clear()  # its remembered victims were chosen in the old order
+                    node.pods[slot] = first_order[source]
+                node.victims.clear()  # its remembered victims were chosen in another order
             for offset in range(len(state.nodes)):
                 decision = schedule(state, pod, offset=offset)
                 if _answer(decision) not in seen:
