@@ -150,10 +150,13 @@ bench: install ## measure synthesis, scale, the simulator, Helm and the test sui
 clean: ## remove the environments and build output (keeps dist/ and charts/)
 	rm -rf $(VENV) $(CHECKOV_VENV) node_modules build .pytest_cache .mypy_cache .ruff_cache .hypothesis
 
-.PHONY: model-comparison bench-simulate
+.PHONY: model-comparison bench-simulate fidelity
 
 model-comparison: install ## recompute docs/model-comparison.md (and README's table) with the simulator
 	$(PY) scripts/compare_models.py
+
+fidelity: install live-build ## simulate against the live kube-scheduler of each release: COUNT random scenarios (default 500) of SEED (default 33); writes bench/results.md
+	PYTHONPATH=constructs:. $(PY) bench/fidelity.py --seed $(or $(SEED),33) --count $(or $(COUNT),500)
 
 bench-simulate: install ## time the simulator on 100 to 1,000 nodes
 	PYTHONPATH=constructs:. $(PY) bench/bench_simulate.py

@@ -12,6 +12,7 @@ import datetime
 import importlib.util
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -203,6 +204,18 @@ def machine() -> str:
     )
 
 
+KEPT_HEADINGS = ("## Differential fidelity",)
+"""Sections other targets write (``make fidelity``: most of an hour on two live control
+planes), kept as they are when ``make bench`` rewrites the file."""
+
+
+def _kept_sections() -> list[str]:
+    if not RESULTS.exists():
+        return []
+    sections = re.split(r"\n(?=## )", RESULTS.read_text())
+    return [s.strip() + "\n" for s in sections if s.startswith(KEPT_HEADINGS)]
+
+
 def main() -> int:
     sections = [("main over floor", main_over_floor), ("scale", scale)]
     sections += plugin_sections()
@@ -213,6 +226,7 @@ def main() -> int:
     for name, section in sections:
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
         parts.append(section().strip() + "\n")
+    parts += _kept_sections()
     RESULTS.write_text("\n".join(parts))
     print(RESULTS.read_text())
     # The docs quote the figures they show from the file just written, never by hand.

@@ -44,6 +44,8 @@ EXEMPT = {
     "make install": "the Quickstart's set-up, whose .venv and node_modules the copy uses",
     "make chart-package": "tests/helm/test_helm_chart.py packs the chart twice as the target does",
     "make bench-simulate": "runs `python bench/bench_simulate.py`, which is run here",
+    "make fidelity": "1,000 scenarios on two live control planes, most of an hour; "
+    "tests/live/test_differential.py runs a fixed-seed subset",
     "make live-build": "builds the live tier's control plane, as tests/live's fixtures do",
     "HEADROOM_LIVE_RELEASES=": "the live tier on one release: tests/live runs every release",
 }

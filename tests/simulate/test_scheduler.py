@@ -27,9 +27,11 @@ from cdk8s_headroom.simulate.model import LabelSelector
 from cdk8s_headroom.simulate.scheduler import (
     Candidate,
     dry_run_preemption,
+    equally_good,
     num_candidates,
     pick_one_node,
 )
+from cdk8s_headroom.simulate.versions import KubernetesVersion
 from cdk8s_headroom.simulate.whatif import judge_p1, judge_p2, judge_p3
 from cdk8s_headroom.simulate.workloads import ClassRegistry, PodTemplate, Workload
 from cdk8s_headroom.vocabulary.placement import (
@@ -107,6 +109,50 @@ def test_a_pod_that_fits_binds_without_preemption_to_the_least_allocated_node() 
     assert decision.node == "idle"
     assert decision.victims == ()
     assert decision.candidates == ()
+
+
+def _fits_on(version: KubernetesVersion) -> str | None:
+    """Two 4-CPU/4Gi nodes: n0 holds 2500m and 768Mi, n1 300m and 1920Mi; the pod asks
+    100m and 896Mi. LeastAllocated scores n0 47 and n1 60; BalancedAllocation scores
+    the balance with the pod (87 and 70) before 1.36, and the change in balance
+    (50 + (50 + 87 - 78) / 2 = 79 and 50 + (50 + 70 - 80) / 2 = 70) from 1.36."""
+    gib, mib = 2**30, 2**20
+    state = ClusterState(
+        [Node(name, Resources(4000, 4 * gib), 110) for name in ("n0", "n1")], version=version
+    )
+    state.bind(Pod("a0", "", 0, LOWER, Resources(2500, 768 * mib)), "n0")
+    state.bind(Pod("a1", "", 0, LOWER, Resources(300, 1920 * mib)), "n1")
+    return schedule(state, Pod("new", "", 0, LOWER, Resources(100, 896 * mib))).node
+
+
+def test_balanced_allocation_scores_the_balance_with_the_pod_before_1_36() -> None:
+    """``balanced_allocation.go`` ``balancedResourceScorer`` of kubernetes 1.34."""
+    assert _fits_on(KubernetesVersion(1, 34)) == "n0"  # 47 + 87 against 60 + 70
+
+
+def test_balanced_allocation_scores_the_change_in_balance_from_1_36() -> None:
+    """``balancedResourceScorer`` of kubernetes PR 135573 (1.36 on)."""
+    assert _fits_on(KubernetesVersion(1, 37)) == "n1"  # 47 + 79 against 60 + 70
+
+
+def test_an_untolerated_prefer_no_schedule_taint_outweighs_more_room() -> None:
+    """TaintToleration scores with weight 3, reversed and normalized
+    (``taint_toleration.go``, ``DefaultNormalizeScore``): an untolerated
+    PreferNoSchedule taint costs 300 points, more than any room can win back."""
+    soft = Taint("dedicated", "batch", TaintEffect.PREFER_NO_SCHEDULE)
+    state = cluster([node("idle", taints=(soft,)), node("busy")], {"busy": [pod("a", 600)]})
+    tolerant = Placement(tolerations=(Toleration("dedicated", TolerationOperator.EXISTS),))
+
+    assert schedule(state, pod("new", 300, 10)).node == "busy"
+    assert schedule(state, pod("new", 300, 10, placement=tolerant)).node == "idle"
+
+
+def test_equal_scores_go_to_the_first_node_from_the_offset() -> None:
+    """``selectHost`` picks at random among the best scores; the simulator takes the
+    first from ``offset``, so every offset names each of the tied nodes."""
+    state = cluster([node("a"), node("b"), node("c")], {"c": [pod("x", 600)]})
+
+    assert [schedule(state, pod("new", 300), offset=k).node for k in range(3)] == ["a", "b", "a"]
 
 
 def test_a_nominated_node_that_fits_is_chosen_first() -> None:
@@ -505,6 +551,7 @@ def test_the_scheduler_picks_the_node_with_the_lowest_priority_victims() -> None
         "victims": ["p2"],
         "per_node_victims": {"n1": ["p1"], "n2": ["p2"], "n3": ["p3"]},
         "per_node_pdb_violations": {"n1": 0, "n2": 0, "n3": 0},
+        "alternatives": [],
     }
 
 
@@ -749,3 +796,46 @@ def test_p1_holds_on_a_pool_whose_taint_ordinary_pods_do_not_tolerate() -> None:
 
     assert verdict.holds is True
     assert "cannot run on n: node(s) had untolerated taint {pool: burst}" in verdict.reason
+
+
+def test_pods_of_equal_priority_and_start_make_each_an_equally_good_victim() -> None:
+    """``MoreImportantPod`` (``pkg/scheduler/util/utils.go``) cannot order pods of one
+    priority and start time, and ``SelectVictimsOnNode`` sorts with ``sort.Slice``
+    (``default_preemption.go``), which is not stable: either may be reprieved."""
+    state = cluster([node("n")], {"n": [pod("a", 400, start=5), pod("b", 400, start=5)]})
+    preemptor = pod("new", 500, 10)
+
+    decision = schedule(state, preemptor)
+    others = equally_good(state, preemptor)
+
+    assert names(decision.victims) == ["b"]
+    assert [(o.node, names(o.victims)) for o in others] == [("n", ["a"])]
+    assert names(state.nodes[0].pods) == ["a", "b"]  # the state is left as it was
+
+
+def test_a_full_tie_between_candidates_names_the_other_node() -> None:
+    """``pickOneNodeForPreemption`` leaves a full tie to the dry run's random start."""
+    state = cluster([node("n1"), node("n2")], {"n1": [pod("a", 1000)], "n2": [pod("b", 1000)]})
+
+    others = equally_good(state, pod("new", 1000, 10))
+
+    assert [(o.node, names(o.victims)) for o in others] == [("n2", ["b"])]
+
+
+def test_pods_told_apart_by_start_time_leave_no_alternative() -> None:
+    state = cluster([node("n")], {"n": [pod("a", 400, start=5), pod("b", 400, start=6)]})
+
+    assert equally_good(state, pod("new", 500, 10)) == ()
+
+
+def test_every_order_of_three_tied_pods_is_tried() -> None:
+    """Any of three pods the scheduler cannot order may be the one reprieved last."""
+    state = cluster(
+        [node("n")], {"n": [pod("a", 300, start=5), pod("b", 300, start=5), pod("c", 300, start=5)]}
+    )
+    preemptor = pod("new", 300, 10)
+
+    decision = schedule(state, preemptor)
+    victims = {names(d.victims)[0] for d in (decision, *equally_good(state, preemptor))}
+
+    assert victims == {"a", "b", "c"}

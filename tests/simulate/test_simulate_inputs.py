@@ -175,6 +175,19 @@ def test_limits_stand_in_for_missing_requests_and_overhead_is_added() -> None:
     assert _requests_of(spec) == Resources(510, 2**30)
 
 
+def test_pod_level_resources_replace_the_containers_sum_for_what_they_name() -> None:
+    """``PodRequests`` of ``k8s.io/component-helpers/resource/helpers.go`` (pod-level
+    resources, beta and on from 1.34): a pod-level request replaces that resource's
+    aggregate, a pod-level limit stands in for a missing request, overhead is added."""
+    spec = {
+        "containers": [_container({"requests": {"cpu": "100m", "memory": "1Mi"}})],
+        "resources": {"requests": {"cpu": "400m"}, "limits": {"memory": "8Mi"}},
+        "overhead": {"cpu": "10m"},
+    }
+
+    assert _requests_of(spec) == Resources(410, 8 * 2**20)
+
+
 def test_template_fields_that_change_scheduling_are_all_listed_as_unsupported() -> None:
     spec = {
         "containers": [

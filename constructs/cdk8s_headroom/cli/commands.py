@@ -59,6 +59,12 @@ def _simulate(args: argparse.Namespace) -> int:
             where = decision.node or "nowhere (stays pending)"
             print(f"{decision.pod.name} -> {where}; evicts {victims}")
             print(f"  {decision.reason}")
+            for other in decision.alternatives:
+                evicted = ", ".join(pod.name for pod in other.victims) or "nobody"
+                print(
+                    f"  or, equally good (the scheduler breaks the tie at random): "
+                    f"{other.node}; evicts {evicted}"
+                )
         return 0
     if args.manifests is None or args.cluster is None:
         raise HeadroomConfigError(

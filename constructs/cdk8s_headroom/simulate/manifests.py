@@ -178,12 +178,27 @@ def _container_requests(value: Value, *, init: bool) -> tuple[Resources, bool]:
     return Resources(amounts.get("cpu", 0), amounts.get("memory", 0)), sidecar
 
 
+def _pod_level(value: Value) -> tuple[int | None, int | None]:
+    """``spec.resources`` (pod-level resources, beta and on by default from 1.34): its
+    cpu and memory requests, a missing request taking the limit as the API server
+    defaults it; ``None`` where neither is set."""
+    resources = value.fields(("requests", "limits"))
+    found: list[int | None] = [None, None]
+    for kind in ("limits", "requests"):
+        given = resources[kind].fields(("cpu", "memory"))
+        for slot, (name, unit) in enumerate((("cpu", 1000), ("memory", 1))):
+            if not given[name].is_null():
+                found[slot] = given[name].quantity(unit)
+    return found[0], found[1]
+
+
 def _pod_requests(spec: dict[str, Value]) -> Resources:
     overhead = spec["overhead"].fields(("cpu", "memory"))
     return pod_requests(
         (_container_requests(c, init=False)[0] for c in spec["containers"].items()),
         (_container_requests(c, init=True) for c in spec["initContainers"].items()),
         Resources(overhead["cpu"].quantity_or(0, 1000), overhead["memory"].quantity_or(0, 1)),
+        pod_level=_pod_level(spec["resources"]),
     )
 
 
@@ -213,6 +228,7 @@ def pod_template(template: Value, namespace: str) -> PodTemplate:
             "containers",
             "initContainers",
             "overhead",
+            "resources",
             "nodeSelector",
             "affinity",
             "tolerations",

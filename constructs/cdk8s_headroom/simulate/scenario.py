@@ -8,7 +8,7 @@ format is documented in ``docs/simulate.md``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cdk8s_headroom.files.documents import read_document
@@ -24,7 +24,7 @@ from cdk8s_headroom.simulate.fields import (
     tolerations,
 )
 from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
-from cdk8s_headroom.simulate.scheduler import ClusterState, Decision, schedule
+from cdk8s_headroom.simulate.scheduler import ClusterState, Decision, equally_good, schedule
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
 from cdk8s_headroom.vocabulary.errors import shown
 from cdk8s_headroom.vocabulary.names import INT32_MAX, INT32_MIN
@@ -239,5 +239,7 @@ def read_scenario(path: Path, *, version: KubernetesVersion = NEWEST_VALIDATED) 
 
 
 def decide(scenario: Scenario) -> Decision:
-    """The scheduler's decision for the scenario's preemptor."""
-    return schedule(scenario.state, scenario.preemptor)
+    """The scheduler's decision for the scenario's preemptor, with the others it may
+    reach as well where it breaks a tie at random (``Decision.alternatives``)."""
+    decision = schedule(scenario.state, scenario.preemptor)
+    return replace(decision, alternatives=equally_good(scenario.state, scenario.preemptor))

@@ -9,8 +9,11 @@ The steps and their order follow ``shared/preemption/ALGORITHM.md`` (kubernetes
    Unschedulable (UnschedulableAndUnresolvable when the request exceeds the node's
    allocatable, as NodeResourcesFit does).
 2. When nodes pass, the pod binds to its nominated node if that one passes, otherwise to
-   the node with the most room left (NodeResourcesFit's LeastAllocated score); the
-   other score plugins are not modelled, and ties go to the first node.
+   the node with the best score of the default profile (TaintToleration,
+   NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation,
+   ``scores.node_scores``);
+   the scheduler picks at random among equal scores, the simulator the first from
+   ``offset``.
 3. Otherwise PostFilter: ``PodEligibleToPreemptOthers``, then ``DryRunPreemption`` over
    the Unschedulable nodes (``SelectVictimsOnNode`` on each), then
    ``pickOneNodeForPreemption``.
@@ -22,12 +25,14 @@ its possible outcomes), and remaining ties go to the first candidate found.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
+from cdk8s_headroom.simulate.scores import node_scores
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
 from cdk8s_headroom.vocabulary.placement import Placement, Taint, TaintEffect, Toleration
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
@@ -282,6 +287,9 @@ class Decision:
     victims: tuple[Pod, ...] = ()
     candidates: tuple[Candidate, ...] = ()
     reason: str = ""
+    alternatives: tuple[Decision, ...] = ()
+    """Other decisions the scheduler may reach as well, where it breaks a tie at random
+    (``equally_good``); empty unless asked for."""
 
     def to_json(self) -> dict[str, object]:
         """The decision as the ``simulate --scenario --json`` command prints it."""
@@ -291,6 +299,10 @@ class Decision:
             "victims": [pod.name for pod in self.victims],
             "per_node_victims": {c.node: [p.name for p in c.victims] for c in self.candidates},
             "per_node_pdb_violations": {c.node: c.pdb_violations for c in self.candidates},
+            "alternatives": [
+                {"node": other.node, "victims": [pod.name for pod in other.victims]}
+                for other in self.alternatives
+            ],
         }
 
 
@@ -438,19 +450,6 @@ def pick_one_node(candidates: Sequence[Candidate]) -> Candidate:
     return remaining[0]
 
 
-def _least_allocated(request: Resources, state: NodeState) -> int:
-    """NodeResourcesFit's default score: the free share left, averaged over cpu and
-    memory (0-100)."""
-    total = 0
-    for capacity, used in (
-        (state.node.allocatable.cpu, state.cpu + request.cpu),
-        (state.node.allocatable.memory, state.memory + request.memory),
-    ):
-        if capacity > 0:
-            total += (capacity - used) * 100 // capacity
-    return total // 2
-
-
 def _summary(state: ClusterState, pod: Pod, reachable: Sequence[NodeState]) -> str:
     """Why no node fits ``pod``: the scheduler's "0/N nodes are available" message."""
     statuses: Counter[str] = Counter()
@@ -486,13 +485,14 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
     ]
     if feasible:
         nominated = [node for node in feasible if node.name == pod.nominated_node]
-        chosen = nominated[0] if nominated else feasible[0]
-        if not nominated:
-            best = _least_allocated(request, chosen)
-            for node in feasible[1:]:
-                score = _least_allocated(request, node)
-                if score > best:
-                    chosen, best = node, score
+        if nominated:
+            chosen = nominated[0]
+        else:
+            # selectHost picks at random among the best: ties go to the first from offset
+            ranked = node_scores(state.version, pod, feasible)
+            best = max(ranked)
+            tied = [node for node, score in zip(feasible, ranked, strict=True) if score == best]
+            chosen = tied[offset % len(tied)]
         return Decision(pod, eligible, chosen.name, reason="fits without preemption")
 
     # The summary of every node's status is read only when the pod stays pending: a
@@ -519,6 +519,61 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
         candidates=tuple(candidates),
         reason=f"preempts {len(picked.victims)} pod(s) on {picked.node}",
     )
+
+
+MAX_TIE_ORDERS = 256
+"""``equally_good`` tries at most this many orders of tied pods."""
+
+
+def _answer(decision: Decision) -> tuple[str | None, frozenset[str]]:
+    return decision.node, frozenset(f"{p.namespace}/{p.name}" for p in decision.victims)
+
+
+def equally_good(state: ClusterState, pod: Pod) -> tuple[Decision, ...]:
+    """The decisions other than ``schedule``'s that the scheduler may reach as well.
+
+    Where the scheduler breaks a tie at random, ``schedule`` takes one side: equal node
+    scores (``selectHost``), the dry run's random start and a full tie between
+    candidates (``DryRunPreemption``, ``pickOneNodeForPreemption``), and pods of one
+    node with equal priority and start time, which ``MoreImportantPod`` cannot order
+    and ``SelectVictimsOnNode`` sorts with the unstable ``sort.Slice`` (startTime has
+    whole seconds, so such ties are common). Each order of such pods (at most
+    ``MAX_TIE_ORDERS``) and each start offset is tried; ``state`` is left as it was."""
+    first = schedule(state, pod)
+    if first.node is None:
+        return ()  # no order or offset makes a node fit or a candidate
+    groups: list[tuple[NodeState, list[int]]] = []
+    if first.victims:
+        for node in state.nodes:
+            positions: dict[tuple[int, int], list[int]] = {}
+            for index, other in enumerate(node.pods):
+                if other.priority < pod.priority:
+                    positions.setdefault(importance(other), []).append(index)
+            groups += [(node, indexes) for indexes in positions.values() if len(indexes) > 1]
+    originals = [list(node.pods) for node in state.nodes]
+    position = {node.name: index for index, node in enumerate(state.nodes)}
+    seen = {_answer(first)}
+    found: list[Decision] = []
+    orders = itertools.product(*(itertools.permutations(indexes) for _, indexes in groups))
+    try:
+        for order in itertools.islice(orders, MAX_TIE_ORDERS):
+            # each order is laid over the pods' first order, not over the last one tried
+            for (node, indexes), permuted in zip(groups, order, strict=True):
+                first_order = originals[position[node.name]]
+                for slot, source in zip(indexes, permuted, strict=True):
+                    node.pods[slot] = first_order[source]
+                node.victims.clear()  # its remembered victims were chosen in another order
+            for offset in range(len(state.nodes)):
+                decision = schedule(state, pod, offset=offset)
+                if _answer(decision) not in seen:
+                    seen.add(_answer(decision))
+                    found.append(decision)
+    finally:
+        for node, pods in zip(state.nodes, originals, strict=True):
+            if node.pods != pods:
+                node.pods[:] = pods
+                node.victims.clear()
+    return tuple(found)
 
 
 def apply(state: ClusterState, decision: Decision) -> None:

@@ -53,6 +53,13 @@ class KubernetesVersion:
         skip both (ALGORITHM.md §5)."""
         return self >= EMPTY_PDB_SELECTOR_MATCHES_ALL
 
+    @property
+    def balanced_allocation_scores_the_change(self) -> bool:
+        """From 1.36 (kubernetes PR 135573), NodeResourcesBalancedAllocation scores the
+        change in a node's balance that the pod brings, ``50 + (50 + with - without) / 2``;
+        earlier releases score the balance with the pod alone."""
+        return self >= BALANCED_ALLOCATION_SCORES_THE_CHANGE
+
 
 NEWEST_VALIDATED = KubernetesVersion(1, 37)
 """The newest release the project validates its output against (the newest schemas
@@ -62,6 +69,11 @@ nothing says which release the cluster runs."""
 EMPTY_PDB_SELECTOR_MATCHES_ALL = KubernetesVersion(1, 38)
 """The first release with kubernetes PR 141785 ("Fix Scheduler Preemption Ignoring
 Empty PDB Selectors")."""
+
+
+BALANCED_ALLOCATION_SCORES_THE_CHANGE = KubernetesVersion(1, 36)
+"""The first release with kubernetes PR 135573 ("Update scoring function for balanced
+allocation to consider change to the node's balance")."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +123,13 @@ RULES: tuple[Rule, ...] = (
         KubernetesVersion(1, 34),
         "spec.resources in the listing",
         "k8s.io/component-helpers/resource/helpers.go PodRequests",
+    ),
+    Rule(
+        "NodeResourcesBalancedAllocation scores the change in a node's balance",
+        BALANCED_ALLOCATION_SCORES_THE_CHANGE,
+        "--kubernetes-version",
+        "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go "
+        "balancedResourceScorer",
     ),
     Rule(
         "a PDB with an empty selector covers every pod of its namespace",
