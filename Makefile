@@ -87,8 +87,9 @@ promtool: ## promtool and prometheus (Debian's prometheus package), which the al
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus > /dev/null; \
 	} || echo "promtool could not be installed (apt-get needs root): the alert rules' promtool and live tests will skip" >&2
 
-# The live tier (tests/live) runs in one xdist group: one worker starts each release's
-# control plane once while the other workers run the rest of the suite.
+# The live tier (tests/live) runs beside the rest of the suite; each worker that takes a
+# live test starts its own control plane per release (tests/live/conftest.py says why
+# the xdist group does not keep them on one worker under pytest 9).
 PYTEST_ARGS := -n auto --dist loadgroup
 
 test: install $(CHECKOV_STAMP) promtool live-build ## run the whole test suite, the live tier too where Go is present (exit code 5, no tests collected, is a failure)

@@ -186,7 +186,7 @@ def _key(module: GoModule) -> str:
 
 
 @contextlib.contextmanager
-def _lock(path: Path) -> Iterator[None]:
+def lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -205,7 +205,7 @@ def ensure(module: GoModule, *, log: bool = True) -> Path:
     target = cache_root() / f"{module.folder}-{_key(module)}"
     if (target / ".complete").exists():
         return target
-    with _lock(cache_root() / f".{module.folder}.lock"):
+    with lock(cache_root() / f".{module.folder}.lock"):
         if (target / ".complete").exists():
             return target
         staging = Path(tempfile.mkdtemp(prefix=f".{module.folder}-", dir=cache_root()))

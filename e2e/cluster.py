@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from e2e.build import ReleaseBinaries
+from e2e.build import ReleaseBinaries, cache_root, lock
 
 T = TypeVar("T")
 Manifest = dict[str, Any]
@@ -98,7 +98,12 @@ class LiveCluster:
         workdir = Path(tempfile.mkdtemp(prefix="headroom-live-"))
         cluster = cls(binaries, workdir, name or f"headroom-{binaries.release.replace('.', '')}")
         try:
-            cluster._create()
+            # kwokctl takes a free port for each component and the component binds it
+            # later: two clusters created at once (two pytest workers, a benchmark) can
+            # take the same one, and one component then fails to bind. Creations take
+            # turns; the clusters still run side by side.
+            with lock(cache_root() / "cluster-create.lock"):
+                cluster._create()
         except BaseException:
             cluster.stop()
             raise

@@ -1,9 +1,13 @@
 """The live tier: a real control plane per release, built from pinned modules
 (``e2e/build.py``) and started on loopback by kwokctl (``e2e/cluster.py``).
 
-Every test here is marked ``live`` and runs in one pytest-xdist group, so one worker
-starts each release's cluster once and runs the tier on it; the other workers run the
-rest of the suite meanwhile. Each test leaves the cluster as it found it
+Every test here is marked ``live`` and asks for the ``live`` pytest-xdist group, so that
+one worker would start each release's cluster once. pytest-xdist 3.8 groups by adding
+``@live`` to ``item._nodeid``, which pytest 9 no longer reads (``Node.nodeid`` comes
+from ``_id``): the group has no effect, and each worker that runs a live test starts
+its own cluster per release, side by side (measured: two workers, both clusters
+running at once, the suite green). Their creations take turns (``LiveCluster.start``),
+since kwokctl's free ports could collide. Each test leaves the cluster as it found it
 (``_fresh_cluster``). Without Go the tier is skipped with one line that says how to get
 it; under CI (``CI`` set) a missing Go fails instead, so CI never passes without it.
 When a live test fails, the components' logs are kept in ``build/live-logs/<release>/``.
