@@ -101,7 +101,7 @@ def headroom_objects(model: PriorityModel) -> tuple[list[Manifest], list[Manifes
     return [o for o in objects if o["kind"] != "Deployment"], bursts
 
 
-def _ordinary(replicas: int) -> list[Manifest]:
+def ordinary_pods(replicas: int) -> list[Manifest]:
     """Pods of no class (the cluster's default priority), a slice's size each."""
     labels = {"app": "ordinary"}
     security = {
@@ -228,7 +228,7 @@ def run_scenario(cluster: LiveCluster, model: PriorityModel) -> PromiseCounts:
     )
     # 2. ordinary pods fill what they may use; three more wait
     fill = 3 if dedicated else POOL_NODES * 3
-    cluster.apply(_ordinary(fill + PENDING_ORDINARY))
+    cluster.apply(ordinary_pods(fill + PENDING_ORDINARY))
     cluster.wait_for(
         lambda: len(_running(_pods(cluster, ORDINARY_NAMESPACE))) == fill,
         what=f"{fill} ordinary pods Running",

@@ -50,9 +50,9 @@ from cdk8s_headroom.vocabulary.labels import COMPONENT_LABEL, RESERVER_COMPONENT
 from e2e import build
 from e2e.cluster import LiveCluster, Manifest, NodeShape, listening_ports, processes_under
 from e2e.monitoring import PROMETHEUS, AlertRule, Monitoring
+from e2e.promises import ORDINARY_NAMESPACE, ordinary_pods
 
 NAMESPACE = "alerts"
-ORDINARY_NAMESPACE = "ordinary"
 POOL = "alerts"
 POOL_LABEL = "karpenter.sh/nodepool"
 NODES = ("pool-0", "pool-1")
@@ -92,45 +92,6 @@ def _headroom() -> tuple[list[Manifest], Manifest, NodeHeadroom]:
     objects = [o for chart in app.charts for o in chart.to_json()]
     (rule,) = [o for o in objects if o["kind"] == "PrometheusRule"]
     return [o for o in objects if o["kind"] != "PrometheusRule"], rule, headroom
-
-
-def _ordinary(replicas: int) -> list[Manifest]:
-    """Pods of no class (the cluster's default, GUARDED's ``default-no-preempt``), a
-    slice's CPU each."""
-    labels = {"app": "ordinary"}
-    security = {
-        "runAsNonRoot": True,
-        "runAsUser": 65532,
-        "allowPrivilegeEscalation": False,
-        "capabilities": {"drop": ["ALL"]},
-        "seccompProfile": {"type": "RuntimeDefault"},
-    }
-    container = {
-        "name": "app",
-        "image": IMAGE,
-        "securityContext": security,
-        "resources": {"requests": {"cpu": SLICE_CPU, "memory": "256Mi"}},
-    }
-    return [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ORDINARY_NAMESPACE}},
-        {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": "ordinary", "namespace": ORDINARY_NAMESPACE},
-            "spec": {
-                "replicas": replicas,
-                "selector": {"matchLabels": labels},
-                "template": {
-                    "metadata": {"labels": labels},
-                    "spec": {
-                        "automountServiceAccountToken": False,
-                        "terminationGracePeriodSeconds": 0,
-                        "containers": [container],
-                    },
-                },
-            },
-        },
-    ]
 
 
 @pytest.fixture(scope="session")
@@ -268,7 +229,7 @@ def test_each_alert_fires_on_the_live_series_of_the_state_it_names_and_no_other(
     cluster.wait_for(
         lambda: _reservers(cluster) == ["Running"] * 2, what="a reserver Running per node"
     )
-    cluster.apply(_ordinary(2))
+    cluster.apply(ordinary_pods(2))
     cluster.wait_for(
         lambda: _phases(_pods(cluster, ORDINARY_NAMESPACE)) == ["Running"] * 2,
         what="an ordinary pod Running per node",
