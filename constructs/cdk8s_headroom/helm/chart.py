@@ -18,6 +18,7 @@ from cdk8s_headroom import __doc__ as library_doc
 from cdk8s_headroom import __version__
 from cdk8s_headroom.files.publish import swap_in
 from cdk8s_headroom.helm.library import library_files, rules_files
+from cdk8s_headroom.helm.units import generated_units
 from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
@@ -25,9 +26,9 @@ TEMPLATES = Path(__file__).parent / "templates"
 """The chart's Go templates: the rules' generic checks and the objects (``_helpers.tpl``),
 the manifests (``headroom.yaml``) and ``NOTES.txt``."""
 LAZY = TEMPLATES / "lazy"
-"""The lazy units (``node-headroom.lazy``): hand-written templates the chart keeps in
+"""The hand-written lazy units (``node-headroom.lazy``): templates the chart keeps in
 ``files/lazy/``, parsed only by a render that runs them (the bursts', the buffers', the
-alerts', the refusals'...)."""
+alerts', the refusals'...); ``units.generated_units`` writes the others."""
 README_HEAD = Path(__file__).parent / "chart_readme.md"
 """The chart README's prose, before the table of values; ``{summary}`` is the library's."""
 
@@ -61,7 +62,7 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
     """Every file of the chart, by its path in the chart folder, for an app read back
     into values (``values_from_app``); ``split_app_values`` says which are defaults."""
     chart_defaults, blueprint = split_app_values(app_values)
-    units = _hand_written(LAZY)
+    units = dict(sorted({**_hand_written(LAZY), **generated_units()}.items()))
     metadata = {
         "apiVersion": "v2",
         "name": CHART_NAME,

@@ -27,7 +27,14 @@ import cdk8s
 
 from cdk8s_headroom.helm.go_template import called_by, message_parts, rule_helpers
 from cdk8s_headroom.helm.reader import add_reader, subject
-from cdk8s_headroom.helm.values import ALERTS, CHART_NAME, CUSTOM_TASK, checks, read_back
+from cdk8s_headroom.helm.values import (
+    ALERTS,
+    CHART_NAME,
+    CUSTOM_TASK,
+    NAMED_ITEMS,
+    checks,
+    read_back,
+)
 from cdk8s_headroom.helm.values_to_app import DEFAULT_TASK, HEADROOM_ID, RELEASE_PREFIX, TASK_VALUES
 from cdk8s_headroom.objects.alerts import PROMETHEUS_RULE_API_VERSION, HeadroomAlerts
 from cdk8s_headroom.objects.burst import BurstWorkload
@@ -411,11 +418,6 @@ def _as_helm_keeps(item: Any) -> Any:
     if isinstance(item, Mapping):
         return {key: _as_helm_keeps(value) for key, value in item.items() if value is not None}
     return item
-
-
-NAMED_ITEMS = "burstWorkloads"
-"""The list whose items a check's field names by their name, not their index
-(``value_checks._check_path``)."""
 
 
 def _row(path: str, rule: str, default: Any) -> dict[str, Any]:
