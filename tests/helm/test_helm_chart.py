@@ -26,6 +26,7 @@ from cdk8s_headroom.helm import (
 from cdk8s_headroom.helm import chart as chart_module
 from cdk8s_headroom.helm.chart import BLUEPRINT_VALUES
 from cdk8s_headroom.helm.manifests import manifests_template, reference
+from cdk8s_headroom.helm.reader import SUBJECT_RULES
 from cdk8s_headroom.helm.values import VALUES
 from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.placement import REQUIREMENT_RULES, TOLERATION_RULES
@@ -181,7 +182,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 772
+HAND_WRITTEN_CEILING = 771
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated, never raised."""
@@ -197,13 +198,29 @@ def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:
     assert lines <= HAND_WRITTEN_CEILING
 
 
-def test_the_placement_unit_judges_by_the_librarys_own_list_of_rules() -> None:
-    # Generated from placement.TOLERATION_RULES and REQUIREMENT_RULES (units.placement_unit):
-    # every rule the library judges a toleration or a node affinity term by, in its order
-    text = (CHART / "files" / "lazy" / "placement.tpl").read_text()
-    called = re.findall(r'include "node-headroom\.rule\.([A-Za-z]+)"', text)
-    judged = [rule.name for rule, _ in TOLERATION_RULES] + [r.name for r in REQUIREMENT_RULES]
-    assert called == judged
+@pytest.mark.parametrize(
+    ("unit", "helper", "judged"),
+    [
+        ("placement", "toleration", [rule for rule, _ in TOLERATION_RULES]),
+        ("placement", "requirement", list(REQUIREMENT_RULES)),
+        ("reader", "subject", [rule for rule, _ in SUBJECT_RULES]),
+    ],
+)
+def test_an_items_fields_are_judged_by_the_librarys_own_list_of_rules(
+    unit: str, helper: str, judged: list[Any]
+) -> None:
+    # units.FIELD_RULES compiles the library's lists (placement.TOLERATION_RULES,
+    # REQUIREMENT_RULES, reader.SUBJECT_RULES) into node-headroom.fields.<item>, parsed
+    # with the unit that reads the items
+    lazy = CHART / "files" / "lazy"
+    assert f'include "node-headroom.fields.{helper}"' in (lazy / f"{unit}.tpl").read_text()
+    (definition,) = [
+        line
+        for line in (lazy / f"{unit}-rules.tpl").read_text().splitlines()
+        if f'define "node-headroom.fields.{helper}"' in line
+    ]
+    called = re.findall(r'include "node-headroom\.rule\.([A-Za-z]+)"', definition)
+    assert called == [rule.name for rule in judged]
     assert not (chart_module.LAZY / "placement.tpl").exists()
 
 

@@ -19,7 +19,7 @@ from cdk8s_headroom import __version__
 from cdk8s_headroom.files.publish import swap_in
 from cdk8s_headroom.helm.library import library_files, rules_files
 from cdk8s_headroom.helm.manifests import manifests_template, reference
-from cdk8s_headroom.helm.units import generated_units
+from cdk8s_headroom.helm.units import field_rule_helpers, generated_units
 from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
@@ -83,7 +83,7 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
         "values.yaml": values_yaml(chart_defaults),
         BLUEPRINT_VALUES: _BLUEPRINT_HEAD + yaml.safe_dump(blueprint, sort_keys=False, width=88),
         "values.schema.json": schema_json(),
-        **rules_files(templates, {Path(n).stem: t for n, t in units.items()}),
+        **rules_files(templates, {Path(n).stem: t for n, t in units.items()}, field_rule_helpers()),
         **library_files(chart_defaults),
         **{f"templates/{name}": text for name, text in sorted(templates.items())},
         **{f"files/lazy/{name}": text for name, text in units.items()},

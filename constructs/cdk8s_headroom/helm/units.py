@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import MISSING, fields
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields
 from enum import Enum
 
+from cdk8s_headroom.helm.reader import SUBJECT_RULES
 from cdk8s_headroom.helm.values import NAMED_ITEMS, item_lists
 from cdk8s_headroom.vocabulary.placement import REQUIREMENT_RULES, TOLERATION_RULES, Toleration
+from cdk8s_headroom.vocabulary.rule_language import Rule
 
 TOLERATION_DEFAULTS = "tolerationDefaults"
 """The library data's map of a toleration's defaults that are choices (its operator)."""
@@ -42,12 +45,71 @@ def _toleration_field(name: str, default: object) -> str:
     values leave it empty): a choice's default from the library data, an empty text
     inline."""
     if isinstance(default, Enum):
-        return f"(default (index $lib.{TOLERATION_DEFAULTS} {json.dumps(name)}) $t.{name})"
+        return f"(default (index .lib.{TOLERATION_DEFAULTS} {json.dumps(name)}) $i.{name})"
     if default in (MISSING, None):
-        return f"$t.{name}"
+        return f"$i.{name}"
     if default == "":
-        return f'(default "" $t.{name})'
+        return f'(default "" $i.{name})'
     raise ValueError(f"Toleration.{name}: no way to write the default {default!r}")
+
+
+@dataclass(frozen=True)
+class FieldRules:
+    """The rules across an item's fields, as the library judges them: compiled into the
+    one-line helper ``node-headroom.fields.<name>``, of (dict lib at item), which calls
+    each rule with every field as an operand and the field it shows as ``value``, named
+    ``<at><field>``."""
+
+    name: str
+    rules: tuple[tuple[Rule, str], ...]
+    """Each rule with the field whose value a refusal shows, in the order judged."""
+    fields: Mapping[str, str]
+    """Each field of the item, as a Go expression over the item (``$i``)."""
+
+    @property
+    def helper(self) -> str:
+        return f"node-headroom.fields.{self.name}"
+
+    def definition(self) -> str:
+        read = "".join(f"{{{{ ${name} := {item} }}}}" for name, item in self.fields.items())
+        operands = " ".join(f'"{name}" ${name}' for name in self.fields if name != "value")
+        calls = "".join(
+            f'{{{{ include "node-headroom.rule.{rule.name}" (dict "lib" .lib '
+            f'"field" (print .at "{shown}") "value" ${shown} {operands}) }}}}'
+            for rule, shown in self.rules
+        )
+        return f'{{{{- define "{self.helper}" }}}}{{{{ $i := .item }}}}{read}{calls}{{{{ end }}}}'
+
+
+FIELD_RULES = (
+    FieldRules(
+        "toleration",
+        TOLERATION_RULES,
+        {
+            name: _toleration_field(name, f.default)
+            for name, f in zip(TOLERATION_FIELDS, fields(Toleration), strict=True)
+        },
+    ),
+    FieldRules(
+        "requirement",
+        tuple((rule, "values") for rule in REQUIREMENT_RULES),
+        {"key": "$i.key", "operator": "$i.operator", "values": "(default (list) $i.values)"},
+    ),
+    FieldRules(
+        "subject",
+        SUBJECT_RULES,
+        {field: f"$i.{field}" for field in ("kind", "name", "namespace")},
+    ),
+)
+"""The library's lists of rules across an item's fields, as the chart's helpers: a
+toleration's (``placement.TOLERATION_RULES``), a node affinity term's values'
+(``placement.REQUIREMENT_RULES``) and a reader subject's (``reader.SUBJECT_RULES``)."""
+
+
+def field_rule_helpers() -> dict[str, str]:
+    """The ``FIELD_RULES`` helpers by name; ``library.rules_files`` places each where its
+    callers are parsed."""
+    return {rules.helper: rules.definition() for rules in FIELD_RULES}
 
 
 def _toleration_lists() -> list[str]:
@@ -72,31 +134,14 @@ def _toleration_lists() -> list[str]:
 
 def placement_unit() -> str:
     """``files/lazy/placement.tpl``: ``node-headroom.placement``, of (dict lib v)."""
-    read = "".join(
-        f"{{{{ ${name} := {_toleration_field(name, f.default)} }}}}"
-        for name, f in zip(TOLERATION_FIELDS, fields(Toleration), strict=True)
-    )
-    # Every field is an operand; the rule's test sees "value" as the value it shows
-    operands = " ".join(f'"{name}" ${name}' for name in TOLERATION_FIELDS if name != "value")
-    toleration_rules = [
-        f"{{{{- /* <list>[<index>].{shown}: {rule.name} */ -}}}}\n"
-        f'{{{{- include "node-headroom.rule.{rule.name}" (dict "lib" $lib '
-        f'"field" (print $at "{shown}") "value" ${shown} {operands}) -}}}}'
-        for rule, shown in TOLERATION_RULES
-    ]
-    requirement_lists = item_lists("key", "operator", "values")
-    requirement_rules = [
-        f'{{{{- include "node-headroom.rule.{rule.name}" $r -}}}}' for rule in REQUIREMENT_RULES
-    ]
+    toleration, requirement = FIELD_RULES[0], FIELD_RULES[1]
     requirements = []
-    for path in requirement_lists:
+    for path in item_lists("key", "operator", "values"):
         requirements += [
             f"{{{{- /* {path}[<key>].values */ -}}}}",
             f'{{{{- range index $v "{path}" -}}}}',
-            f'{{{{- $r := dict "lib" $lib "field" (printf "{path}[%s].values" .key) '
-            '"value" (default (list) .values) "operator" .operator '
-            '"values" (default (list) .values) -}}',
-            *requirement_rules,
+            f'{{{{- include "{requirement.helper}" (dict "lib" $lib '
+            f'"at" (printf "{path}[%s]." .key) "item" .) -}}}}',
             "{{- end -}}",
         ]
     lines = [
@@ -108,10 +153,10 @@ def placement_unit() -> str:
         '{{- define "node-headroom.placement" -}}',
         "{{- $lib := .lib }}{{ $v := .v -}}",
         *_toleration_lists(),
+        "{{- /* <list>[<index>].<field> */ -}}",
         "{{- range $pair := $lists }}{{ range $i, $t := index $pair 1 -}}",
-        '{{- $at := printf "%s[%d]." (index $pair 0) $i -}}',
-        f"{{{{-{read[2:-2]}-}}}}",
-        *toleration_rules,
+        f'{{{{- include "{toleration.helper}" (dict "lib" $lib '
+        '"at" (printf "%s[%d]." (index $pair 0) $i) "item" $t) -}}',
         "{{- end }}{{ end -}}",
         *requirements,
         "{{- end -}}",

@@ -8,22 +8,12 @@
 {{- $lists := list -}}
 {{- $lists = append $lists (list "tolerations" (index $v "tolerations")) -}}
 {{- range $n, $w := index $v "burstWorkloads" }}{{ $lists = append $lists (list (printf "burstWorkloads[%v].tolerations" .name) (index $w "tolerations")) }}{{ end -}}
+{{- /* <list>[<index>].<field> */ -}}
 {{- range $pair := $lists }}{{ range $i, $t := index $pair 1 -}}
-{{- $at := printf "%s[%d]." (index $pair 0) $i -}}
-{{- $key := (default "" $t.key) }}{{ $operator := (default (index $lib.tolerationDefaults "operator") $t.operator) }}{{ $value := (default "" $t.value) }}{{ $effect := $t.effect }}{{ $tolerationSeconds := $t.tolerationSeconds -}}
-{{- /* <list>[<index>].key: tolerationNeedsKey */ -}}
-{{- include "node-headroom.rule.tolerationNeedsKey" (dict "lib" $lib "field" (print $at "key") "value" $key "key" $key "operator" $operator "effect" $effect "tolerationSeconds" $tolerationSeconds) -}}
-{{- /* <list>[<index>].value: tolerationExistsWithoutValue */ -}}
-{{- include "node-headroom.rule.tolerationExistsWithoutValue" (dict "lib" $lib "field" (print $at "value") "value" $value "key" $key "operator" $operator "effect" $effect "tolerationSeconds" $tolerationSeconds) -}}
-{{- /* <list>[<index>].tolerationSeconds: tolerationSecondsNoExecute */ -}}
-{{- include "node-headroom.rule.tolerationSecondsNoExecute" (dict "lib" $lib "field" (print $at "tolerationSeconds") "value" $tolerationSeconds "key" $key "operator" $operator "effect" $effect "tolerationSeconds" $tolerationSeconds) -}}
+{{- include "node-headroom.fields.toleration" (dict "lib" $lib "at" (printf "%s[%d]." (index $pair 0) $i) "item" $t) -}}
 {{- end }}{{ end -}}
 {{- /* nodeAffinity[<key>].values */ -}}
 {{- range index $v "nodeAffinity" -}}
-{{- $r := dict "lib" $lib "field" (printf "nodeAffinity[%s].values" .key) "value" (default (list) .values) "operator" .operator "values" (default (list) .values) -}}
-{{- include "node-headroom.rule.requirementNeedsValues" $r -}}
-{{- include "node-headroom.rule.requirementNoValues" $r -}}
-{{- include "node-headroom.rule.requirementOneInteger" $r -}}
-{{- include "node-headroom.rule.requirementNotNegative" $r -}}
+{{- include "node-headroom.fields.requirement" (dict "lib" $lib "at" (printf "nodeAffinity[%s]." .key) "item" .) -}}
 {{- end -}}
 {{- end -}}
