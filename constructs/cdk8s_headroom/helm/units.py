@@ -1,17 +1,15 @@
-"""The lazy units that ``make chart`` generates from the library's declarations.
+"""The parts of the chart's templates that ``make chart`` generates from the library's
+declarations, so that a rule added there reaches the chart without a template line
+written by hand.
 
-A lazy unit is Go template code in ``files/lazy/<unit>.tpl`` that ``node-headroom.lazy``
-parses only when a render runs it (``chart.LAZY`` holds the hand-written ones). The units
-here are written from the same declarations the library's checks run, so a rule added
-there reaches the chart without a template line written by hand:
-
-- ``placement``: each toleration's rules across its fields (``placement.TOLERATION_RULES``)
-  for every list of tolerations in the values (``values.item_lists``), then each node
-  affinity term's (``placement.REQUIREMENT_RULES``), as ``value_checks.check_placement``
-  judges them.
-
-Each generated helper is one rule call per line, with a comment naming the value path it
-judges, so a reviewer can follow a value to its rule.
+- ``FIELD_RULES``: the library's lists of rules across an item's fields (a toleration's,
+  a node affinity term's, a reader subject's), each compiled into one helper,
+  ``node-headroom.fields.<item>``, that ``library.rules_files`` places with the unit that
+  calls it.
+- ``placement_unit``: the lazy unit (``files/lazy/placement.tpl``, parsed only when a
+  render runs it; ``chart.LAZY`` holds the hand-written ones) that calls them for every
+  list of tolerations in the values (``values.item_lists``) and every node affinity term,
+  as ``value_checks.check_placement`` does, with a comment naming the value paths.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from dataclasses import MISSING, dataclass, fields
 from enum import Enum
 
 from cdk8s_headroom.helm.reader import SUBJECT_RULES
-from cdk8s_headroom.helm.values import NAMED_ITEMS, item_lists
+from cdk8s_headroom.helm.values import NAMED_ITEMS, item_fields, item_lists
 from cdk8s_headroom.vocabulary.placement import REQUIREMENT_RULES, TOLERATION_RULES, Toleration
 from cdk8s_headroom.vocabulary.rule_language import Rule
 
@@ -98,7 +96,7 @@ FIELD_RULES = (
     FieldRules(
         "subject",
         SUBJECT_RULES,
-        {field: f"$i.{field}" for field in ("kind", "name", "namespace")},
+        {field: f"$i.{field}" for field in item_fields("reader.subjects")},
     ),
 )
 """The library's lists of rules across an item's fields, as the chart's helpers: a
@@ -109,7 +107,7 @@ toleration's (``placement.TOLERATION_RULES``), a node affinity term's values'
 def field_rule_helpers() -> dict[str, str]:
     """The ``FIELD_RULES`` helpers by name; ``library.rules_files`` places each where its
     callers are parsed."""
-    return {rules.helper: rules.definition() for rules in FIELD_RULES}
+    return {item.helper: item.definition() for item in FIELD_RULES}
 
 
 def _toleration_lists() -> list[str]:

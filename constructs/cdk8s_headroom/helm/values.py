@@ -311,6 +311,16 @@ NAMED_ITEMS = "burstWorkloads"
 (``burstWorkloads[api].image``)."""
 
 
+def item_fields(path: str) -> tuple[str, ...]:
+    """The fields of the items of the list at ``path``, in the table's order."""
+    prefix = f"{path}[]."
+    return tuple(
+        v.path.removeprefix(prefix)
+        for v in VALUES
+        if v.path.startswith(prefix) and "." not in v.path.removeprefix(prefix)
+    )
+
+
 def item_lists(*keys: str) -> tuple[str, ...]:
     """The paths of the lists whose items have each of ``keys``, in the table's order:
     ``tolerations`` and ``burstWorkloads[].tolerations`` for a toleration's fields."""
