@@ -9,6 +9,7 @@ from typing import Any
 
 from constructs import Construct
 
+from cdk8s_headroom.core.construct import HeadroomConstruct
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.objects.burst import BurstWorkload, BurstWorkloadProps, check_burst_props
 from cdk8s_headroom.objects.capacity_buffer import (
@@ -16,7 +17,6 @@ from cdk8s_headroom.objects.capacity_buffer import (
     CapacityBuffer,
     CapacityBufferOptions,
 )
-from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.headroom_cost import HeadroomSummary
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
