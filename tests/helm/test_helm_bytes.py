@@ -19,7 +19,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from scripts.helm_render import CHART, render
 from tests.helm.helm_cases import BUFFER_CASES, PARITY_CASES
-from tests.helm.test_helm_errors import CASES as REFUSAL_CASES
+from tests.helm.helm_error_cases import CASES as REFUSAL_CASES
 
 
 def _version() -> str:

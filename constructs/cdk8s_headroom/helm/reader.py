@@ -15,7 +15,7 @@ import cdk8s
 from constructs import Construct
 
 from cdk8s_headroom.cluster.live_listing import reader_rules
-from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import rbac, rule_language, rules
 from cdk8s_headroom.vocabulary.labels import PART_OF
 from cdk8s_headroom.vocabulary.rbac import SubjectKind

@@ -191,16 +191,21 @@ def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
     elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
         if isinstance(value, float):  # a whole one is its digits by now (_as_given)
             raise ValuesError(field, value, rules.FRACTION_NUMBER_ALLOWED)
-        text = quantity.checked_text(value, field=field)
-        if rule is rules.CONTAINER_MEMORY:
-            quantity.check_container_memory(text, field=field, value=value)
+        # Judged once, here: the library takes the Quantity without parsing it again.
+        judge = (
+            quantity.Quantity.memory
+            if rule is rules.CONTAINER_MEMORY
+            else quantity.Quantity.positive
+        )
+        holder[key] = judge(value, field=field)
     else:
         rule.check(value, field=field)
 
 
 def check_values(values: Mapping[str, Any]) -> None:
     """Every value's own rule, in the order of ``VALUES``, as the templates check them;
-    each value becomes what the library is given (``_as_given``), in place."""
+    each value becomes what the library is given (``_as_given``), in place, and each
+    quantity a judged ``Quantity``."""
     for value in VALUES:
         rule = value.checked_by
         if rule is not None:

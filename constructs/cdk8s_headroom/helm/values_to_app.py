@@ -16,6 +16,7 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
+from cdk8s_headroom.core.app_checks import validate_app
 from cdk8s_headroom.helm.reader import add_reader, subject
 from cdk8s_headroom.helm.value_checks import (
     ValuesError,
@@ -35,7 +36,6 @@ from cdk8s_headroom.helm.values import (
     value_at,
 )
 from cdk8s_headroom.objects.alerts import HeadroomAlerts
-from cdk8s_headroom.objects.app_checks import validate_app
 from cdk8s_headroom.objects.burst import ImagePullPolicy
 from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
 from cdk8s_headroom.objects.headroom import NodeHeadroom

@@ -9,7 +9,7 @@ from typing import Any
 
 from constructs import Construct
 
-from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, rules, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError

@@ -21,11 +21,11 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
+from cdk8s_headroom.core.construct import HeadroomConstruct
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
 from cdk8s_headroom.objects.burst import BurstWorkload
-from cdk8s_headroom.objects.construct import HeadroomConstruct
-from cdk8s_headroom.objects.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names, node_labels, object_names, rules, security_context
 from cdk8s_headroom.vocabulary.capacity_buffer_api import ACTIVE_CAPACITY, CapacityBufferVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn

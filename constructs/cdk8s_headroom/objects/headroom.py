@@ -9,6 +9,7 @@ from typing import Any
 
 from constructs import Construct
 
+from cdk8s_headroom.core.construct import HeadroomConstruct
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.objects.burst import BurstWorkload, BurstWorkloadProps, check_burst_props
 from cdk8s_headroom.objects.capacity_buffer import (
@@ -16,7 +17,6 @@ from cdk8s_headroom.objects.capacity_buffer import (
     CapacityBuffer,
     CapacityBufferOptions,
 )
-from cdk8s_headroom.objects.construct import HeadroomConstruct
 from cdk8s_headroom.objects.headroom_cost import HeadroomSummary
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
@@ -36,12 +36,11 @@ from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel, check_model
 from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out, with_defaults
 from cdk8s_headroom.vocabulary.quantity import (
+    Quantity,
     QuantityLike,
+    SliceSpec,
     format_cpu,
     format_memory,
-    memory_quantity,
-    positive_quantity,
-    quantity_text,
 )
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, ReserverTask, check_image
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
@@ -153,24 +152,29 @@ class NodeHeadroom(HeadroomConstruct):
         if not isinstance(dedicated_taint, Taint):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
         slices = cpu is not None or memory is not None
+        judged: dict[str, Quantity | None] = {}
         for prop, quantity, other, judge in (
-            ("cpu", cpu, memory, positive_quantity),
-            ("memory", memory, cpu, memory_quantity),
+            ("cpu", cpu, memory, Quantity.positive),
+            ("memory", memory, cpu, Quantity.memory),
         ):
-            if quantity is not None:
-                # Judged before the headroom joins the tree, so a refused slice leaves
-                # nothing; the reserver judges them again. None is the absent slice: an
-                # empty text is a bad quantity, and shown as given.
-                judge(quantity, field=prop)
+            # Judged once, here, before the headroom joins the tree, so a refused slice
+            # leaves nothing; the reserver, the pool's check and the promises take the
+            # judged Quantity. None is the absent slice: an empty text is a bad quantity,
+            # and shown as given.
+            judged[prop] = None if quantity is None else judge(quantity, field=prop)
             rules.SLICES_NEED_BOTH.check(prop, quantity, quantity=quantity, other=other)
+        slice_cpu, slice_memory = judged["cpu"], judged["memory"]
+        slice_spec = None
+        if slice_cpu is not None and slice_memory is not None:
+            slice_spec = SliceSpec(slice_cpu, slice_memory)
         for prop, given in (
             ("task", task),
             ("prepull_burst_images", prepull_burst_images),
             ("drift_on_change", drift_on_change),
         ):
             rules.NO_TASK_WITHOUT_SLICES.check(prop, given, slices=slices, given=given)
-        if cpu is not None and memory is not None and isinstance(node_pool, ISizedNodePool):
-            self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, cpu, memory)
+        if slice_spec is not None and isinstance(node_pool, ISizedNodePool):
+            self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, slice_spec)
         self.dedicated_taint: Taint | None = None
         extra_tolerations = check_tolerations(placement["tolerations"], field="tolerations")
         if self.model.tainted_pool:
@@ -233,12 +237,12 @@ class NodeHeadroom(HeadroomConstruct):
         )
         self.reserver: HeadroomReserver | None = None
         """The slices' DaemonSet; ``None`` for a headroom kept by buffers alone."""
-        if cpu is not None and memory is not None:
+        if slice_spec is not None:
             self.reserver = HeadroomReserver(
                 self,
                 "Reserver",
-                cpu=cpu,
-                memory=memory,
+                cpu=slice_spec.cpu,
+                memory=slice_spec.memory,
                 priority_class_name=self.priority_classes.headroom.name,
                 name=reserver_name,
                 task=task,
@@ -261,18 +265,16 @@ class NodeHeadroom(HeadroomConstruct):
             if self.dedicated_taint is not None:
                 node_pool.add_taint(self.dedicated_taint)
             pool = node_pool
-            if cpu is not None and memory is not None:
-                slice_cpu, slice_memory = cpu, memory
+            if slice_spec is not None:
+                held = slice_spec
                 node_pool.watch_slice(
-                    lambda node: self._check_slice_on_pool(
-                        pool.pool_name, node, slice_cpu, slice_memory
-                    )
+                    lambda node: self._check_slice_on_pool(pool.pool_name, node, held)
                 )
-        if self.reserver is not None:
+        if self.reserver is not None and slice_spec is not None:
             broken = check_promises(
                 self.model,
-                cpu=self.reserver.cpu,
-                memory=self.reserver.memory,
+                cpu=slice_spec.cpu,
+                memory=slice_spec.memory,
                 classes=self.priority_classes.classes,
                 dedicated_taint=self.dedicated_taint,
             )
@@ -402,7 +404,9 @@ class NodeHeadroom(HeadroomConstruct):
                 f"the headroom's targeting ({_describe(targeting)}): a burst workload "
                 "only finds the slice on the nodes that hold it",
             )
-        self._check_fit(props.get("name", id), props["cpu"], props["memory"])
+        fitted = self._check_fit(props.get("name", id), props["cpu"], props["memory"])
+        if fitted is not None:
+            props["cpu"], props["memory"] = fitted  # judged: the workload takes them as is
 
         workload = BurstWorkload(
             self,
@@ -471,13 +475,20 @@ class NodeHeadroom(HeadroomConstruct):
             self.prepuller.node.add_dependency(self.priority_classes)
         return self.prepuller
 
-    def _check_fit(self, name: object, cpu: QuantityLike, memory: QuantityLike) -> None:
+    def _check_fit(
+        self, name: object, cpu: QuantityLike, memory: QuantityLike
+    ) -> tuple[Quantity, Quantity] | None:
+        """Refuses (or, under SEED, warns about) requests that do not fit in the slice;
+        returns them judged, or ``None`` without a slice (the workload judges them)."""
         reserver = self.reserver
         if reserver is None:
-            return  # no slice to fit in: a buffer's chunk is the burst pod itself
+            return None  # no slice to fit in: a buffer's chunk is the burst pod itself
+        judged: list[Quantity] = []
         for field, given, room in (("cpu", cpu, reserver.cpu), ("memory", memory, reserver.memory)):
+            request = Quantity.positive(given, field=field)
+            judged.append(request)
             message = rules.BURST_FITS_SLICE.broken(
-                request=quantity_text(given, field=field),
+                request=request.text,
                 room=room,
                 resource=field,
                 slice=fill(rules.SLICE_TEXT, {"cpu": reserver.cpu, "memory": reserver.memory}),
@@ -488,20 +499,19 @@ class NodeHeadroom(HeadroomConstruct):
                 raise HeadroomConfigError(field, given, message)
             places = {"field": f"burst_workloads[{name}].{field}", "value": shown(given)}
             warn(fill(rules.BURST_OVER_SLICE_WARNING, {**places, "message": message}))
+        return judged[0], judged[1]
 
     @staticmethod
-    def _check_slice_on_pool(
-        pool_name: str, node: NodeSize, cpu: QuantityLike, memory: QuantityLike
-    ) -> None:
+    def _check_slice_on_pool(pool_name: str, node: NodeSize, slice_spec: SliceSpec) -> None:
         check_slice_fits(
             node,
-            cpu=positive_quantity(cpu, field="cpu")[1],
-            memory=positive_quantity(memory, field="memory")[1],
+            cpu=slice_spec.cpu.amount,
+            memory=slice_spec.memory.amount,
             pool_name=pool_name,
             cpu_field="cpu",
             memory_field="memory",
-            cpu_value=cpu,
-            memory_value=memory,
+            cpu_value=slice_spec.cpu.given,
+            memory_value=slice_spec.memory.given,
         )
 
     @staticmethod
