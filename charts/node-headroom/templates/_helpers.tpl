@@ -442,33 +442,14 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- if $slices -}}
 {{- $o := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" $lib.components.reserver "into" $o) -}}
-{{- $container := deepCopy $lib.reserverContainer -}}
-{{- include "node-headroom.resources" (list $lib.reserverResources $cpu $memory $container) -}}
-{{- $_ := set $container "name" $task.containerName }}{{ $_ := set $container "image" $image }}{{ $_ := set $container "securityContext" $o.container -}}
-{{- if $task.command }}{{ $_ := set $container "command" $task.command }}{{ end -}}
-{{- if $task.args }}{{ $_ := set $container "args" $task.args }}{{ end -}}
-{{- $volumes := list }}{{ $mounts := list -}}
-{{- range $i, $path := $task.scratchPaths -}}
-{{- $volume := replace "{index}" (toString $i) $lib.names.scratchVolume -}}
-{{- $volumes = append $volumes (merge (dict "name" $volume) (deepCopy $lib.scratchVolume)) -}}
-{{- $mounts = append $mounts (merge (dict "name" $volume "mountPath" $path) (deepCopy $lib.scratchMount)) -}}
-{{- end -}}
-{{- if $mounts }}{{ $_ := set $container "volumeMounts" $mounts }}{{ end -}}
-{{- $inits := list -}}
-{{- with uniq $task.prepullImages -}}
-{{- $init := dict "securityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
-{{- include "node-headroom.resources" (list $lib.prepullInitResources $cpu $memory $init) -}}
-{{- range $i, $pulled := . -}}
-{{- $inits = append $inits (merge (dict "name" (replace "{index}" (toString $i) $lib.names.prepullInit) "image" $pulled "command" $task.prepullCommand) (deepCopy $init) (deepCopy $lib.prepullInit)) -}}
-{{- end -}}
-{{- end -}}
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
-{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "securityContext" $o.pod "containers" (list $container)) (deepCopy $placement) (deepCopy $lib.reserverPod) -}}
-{{- if $inits }}{{ $_ := set $pod "initContainers" $inits }}{{ end -}}
-{{- if $volumes }}{{ $_ := set $pod "volumes" $volumes }}{{ end -}}
-{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "meta" $o.meta "pod" $pod "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
+{{- /* The inputs of the reserver's pod, whose recipe decides its fields (objects/reserver.py
+     RESERVER_POD, compiled into _recipes.tpl): the task's, the placement's, and these */ -}}
+{{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $cpu "memory" $memory "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.list) $placement $task -}}
+{{- $_ := set $in "initSecurityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
+{{- include "node-headroom.recipe.reserverPod" $in -}}
+{{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
 
 {{- end -}}
 {{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" $reserverName "prefix" $prefix "slices" $slices "bursts" $c.bursts)) }}{{ end -}}

@@ -153,15 +153,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             replicas=1,
         )
     HeadroomAlerts(chart, "alerts", headroom=headroom)
-    # A reserver with a pre-pull init container, and one with a scratch path
-    pods = []
-    for task in (ReserverTask.prepull(["x"]), ReserverTask.custom(image="x", scratch_paths=["/p"])):
-        other = _chart()
-        NodeHeadroom(other, "headroom", cpu=_CPU, memory=_MEMORY, task=task)
-        (daemon_set,) = [d for d in other.to_json() if d["kind"] == "DaemonSet"]
-        pods.append(daemon_set["spec"]["template"]["spec"])
-    prepull_init = pods[0]["initContainers"][0]
-    scratch_pod = pods[1]
     # One object per kind, the first; the pre-puller and the scalable buffer by their names
     objects: dict[str, Any] = {}
     for document in chart.to_json():
@@ -175,7 +166,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     prepuller_pod = prepuller["template"]["spec"]
     buffer_pod = objects["PodTemplate"]["template"]["spec"]
     placed = ("containers", "volumes", "securityContext", "priorityClassName", "initContainers")
-    given = ("name", "image", "command", "args", "securityContext", "volumeMounts")
     where = ("nodeSelector", "affinity", "tolerations")
     uids = ("runAsUser", "runAsGroup", "fsGroup")
     tasks = {
@@ -209,8 +199,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "buffer": object_names.BUFFER,
             "alerts": object_names.ALERTS,
             "reader": object_names.READER,
-            "scratchVolume": object_names.SCRATCH_VOLUME,
-            "prepullInit": object_names.PREPULL_INIT,
             "pullInit": object_names.PULL_INIT,
             "release": RELEASE_PREFIX,
         },
@@ -225,17 +213,8 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "burst": objects["Deployment"]["kind"],
             "prepuller": prepuller_kind,
         },
-        # Containers and volumes but what the templates place; resources with places
-        "reserverContainer": _without(reserver_pod["containers"][0], *given, "resources"),
-        "reserverResources": _slice_places(reserver_pod["containers"][0]["resources"]),
-        "prepullInit": _without(prepull_init, *given, "resources"),
-        "prepullInitResources": _slice_places(prepull_init["resources"]),
+        # The reserver's pod is its recipe's (helm.recipes); resources with places
         "burstResources": _slice_places(burst_pod["containers"][0]["resources"]),
-        # A writable path's volume and mount, named names.scratchVolume
-        "scratchVolume": _without(scratch_pod["volumes"][0], "name"),
-        "scratchMount": _without(
-            scratch_pod["containers"][0]["volumeMounts"][0], "name", "mountPath"
-        ),
         "selectorEntryOperator": SELECTOR_ENTRY_OPERATOR.value,
         "sliceText": rules.SLICE_TEXT,
         "taintText": Taint.TEXT,
@@ -252,7 +231,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "reserverSpec": _without(
             objects["DaemonSet"]["spec"], "selector", "template", "updateStrategy"
         ),
-        "reserverPod": _without(reserver_pod, *placed),
         "burstSpec": _without(objects["Deployment"]["spec"], "replicas", "selector", "template"),
         "burstPod": _without(burst_pod, *placed),
         # The pre-puller (prepullBurstImages): its pod but the placement and the pulls,

@@ -1,0 +1,112 @@
+"""The chart's compiled recipes (``helm.recipes``) build what the library's ``evaluate``
+builds from the same recipe and inputs, and the chart's reserver pod is its recipe's
+(objects/reserver.py ``RESERVER_POD``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import helm_python as helm
+import pytest
+
+from cdk8s_headroom.helm.recipes import RECIPES, RECIPES_FILE, compile_recipe
+from cdk8s_headroom.objects.reserver import RESERVER_POD
+from cdk8s_headroom.vocabulary import security_context
+from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, evaluate, fill_with, join
+from scripts.helm_render import CHART, objects, render
+
+RESERVER_INPUTS = {
+    "priorityClassName": "headroom-reserve",
+    "podSecurityContext": {"runAsUser": 65535},
+    "containerSecurityContext": {"runAsUser": 65535},
+    "initSecurityContext": {"runAsUser": 65534},
+    "containerName": "pause",
+    "image": "registry.k8s.io/pause:3.10",
+    "command": [],
+    "args": [],
+    "cpu": "500m",
+    "memory": "512Mi",
+    "prepullImages": [],
+    "prepullCommand": ["/bin/sh", "-c", "true"],
+    "scratchPaths": [],
+    "hostPaths": [],
+    "nodeSelector": None,
+    "affinity": None,
+    "tolerations": None,
+}
+
+
+def _compiled(tmp_path: Path, recipe: Any, inputs: dict[str, Any]) -> Any:
+    """``recipe`` compiled into a chart of its own, run on ``inputs``, as JSON."""
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: recipe\nversion: 0.1.0\n")
+    helper = compile_recipe("probe", recipe, "a probe")
+    (tmp_path / "templates" / "_probe.tpl").write_text(helper)
+    (tmp_path / "templates" / "out.yaml").write_text(
+        '{{- $in := fromJson (toJson .Values) }}{{ include "node-headroom.recipe.probe" $in }}'
+        "{{ toJson $in.out }}"
+    )
+    rendered = helm.Chart.load(tmp_path).render(inputs, name="r", namespace="r", is_install=True)
+    return json.loads(rendered["recipe/templates/out.yaml"])
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        RESERVER_INPUTS,
+        {
+            **RESERVER_INPUTS,
+            "command": ["/bin/sh", "-c"],
+            "args": ["sleep infinity"],
+            "prepullImages": ["a", "b"],
+            "scratchPaths": ["/tmp", "/var/cache"],
+            "hostPaths": security_context.host_mounts([("/var/log", "/log", False)]),
+            "nodeSelector": {"karpenter.sh/nodepool": "burst"},
+            "tolerations": [{"key": "k", "operator": "Exists"}],
+        },
+    ],
+    ids=["pause", "every-field"],
+)
+def test_the_compiled_reserver_pod_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    assert _compiled(tmp_path, RESERVER_POD, inputs) == evaluate(RESERVER_POD, inputs)
+
+
+def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:
+    text = (CHART / "templates" / RECIPES_FILE).read_text()
+    for name, (recipe, declared) in RECIPES.items():
+        assert compile_recipe(name, recipe, declared) in text
+
+
+def test_the_charts_reserver_pod_follows_its_recipe(tmp_path: Path) -> None:
+    # GIVEN a recipe whose reserver pulls always, has no limits, and names its scratch
+    # volumes tmp-<index>
+    (container,) = RESERVER_POD["containers"]
+    slice_requests = {"requests": container["resources"]["requests"]}
+    tmp = fill_with("tmp-{index}", index=INDEX)
+    recipe = {
+        **RESERVER_POD,
+        "containers": [{**container, "imagePullPolicy": "Always", "resources": slice_requests}],
+        "volumes": IfAny(
+            join(Each("scratchPaths", {**security_context.SCRATCH_VOLUME, "name": tmp}))
+        ),
+    }
+    copy = tmp_path / "chart"
+    shutil.copytree(CHART, copy)
+    (copy / "templates" / RECIPES_FILE).write_text(compile_recipe("reserverPod", recipe, "changed"))
+
+    # WHEN the chart renders a reserver with a scratch path
+    values = {"task": {"kind": "custom", "image": "x", "scratchPaths": ["/tmp"]}}
+    (daemon_set,) = [
+        d for d in objects(render(helm.Chart.load(copy), values)) if d["kind"] == "DaemonSet"
+    ]
+
+    # THEN its pod is the changed recipe's
+    pod = daemon_set["spec"]["template"]["spec"]
+    assert pod["containers"][0]["imagePullPolicy"] == "Always"
+    assert pod["containers"][0]["resources"] == {"requests": {"cpu": "500m", "memory": "512Mi"}}
+    assert pod["volumes"] == [{"name": "tmp-0", "emptyDir": {}}]
