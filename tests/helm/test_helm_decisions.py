@@ -141,24 +141,6 @@ def test_names_follow_the_librarys_patterns(tmp_path: Path) -> None:
     assert ("CapacityBuffer", "api-room") in rendered
 
 
-def test_limits_follow_the_librarys_resource_skeletons(tmp_path: Path) -> None:
-    # A library whose bursts' CPU limit stayed unset
-    chart = _chart_deciding(
-        tmp_path,
-        {
-            "burstResources": {
-                "requests": {"cpu": "{cpu}", "memory": "{memory}"},
-                "limits": {"memory": "{memory}"},
-            },
-        },
-    )
-
-    rendered = _rendered(chart, BUFFERED)
-
-    burst = rendered[("Deployment", "api")]["spec"]["template"]["spec"]["containers"][0]
-    assert burst["resources"]["limits"] == {"memory": "512Mi"}
-
-
 def test_which_model_tolerates_a_dedicated_taint_is_the_librarys(tmp_path: Path) -> None:
     chart = _chart_deciding(tmp_path, {"models.guarded.taintedPool": True})
     values = {

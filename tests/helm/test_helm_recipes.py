@@ -1,6 +1,6 @@
 """The chart's compiled recipes (``helm.recipes``) build what the library's ``evaluate``
-builds from the same recipe and inputs, and the chart's reserver pod is its recipe's
-(objects/reserver.py ``RESERVER_POD``)."""
+builds from the same recipe and inputs, and the chart's pods are their recipes'
+(objects/reserver.py ``RESERVER_POD``, ...)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from typing import Any
 import helm_python as helm
 import pytest
 
-from cdk8s_headroom.helm.recipes import RECIPES, RECIPES_FILE, compile_recipe
+from cdk8s_headroom.helm.recipes import RECIPES, compile_recipe
+from cdk8s_headroom.objects.burst import BURST_POD
+from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.vocabulary import security_context
 from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, evaluate, fill_with, join
@@ -76,8 +78,48 @@ def test_the_compiled_reserver_pod_is_what_the_library_evaluates(
     assert _compiled(tmp_path, RESERVER_POD, inputs) == evaluate(RESERVER_POD, inputs)
 
 
+BURST_INPUTS = {
+    "priorityClassName": "burst-critical",
+    "podSecurityContext": {"runAsUser": 65534},
+    "containerSecurityContext": {"runAsUser": 65534},
+    "containerName": "api",
+    "image": "x",
+    "imagePullPolicy": "IfNotPresent",
+    "command": None,
+    "args": ["--serve"],
+    "cpu": "250m",
+    "memory": "256Mi",
+    "cpuLimit": "1",
+    "memoryLimit": "256Mi",
+    "nodeSelector": None,
+    "affinity": {"nodeAffinity": {}},
+    "tolerations": None,
+}
+PREPULLER_INPUTS = {
+    "priorityClassName": "headroom-reserve",
+    "toolsImage": "busybox",
+    "pauseImage": "pause",
+    "images": ["a", "b"],
+    "nodeSelector": {"karpenter.sh/nodepool": "burst"},
+    "affinity": None,
+    "tolerations": [{"key": "k", "operator": "Exists"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("recipe", "inputs"),
+    [(BURST_POD, BURST_INPUTS), (PREPULLER_POD, PREPULLER_INPUTS)],
+    ids=["burst", "prepuller"],
+)
+def test_the_compiled_pods_are_what_the_library_evaluates(
+    tmp_path: Path, recipe: Any, inputs: dict[str, Any]
+) -> None:
+    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+
+
 def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:
-    text = (CHART / "templates" / RECIPES_FILE).read_text()
+    # library.rules_files places each where its callers are parsed
+    text = "".join(p.read_text() for p in CHART.rglob("*.tpl"))
     for name, (recipe, declared) in RECIPES.items():
         assert compile_recipe(name, recipe, declared) in text
 
@@ -97,7 +139,12 @@ def test_the_charts_reserver_pod_follows_its_recipe(tmp_path: Path) -> None:
     }
     copy = tmp_path / "chart"
     shutil.copytree(CHART, copy)
-    (copy / "templates" / RECIPES_FILE).write_text(compile_recipe("reserverPod", recipe, "changed"))
+    library = copy / "templates" / "_library.tpl"
+    compiled = compile_recipe("reserverPod", *RECIPES["reserverPod"])
+    assert compiled in library.read_text()
+    library.write_text(
+        library.read_text().replace(compiled, compile_recipe("reserverPod", recipe, "changed"))
+    )
 
     # WHEN the chart renders a reserver with a scratch path
     values = {"task": {"kind": "custom", "image": "x", "scratchPaths": ["/tmp"]}}

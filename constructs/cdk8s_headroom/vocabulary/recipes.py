@@ -17,6 +17,8 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
 - ``IfAny(recipe)``, as a map's entry: the entry is left out when its recipe comes out
   empty, as a Go template's ``if`` judges it (nothing, false, zero, or an empty text,
   list or map), as the chart's compiled recipe leaves it out.
+
+A map's entry of ``None`` is left out (as cdk8s leaves out a ``None``).
 """
 
 from __future__ import annotations
@@ -128,6 +130,8 @@ def _evaluate(recipe: Any, scope: _Scope) -> Any:
     if isinstance(recipe, Mapping):
         found = {}
         for key, part in recipe.items():
+            if part is None:
+                continue
             if not isinstance(part, IfAny):
                 found[key] = _evaluate(part, scope)
             elif not empty(value := _evaluate(part.recipe, scope)):

@@ -247,16 +247,6 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
 {{- end -}}
 
-{{/* A container's resources, into .resources of (list skeleton cpu memory into): the
-     library's skeleton, its {cpu} and {memory} places filled (places.fill, without
-     fill's round trip through JSON: the skeleton is two levels of text). */}}
-{{- define "node-headroom.resources" -}}
-{{- $cpu := index . 1 }}{{ $memory := index . 2 }}{{ $out := dict }}{{ $_ := set (index . 3) "resources" $out -}}
-{{- range $key, $amounts := index . 0 }}{{ $filled := dict }}{{ $_ := set $out $key $filled -}}
-{{- range $resource, $place := $amounts }}{{ $_ := set $filled $resource (replace "{memory}" $memory (replace "{cpu}" $cpu $place)) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-
 {{/* Appends tolerations (values form) to .out.list in their Kubernetes form, once each. */}}
 {{- define "node-headroom.addTolerations" -}}
 {{- range .items -}}
