@@ -14,6 +14,7 @@ import pytest
 
 from cdk8s_headroom.helm.recipes import RECIPES, compile_recipe
 from cdk8s_headroom.objects.burst import BURST_POD
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.vocabulary import security_context
@@ -108,8 +109,8 @@ PREPULLER_INPUTS = {
 
 @pytest.mark.parametrize(
     ("recipe", "inputs"),
-    [(BURST_POD, BURST_INPUTS), (PREPULLER_POD, PREPULLER_INPUTS)],
-    ids=["burst", "prepuller"],
+    [(BURST_POD, BURST_INPUTS), (PREPULLER_POD, PREPULLER_INPUTS), (BUFFER_POD, BURST_INPUTS)],
+    ids=["burst", "prepuller", "buffer"],
 )
 def test_the_compiled_pods_are_what_the_library_evaluates(
     tmp_path: Path, recipe: Any, inputs: dict[str, Any]

@@ -162,8 +162,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     reserver_pod = objects["DaemonSet"]["spec"]["template"]["spec"]
     prepuller_kind = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["kind"]
     prepuller = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["spec"]
-    buffer_pod = objects["PodTemplate"]["template"]["spec"]
-    where = ("nodeSelector", "affinity", "tolerations")
     uids = ("runAsUser", "runAsGroup", "fsGroup")
     tasks = {
         kind.value: {
@@ -226,14 +224,10 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             objects["DaemonSet"]["spec"], "selector", "template", "updateStrategy"
         ),
         "burstSpec": _without(objects["Deployment"]["spec"], "replicas", "selector", "template"),
-        # The reserver's, the bursts' and the pre-puller's pods are their recipes'
-        # (helm.recipes)
+        # The reserver's, the bursts', the buffers' and the pre-puller's pods are
+        # their recipes' (helm.recipes)
         "prepullerSuffix": PREPULL_SUFFIX,
         "prepullerSpec": _without(prepuller, "selector", "template"),
-        # A buffer's PodTemplate: its pod but the placement, and its pause container
-        # but the burst pod's resources.
-        "bufferPod": _without(buffer_pod, "containers", *where),
-        "bufferContainer": _without(buffer_pod["containers"][0], "resources"),
         "bufferSpec": _without(objects["CapacityBuffer"]["spec"], "podTemplateRef", "replicas"),
         "bufferApiGroup": API_GROUP,
         "bufferScalableRef": _without(scalable_ref, "name"),

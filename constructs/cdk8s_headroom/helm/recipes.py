@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cdk8s_headroom.objects.burst import BURST_POD
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.vocabulary.recipes import (
@@ -33,6 +34,7 @@ RECIPES: Mapping[str, tuple[Any, str]] = {
     "reserverPod": (RESERVER_POD, "objects/reserver.py RESERVER_POD: the reserver's pod"),
     "prepullerPod": (PREPULLER_POD, "objects/prepuller.py PREPULLER_POD: the pre-puller's pod"),
     "burstPod": (BURST_POD, "objects/burst.py BURST_POD: a burst workload's pod"),
+    "bufferPod": (BUFFER_POD, "objects/capacity_buffer.py BUFFER_POD: a buffer's pod"),
 }
 """The recipes the chart builds objects with, by helper name, each with where it is
 declared."""

@@ -36,6 +36,12 @@ from cdk8s_headroom.vocabulary.reserver_task import check_image
 
 _SCRATCH_VOLUMES, _SCRATCH_MOUNTS = security_context.scratch_volumes(["/tmp"])
 
+BURST_RESOURCES = {
+    "requests": {"cpu": Take("cpu"), "memory": Take("memory")},
+    "limits": {"cpu": Take("cpuLimit"), "memory": Take("memoryLimit")},
+}
+"""A burst pod's resources (and its CapacityBuffer's placeholder's)."""
+
 BURST_POD = {
     "priorityClassName": Take("priorityClassName"),
     "automountServiceAccountToken": False,
@@ -48,10 +54,7 @@ BURST_POD = {
             "imagePullPolicy": Take("imagePullPolicy"),
             "command": IfAny(Take("command")),
             "args": IfAny(Take("args")),
-            "resources": {
-                "requests": {"cpu": Take("cpu"), "memory": Take("memory")},
-                "limits": {"cpu": Take("cpuLimit"), "memory": Take("memoryLimit")},
-            },
+            "resources": BURST_RESOURCES,
             "securityContext": Take("containerSecurityContext"),
             "volumeMounts": _SCRATCH_MOUNTS,
         }

@@ -8,3 +8,13 @@
 {{- define "node-headroom.rule.bufferNotOnAutoMode" }}{{ if (or (has .pool (list "general-purpose" "system")) (and (has .operator (list "In" "Exists" "Gt" "Lt")) (or (hasPrefix "eks.amazonaws.com/instance-" (toString .key)) (and (eq (toString .key) "eks.amazonaws.com/compute-type") (eq (toString .operator) "In") (has "auto" (default (list) .values)))))) }}{{ include "node-headroom.refuse" (list . "bufferNotOnAutoMode") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.bufferAlphaNotOnKarpenter" }}{{ if (and (eq (toString .version) "v1alpha1") .onKarpenter) }}{{ include "node-headroom.refuse" (list . "bufferAlphaNotOnKarpenter") }}{{ end }}{{ end }}
 {{- define "node-headroom.test.onKarpenter" }}{{ if (and (has .operator (list "In" "Exists" "Gt" "Lt")) (eq (toString .key) "karpenter.sh/nodepool")) }}true{{ end }}{{ end }}
+{{/* objects/capacity_buffer.py BUFFER_POD: a buffer's pod; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.bufferPod" -}}
+{{- $in := . -}}
+{{- $map1 := dict "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" (dict "runAsNonRoot" true "runAsUser" 65535 "runAsGroup" 65535 "fsGroup" 65535 "seccompProfile" (dict "type" "RuntimeDefault")) "containers" (list (dict "name" "pause" "image" "registry.k8s.io/pause:3.10" "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit)) "securityContext" (dict "allowPrivilegeEscalation" false "capabilities" (dict "drop" (list "ALL")) "privileged" false "readOnlyRootFilesystem" true "runAsNonRoot" true "runAsUser" 65535 "runAsGroup" 65535))) -}}
+{{- with $in.nodeSelector }}{{ $_ := set $map1 "nodeSelector" . }}{{ end -}}
+{{- with $in.affinity }}{{ $_ := set $map1 "affinity" . }}{{ end -}}
+{{- with $in.tolerations }}{{ $_ := set $map1 "tolerations" . }}{{ end -}}
+{{- $_ := set $in "out" $map1 -}}
+{{- end -}}
