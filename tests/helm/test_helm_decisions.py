@@ -1,8 +1,8 @@
 """The chart decides nothing the library decides: names, defaults, kinds, components,
-which model tolerates a dedicated taint, what a task takes, and which limits follow the
-requests are data in ``files/library.json``, which ``helm/library.py`` writes from the
-library. The templates place values into those skeletons and call the generated rule
-helpers.
+which model tolerates a dedicated taint and what a task takes are data in
+``files/library.json``, which ``helm/library.py`` writes from the library, and the pods'
+fields are the constructs' recipes, compiled (test_helm_recipes.py). The templates
+place values into the data and call the generated helpers.
 
 Two checks: no hand-written template holds a decision as a literal, and a chart whose
 ``library.json`` decides otherwise renders otherwise (so the templates read the data,

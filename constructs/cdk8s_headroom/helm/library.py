@@ -2,14 +2,14 @@
 
 ``files/library.json`` is data: everything the library decides and the values do not
 change, read from reference constructs and from the library's own declarations: class
-specs and flags per model, pod and container skeletons (resources with ``{cpu}`` and
-``{memory}`` places, so which limits follow the requests is the library's), names as
-``object_names`` patterns, components, kinds, task defaults and which values each task
-kind takes, security contexts, labels, the alerts' rule skeletons, the reader's
-ClusterRole (its rules are the cluster read's, ``reader_rules``), and the rules of
-``cdk8s_headroom.vocabulary.rules`` (patterns, ranges, messages); the parts a render
-may not need are files of their own (``LAZY_PARTS``). ``_library.tpl`` is the generated
-rule helpers. ``templates/_helpers.tpl`` places the values into the skeletons
+specs and flags per model, names as ``object_names`` patterns, components, kinds, task
+defaults and which values each task kind takes, security contexts, labels, the alerts'
+rule skeletons, the reader's ClusterRole (its rules are the cluster read's,
+``reader_rules``), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
+ranges, messages); the parts a render may not need are files of their own
+(``LAZY_PARTS``). The pods are not data: each is its construct's recipe, compiled
+(``helm.recipes``). ``_library.tpl`` is the generated rule helpers and the recipes the
+templates call. ``templates/_helpers.tpl`` computes the recipes' inputs from the values
 and calls the helpers, in the order ``values_to_app.build`` calls the library, so the
 first refusal is the same one.
 """
