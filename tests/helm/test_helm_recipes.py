@@ -42,11 +42,13 @@ RESERVER_INPUTS = {
 }
 
 
-def _compiled(tmp_path: Path, recipe: Any, inputs: dict[str, Any]) -> Any:
+def _compiled(
+    tmp_path: Path, recipe: Any, inputs: dict[str, Any], absent: frozenset[str] = frozenset()
+) -> Any:
     """``recipe`` compiled into a chart of its own, run on ``inputs``, as JSON."""
     (tmp_path / "templates").mkdir()
     (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: recipe\nversion: 0.1.0\n")
-    helper = compile_recipe("probe", recipe, "a probe")
+    helper = compile_recipe("probe", recipe, "a probe", absent)
     (tmp_path / "templates" / "_probe.tpl").write_text(helper)
     (tmp_path / "templates" / "out.yaml").write_text(
         '{{- $in := fromJson (toJson .Values) }}{{ include "node-headroom.recipe.probe" $in }}'
@@ -77,6 +79,16 @@ def test_the_compiled_reserver_pod_is_what_the_library_evaluates(
     tmp_path: Path, inputs: dict[str, Any]
 ) -> None:
     assert _compiled(tmp_path, RESERVER_POD, inputs) == evaluate(RESERVER_POD, inputs)
+
+
+def test_the_charts_reserver_pod_without_the_inputs_it_never_gives_is_the_same(
+    tmp_path: Path,
+) -> None:
+    # The chart's reserver recipe leaves out what reads only hostPaths (RECIPES' absent)
+    absent = RECIPES["reserverPod"].absent
+    inputs = {**RESERVER_INPUTS, "scratchPaths": ["/tmp"], "prepullImages": ["a"]}
+    compiled = _compiled(tmp_path, RESERVER_POD, inputs, absent)
+    assert compiled == evaluate(RESERVER_POD, {**inputs, **{name: [] for name in absent}})
 
 
 BURST_INPUTS = {
@@ -121,8 +133,8 @@ def test_the_compiled_pods_are_what_the_library_evaluates(
 def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:
     # library.rules_files places each where its callers are parsed
     text = "".join(p.read_text() for p in CHART.rglob("*.tpl"))
-    for name, (recipe, declared) in RECIPES.items():
-        assert compile_recipe(name, recipe, declared) in text
+    for name, it in RECIPES.items():
+        assert compile_recipe(name, it.recipe, it.declared, it.absent) in text
 
 
 def test_the_charts_reserver_pod_follows_its_recipe(tmp_path: Path) -> None:
@@ -141,7 +153,8 @@ def test_the_charts_reserver_pod_follows_its_recipe(tmp_path: Path) -> None:
     copy = tmp_path / "chart"
     shutil.copytree(CHART, copy)
     library = copy / "templates" / "_library.tpl"
-    compiled = compile_recipe("reserverPod", *RECIPES["reserverPod"])
+    reserver = RECIPES["reserverPod"]
+    compiled = compile_recipe("reserverPod", reserver.recipe, reserver.declared, reserver.absent)
     assert compiled in library.read_text()
     library.write_text(
         library.read_text().replace(compiled, compile_recipe("reserverPod", recipe, "changed"))

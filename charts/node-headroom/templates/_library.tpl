@@ -26,30 +26,22 @@
 {{- range $i4, $item3 := $in.scratchPaths -}}
 {{- $list2 = append $list2 (dict "name" (replace "{index}" (toString $i4) "scratch-{index}") "mountPath" $item3) -}}
 {{- end -}}
-{{- $list5 := list -}}
-{{- range $i7, $item6 := $in.hostPaths -}}
-{{- $list5 = append $list5 (dict "name" (replace "{index}" (toString $i7) "host-{index}") "mountPath" $item6.mountPath "readOnly" $item6.readOnly) -}}
+{{- with $list2 }}{{ $_ := set $map1 "volumeMounts" . }}{{ end -}}
+{{- $map5 := dict "priorityClassName" $in.priorityClassName "terminationGracePeriodSeconds" 0 "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" $in.podSecurityContext "containers" (list $map1) -}}
+{{- $list6 := list -}}
+{{- range $i8, $item7 := $in.prepullImages -}}
+{{- $map9 := dict "name" (replace "{index}" (toString $i8) "prepull-{index}") "image" $item7 "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpu "memory" $in.memory)) "securityContext" $in.initSecurityContext -}}
+{{- with $in.prepullCommand }}{{ $_ := set $map9 "command" . }}{{ end -}}
+{{- $list6 = append $list6 $map9 -}}
 {{- end -}}
-{{- with (concat $list2 $list5) }}{{ $_ := set $map1 "volumeMounts" . }}{{ end -}}
-{{- $map8 := dict "priorityClassName" $in.priorityClassName "terminationGracePeriodSeconds" 0 "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" $in.podSecurityContext "containers" (list $map1) -}}
-{{- $list9 := list -}}
-{{- range $i11, $item10 := $in.prepullImages -}}
-{{- $map12 := dict "name" (replace "{index}" (toString $i11) "prepull-{index}") "image" $item10 "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpu "memory" $in.memory)) "securityContext" $in.initSecurityContext -}}
-{{- with $in.prepullCommand }}{{ $_ := set $map12 "command" . }}{{ end -}}
-{{- $list9 = append $list9 $map12 -}}
+{{- with $list6 }}{{ $_ := set $map5 "initContainers" . }}{{ end -}}
+{{- $list10 := list -}}
+{{- range $i12, $item11 := $in.scratchPaths -}}
+{{- $list10 = append $list10 (dict "name" (replace "{index}" (toString $i12) "scratch-{index}") "emptyDir" dict) -}}
 {{- end -}}
-{{- with $list9 }}{{ $_ := set $map8 "initContainers" . }}{{ end -}}
-{{- $list13 := list -}}
-{{- range $i15, $item14 := $in.scratchPaths -}}
-{{- $list13 = append $list13 (dict "name" (replace "{index}" (toString $i15) "scratch-{index}") "emptyDir" dict) -}}
-{{- end -}}
-{{- $list16 := list -}}
-{{- range $i18, $item17 := $in.hostPaths -}}
-{{- $list16 = append $list16 (dict "name" (replace "{index}" (toString $i18) "host-{index}") "hostPath" (dict "path" $item17.hostPath)) -}}
-{{- end -}}
-{{- with (concat $list13 $list16) }}{{ $_ := set $map8 "volumes" . }}{{ end -}}
-{{- with $in.nodeSelector }}{{ $_ := set $map8 "nodeSelector" . }}{{ end -}}
-{{- with $in.affinity }}{{ $_ := set $map8 "affinity" . }}{{ end -}}
-{{- with $in.tolerations }}{{ $_ := set $map8 "tolerations" . }}{{ end -}}
-{{- $_ := set $in "out" $map8 -}}
+{{- with $list10 }}{{ $_ := set $map5 "volumes" . }}{{ end -}}
+{{- with $in.nodeSelector }}{{ $_ := set $map5 "nodeSelector" . }}{{ end -}}
+{{- with $in.affinity }}{{ $_ := set $map5 "affinity" . }}{{ end -}}
+{{- with $in.tolerations }}{{ $_ := set $map5 "tolerations" . }}{{ end -}}
+{{- $_ := set $in "out" $map5 -}}
 {{- end -}}

@@ -30,14 +30,33 @@ from cdk8s_headroom.vocabulary.recipes import (
     Take,
 )
 
-RECIPES: Mapping[str, tuple[Any, str]] = {
-    "reserverPod": (RESERVER_POD, "objects/reserver.py RESERVER_POD: the reserver's pod"),
-    "prepullerPod": (PREPULLER_POD, "objects/prepuller.py PREPULLER_POD: the pre-puller's pod"),
-    "burstPod": (BURST_POD, "objects/burst.py BURST_POD: a burst workload's pod"),
-    "bufferPod": (BUFFER_POD, "objects/capacity_buffer.py BUFFER_POD: a buffer's pod"),
+
+@dataclass(frozen=True)
+class ChartRecipe:
+    """A recipe the chart builds an object with."""
+
+    recipe: Any
+    declared: str
+    """Where the recipe is declared, and what it builds."""
+    absent: frozenset[str] = frozenset()
+    """The inputs the chart never gives, as no value leads to them: an ``Each`` over one
+    is left out of the compiled helper, which the default values parse on every render."""
+
+
+RECIPES: Mapping[str, ChartRecipe] = {
+    "reserverPod": ChartRecipe(
+        RESERVER_POD,
+        "objects/reserver.py RESERVER_POD: the reserver's pod",
+        # ReserverTask.custom(host_paths=...): the chart's custom task has none
+        absent=frozenset({"hostPaths"}),
+    ),
+    "prepullerPod": ChartRecipe(
+        PREPULLER_POD, "objects/prepuller.py PREPULLER_POD: the pre-puller's pod"
+    ),
+    "burstPod": ChartRecipe(BURST_POD, "objects/burst.py BURST_POD: a burst workload's pod"),
+    "bufferPod": ChartRecipe(BUFFER_POD, "objects/capacity_buffer.py BUFFER_POD: a buffer's pod"),
 }
-"""The recipes the chart builds objects with, by helper name, each with where it is
-declared."""
+"""The recipes the chart builds objects with, by helper name."""
 
 
 @dataclass
@@ -46,10 +65,36 @@ class _Scope:
     index: str = ""
 
 
+def _constant(recipe: Any) -> bool:
+    """Whether ``recipe`` is a constant throughout."""
+    if isinstance(recipe, Mapping):
+        return all(_constant(part) for part in recipe.values())
+    if isinstance(recipe, list):
+        return all(_constant(part) for part in recipe)
+    return recipe is None or isinstance(recipe, (bool, int, str))
+
+
+def _without_none(constant: Any) -> Any:
+    if isinstance(constant, Mapping):
+        return {k: _without_none(v) for k, v in constant.items() if v is not None}
+    if isinstance(constant, list):
+        return [_without_none(part) for part in constant]
+    return constant
+
+
 class _Compiler:
-    def __init__(self) -> None:
+    def __init__(self, absent: frozenset[str]) -> None:
         self.lines: list[str] = []
         self.count = 0
+        self.absent = absent
+
+    def _left_out(self, recipe: Any) -> bool:
+        """Whether ``recipe`` only reads inputs the chart never gives, so comes out empty."""
+        if isinstance(recipe, (Take, Each)):
+            return recipe.name in self.absent
+        if isinstance(recipe, Join):
+            return all(self._left_out(part) for part in recipe.recipes)
+        return False
 
     def _name(self, stem: str) -> str:
         self.count += 1
@@ -61,6 +106,8 @@ class _Compiler:
     def expression(self, recipe: Any, scope: _Scope) -> str:
         """A Go expression of ``recipe``'s value; the statements it needs are emitted
         before it is used."""
+        if self._left_out(recipe):
+            raise ValueError(f"{recipe!r} reads an input the chart never gives")
         if isinstance(recipe, Take):
             return f"$in.{recipe.name}"
         if isinstance(recipe, Item):
@@ -86,8 +133,14 @@ class _Compiler:
                 text = f'(replace "{{{place}}}" (toString {value}) {text})'
             return text
         if isinstance(recipe, Join):
-            parts = " ".join(self.expression(part, scope) for part in recipe.recipes)
-            return f"(concat {parts})"
+            given = [self.expression(p, scope) for p in recipe.recipes if not self._left_out(p)]
+            return given[0] if len(given) == 1 else f"(concat {' '.join(given)})"
+        if isinstance(recipe, (Mapping, list)) and recipe and _constant(recipe):
+            # One token for Helm to parse, decoded at run time, instead of a literal
+            # per field
+            text = json.dumps(_without_none(recipe), separators=(",", ":"))
+            decode = "fromJson" if isinstance(recipe, Mapping) else "fromJsonArray"
+            return f"({decode} {f'`{text}`' if '`' not in text else json.dumps(text)})"
         if isinstance(recipe, Mapping):
             return self._map(recipe, scope)
         if isinstance(recipe, list):
@@ -99,7 +152,11 @@ class _Compiler:
         raise ValueError(f"no Go for the recipe {recipe!r}")
 
     def _map(self, recipe: Mapping[str, Any], scope: _Scope) -> str:
-        recipe = {key: part for key, part in recipe.items() if part is not None}
+        recipe = {
+            key: part
+            for key, part in recipe.items()
+            if part is not None and not (isinstance(part, IfAny) and self._left_out(part.recipe))
+        }
         kept = {k: v for k, v in recipe.items() if not isinstance(v, IfAny)}
         entries = " ".join(
             f"{json.dumps(key)} {self.expression(part, scope)}" for key, part in kept.items()
@@ -117,9 +174,12 @@ class _Compiler:
         return found
 
 
-def compile_recipe(name: str, recipe: Any, declared: str) -> str:
-    """``node-headroom.recipe.<name>``: ``recipe`` as a Go template helper."""
-    compiler = _Compiler()
+def compile_recipe(
+    name: str, recipe: Any, declared: str, absent: frozenset[str] = frozenset()
+) -> str:
+    """``node-headroom.recipe.<name>``: ``recipe`` as a Go template helper, without what
+    reads only the ``absent`` inputs."""
+    compiler = _Compiler(absent)
     out = compiler.expression(recipe, _Scope())
     return "\n".join(
         [
@@ -137,6 +197,6 @@ def compile_recipe(name: str, recipe: Any, declared: str) -> str:
 def recipe_helpers() -> dict[str, str]:
     """Every recipe of ``RECIPES``, compiled, by helper name."""
     return {
-        f"node-headroom.recipe.{name}": compile_recipe(name, *declared)
-        for name, declared in RECIPES.items()
+        f"node-headroom.recipe.{name}": compile_recipe(name, it.recipe, it.declared, it.absent)
+        for name, it in RECIPES.items()
     }

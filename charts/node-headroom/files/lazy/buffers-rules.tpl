@@ -12,7 +12,7 @@
      of its inputs (a map), into their "out". */}}
 {{- define "node-headroom.recipe.bufferPod" -}}
 {{- $in := . -}}
-{{- $map1 := dict "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" (dict "runAsNonRoot" true "runAsUser" 65535 "runAsGroup" 65535 "fsGroup" 65535 "seccompProfile" (dict "type" "RuntimeDefault")) "containers" (list (dict "name" "pause" "image" "registry.k8s.io/pause:3.10" "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit)) "securityContext" (dict "allowPrivilegeEscalation" false "capabilities" (dict "drop" (list "ALL")) "privileged" false "readOnlyRootFilesystem" true "runAsNonRoot" true "runAsUser" 65535 "runAsGroup" 65535))) -}}
+{{- $map1 := dict "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" (fromJson `{"runAsNonRoot":true,"runAsUser":65535,"runAsGroup":65535,"fsGroup":65535,"seccompProfile":{"type":"RuntimeDefault"}}`) "containers" (list (dict "name" "pause" "image" "registry.k8s.io/pause:3.10" "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit)) "securityContext" (fromJson `{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"privileged":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65535,"runAsGroup":65535}`))) -}}
 {{- with $in.nodeSelector }}{{ $_ := set $map1 "nodeSelector" . }}{{ end -}}
 {{- with $in.affinity }}{{ $_ := set $map1 "affinity" . }}{{ end -}}
 {{- with $in.tolerations }}{{ $_ := set $map1 "tolerations" . }}{{ end -}}
