@@ -18,6 +18,7 @@ from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.vocabulary import security_context
+from cdk8s_headroom.vocabulary.placement import TOLERATION
 from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, evaluate, fill_with, join
 from scripts.helm_render import CHART, objects, render
 
@@ -128,6 +129,27 @@ def test_the_compiled_pods_are_what_the_library_evaluates(
     tmp_path: Path, recipe: Any, inputs: dict[str, Any]
 ) -> None:
     assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {
+            "key": "k",
+            "operator": "Equal",
+            "value": "v",
+            "effect": "NoExecute",
+            "tolerationSeconds": 0,
+        },
+        {"key": "", "operator": "Exists", "value": "", "effect": None, "tolerationSeconds": None},
+    ],
+    ids=["every-field", "empty"],
+)
+def test_the_compiled_toleration_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    # placement.TOLERATION: an empty key, value or effect left out, zero seconds kept
+    assert _compiled(tmp_path, TOLERATION, inputs) == evaluate(TOLERATION, inputs)
 
 
 def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:

@@ -12,6 +12,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     ITEM,
     Each,
     IfAny,
+    IfGiven,
     Item,
     Take,
     empty,
@@ -55,3 +56,10 @@ def test_join_puts_lists_one_after_another_and_item_reads_a_key() -> None:
     recipe = join(Each("a", ITEM), Each("b", Item("k")))
 
     assert evaluate(recipe, {"a": [1], "b": [{"k": 2}, {"k": 3}]}) == [1, 2, 3]
+
+
+def test_an_if_given_entry_is_left_out_only_when_none() -> None:
+    recipe = {"seconds": IfGiven(Take("seconds"))}
+
+    assert evaluate(recipe, {"seconds": None}) == {}
+    assert evaluate(recipe, {"seconds": 0}) == {"seconds": 0}

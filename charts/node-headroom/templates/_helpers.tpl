@@ -247,15 +247,12 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
 {{- end -}}
 
-{{/* Appends tolerations (values form) to .out.list in their Kubernetes form, once each. */}}
+{{/* Appends tolerations (values form) to .out.list in their Kubernetes form (the
+     recipe vocabulary/placement.py TOLERATION), once each. */}}
 {{- define "node-headroom.addTolerations" -}}
 {{- range .items -}}
-{{- $t := dict "operator" (default $.lib.tolerationDefaults.operator .operator) -}}
-{{- if .key }}{{ $_ := set $t "key" .key }}{{ end -}}
-{{- if .value }}{{ $_ := set $t "value" .value }}{{ end -}}
-{{- if .effect }}{{ $_ := set $t "effect" .effect }}{{ end -}}
-{{- if not (kindIs "invalid" .tolerationSeconds) }}{{ $_ := set $t "tolerationSeconds" (int64 .tolerationSeconds) }}{{ end -}}
-{{- if not (has $t $.out.list) }}{{ $_ := set $.out "list" (append $.out.list $t) }}{{ end -}}
+{{- $in := dict "key" .key "operator" (default $.lib.tolerationDefaults.operator .operator) "value" .value "effect" .effect "tolerationSeconds" (ternary nil (int64 .tolerationSeconds) (kindIs "invalid" .tolerationSeconds)) -}}
+{{- include "node-headroom.recipe.toleration" $in }}{{ if not (has $in.out $.out.list) }}{{ $_ := set $.out "list" (append $.out.list $in.out) }}{{ end -}}
 {{- end -}}
 {{- end -}}
 

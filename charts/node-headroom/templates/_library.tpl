@@ -45,3 +45,14 @@
 {{- with $in.tolerations }}{{ $_ := set $map5 "tolerations" . }}{{ end -}}
 {{- $_ := set $in "out" $map5 -}}
 {{- end -}}
+{{/* vocabulary/placement.py TOLERATION: a toleration; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.toleration" -}}
+{{- $in := . -}}
+{{- $map1 := dict "operator" $in.operator -}}
+{{- with $in.key }}{{ $_ := set $map1 "key" . }}{{ end -}}
+{{- with $in.value }}{{ $_ := set $map1 "value" . }}{{ end -}}
+{{- with $in.effect }}{{ $_ := set $map1 "effect" . }}{{ end -}}
+{{- if not (kindIs "invalid" $in.tolerationSeconds) }}{{ $_ := set $map1 "tolerationSeconds" $in.tolerationSeconds }}{{ end -}}
+{{- $_ := set $in "out" $map1 -}}
+{{- end -}}

@@ -5,8 +5,8 @@ parsed (a recipe only the bursts' unit runs, in its rules file).
 ``node-headroom.recipe.<name>`` takes the recipe's inputs as a map, ``Take("x")`` read as
 ``$in.x``, and leaves the object in the map's ``out``. One statement per line, in the
 order of the recipe's fields, so a reviewer can follow an input to its field: a list of
-an ``Each`` is a ``range``, a map with ``IfAny`` entries is a ``dict`` of its other
-entries and a ``with`` per ``IfAny``.
+an ``Each`` is a ``range``, a map with ``IfAny`` (``IfGiven``) entries is a ``dict`` of
+its other entries and a ``with`` (an ``if``) per such entry.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
+from cdk8s_headroom.vocabulary.placement import TOLERATION
 from cdk8s_headroom.vocabulary.recipes import (
     Each,
     Fill,
     IfAny,
+    IfGiven,
     Index,
     Item,
     Join,
@@ -55,6 +57,7 @@ RECIPES: Mapping[str, ChartRecipe] = {
     ),
     "burstPod": ChartRecipe(BURST_POD, "objects/burst.py BURST_POD: a burst workload's pod"),
     "bufferPod": ChartRecipe(BUFFER_POD, "objects/capacity_buffer.py BUFFER_POD: a buffer's pod"),
+    "toleration": ChartRecipe(TOLERATION, "vocabulary/placement.py TOLERATION: a toleration"),
 }
 """The recipes the chart builds objects with, by helper name."""
 
@@ -155,9 +158,10 @@ class _Compiler:
         recipe = {
             key: part
             for key, part in recipe.items()
-            if part is not None and not (isinstance(part, IfAny) and self._left_out(part.recipe))
+            if part is not None
+            and not (isinstance(part, (IfAny, IfGiven)) and self._left_out(part.recipe))
         }
-        kept = {k: v for k, v in recipe.items() if not isinstance(v, IfAny)}
+        kept = {k: v for k, v in recipe.items() if not isinstance(v, (IfAny, IfGiven))}
         entries = " ".join(
             f"{json.dumps(key)} {self.expression(part, scope)}" for key, part in kept.items()
         )
@@ -170,6 +174,12 @@ class _Compiler:
                 value = self.expression(part.recipe, scope)
                 self._emit(
                     f"with {value} }}}}{{{{ $_ := set {found} {json.dumps(key)} . }}}}{{{{ end"
+                )
+            elif isinstance(part, IfGiven):
+                value = self.expression(part.recipe, scope)
+                self._emit(
+                    f'if not (kindIs "invalid" {value}) }}}}'
+                    f"{{{{ $_ := set {found} {json.dumps(key)} {value} }}}}{{{{ end"
                 )
         return found
 

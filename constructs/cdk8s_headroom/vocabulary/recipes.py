@@ -16,7 +16,9 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
 - ``Join(recipe, ...)``: the lists of its recipes, one after another;
 - ``IfAny(recipe)``, as a map's entry: the entry is left out when its recipe comes out
   empty, as a Go template's ``if`` judges it (nothing, false, zero, or an empty text,
-  list or map), as the chart's compiled recipe leaves it out.
+  list or map), as the chart's compiled recipe leaves it out;
+- ``IfGiven(recipe)``, as a map's entry: left out when its recipe comes out ``None``
+  only (a zero stays).
 
 A map's entry of ``None`` is left out (as cdk8s leaves out a ``None``).
 """
@@ -92,6 +94,13 @@ class IfAny:
     recipe: Any
 
 
+@dataclass(frozen=True)
+class IfGiven:
+    """A map's entry that is left out when ``recipe`` comes out ``None``."""
+
+    recipe: Any
+
+
 def empty(value: Any) -> bool:
     """Empty as a Go template's ``if`` judges it (Go's text/template ``isTrue``)."""
     return value is None or value is False or (not isinstance(value, bool) and not value)
@@ -132,10 +141,14 @@ def _evaluate(recipe: Any, scope: _Scope) -> Any:
         for key, part in recipe.items():
             if part is None:
                 continue
-            if not isinstance(part, IfAny):
+            if isinstance(part, IfAny):
+                if not empty(value := _evaluate(part.recipe, scope)):
+                    found[key] = value
+            elif isinstance(part, IfGiven):
+                if (value := _evaluate(part.recipe, scope)) is not None:
+                    found[key] = value
+            else:
                 found[key] = _evaluate(part, scope)
-            elif not empty(value := _evaluate(part.recipe, scope)):
-                found[key] = value
         return found
     if isinstance(recipe, list):
         return [_evaluate(part, scope) for part in recipe]
