@@ -12,14 +12,16 @@ from typing import Any
 import helm_python as helm
 import pytest
 
+from cdk8s_headroom.helm import manifests
 from cdk8s_headroom.helm.recipes import RECIPES, compile_recipe
 from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
+from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
 from cdk8s_headroom.vocabulary import security_context
 from cdk8s_headroom.vocabulary.placement import TOLERATION
-from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, evaluate, fill_with, join
+from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, Take, evaluate, fill_with, join
 from scripts.helm_render import CHART, objects, render
 
 RESERVER_INPUTS = {
@@ -193,3 +195,17 @@ def test_the_charts_reserver_pod_follows_its_recipe(tmp_path: Path) -> None:
     assert pod["containers"][0]["imagePullPolicy"] == "Always"
     assert pod["containers"][0]["resources"] == {"requests": {"cpu": "500m", "memory": "512Mi"}}
     assert pod["volumes"] == [{"name": "tmp-0", "emptyDir": {}}]
+
+
+def test_the_manifests_lay_out_a_workloads_spec_from_its_recipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GIVEN a workload recipe whose pods are selected by another label
+    selector = {"matchLabels": {"app.kubernetes.io/name": Take("name")}}
+    monkeypatch.setattr(manifests, "WORKLOAD_SPEC", {**WORKLOAD_SPEC, "selector": selector})
+
+    # WHEN the manifests are generated
+    text = manifests.manifests_template(manifests.reference())
+
+    # THEN the workloads' selector is the recipe's, as the library renders it
+    assert "  selector:\n    matchLabels:\n      app.kubernetes.io/name: {{ $w.name }}\n" in text

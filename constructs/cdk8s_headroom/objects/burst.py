@@ -282,15 +282,10 @@ class BurstWorkload(HeadroomWorkload):
                 **self.targeting.placement().to_manifest(),
             },
         )
-        return {
-            "spec": {
-                # With an HPA, the HPA owns the replica count; leaving it out of the
-                # manifest keeps GitOps from fighting the autoscaler.
-                "replicas": None if self.max_replicas is not None else self.replicas,
-                "selector": {"matchLabels": {"app": self.name}},
-                "template": {"metadata": {"labels": self.labels}, "spec": pod},
-            }
-        }
+        # With an HPA, the HPA owns the replica count; leaving it out of the manifest
+        # keeps GitOps from fighting the autoscaler.
+        replicas = None if self.max_replicas is not None else self.replicas
+        return self.workload_spec(pod, replicas=replicas)
 
     def _render_autoscaler(self) -> Any:
         return {

@@ -198,10 +198,4 @@ class ImagePrepuller(HeadroomWorkload):
                 **self.targeting.placement().to_manifest(),
             },
         )
-        return {
-            "spec": {
-                "selector": {"matchLabels": {"app": self.name}},
-                "updateStrategy": {"type": "RollingUpdate"},
-                "template": {"metadata": {"labels": self.labels}, "spec": pod},
-            }
-        }
+        return self.workload_spec(pod, updateStrategy={"type": "RollingUpdate"})

@@ -214,16 +214,9 @@ class HeadroomReserver(HeadroomWorkload):
             if task.pod_security_exceptions
             else None
         )
-        return {
-            "spec": {
-                "selector": {"matchLabels": {"app": self.name}},
-                "updateStrategy": {"type": self.update_strategy.value},
-                "template": {
-                    "metadata": {"labels": self.labels, "annotations": annotations},
-                    "spec": pod,
-                },
-            }
-        }
+        return self.workload_spec(
+            pod, annotations=annotations, updateStrategy={"type": self.update_strategy.value}
+        )
 
     @property
     def slice(self) -> tuple[Fraction, Fraction]:
