@@ -190,6 +190,53 @@ QUANTITY = Grammar(
 )
 """A quantity greater than zero, as a string."""
 
+_SHARE_ALLOWED = (
+    'a share of each node\'s allocatable above 0% and below 100%, e.g. "10%" or "12.5%": '
+    "the reserver of a node size holds that share of it"
+)
+SHARE = Grammar(
+    "share",
+    (
+        Clause(r"(0|[1-9][0-9]?)(\.[0-9]{1,3})?%", _SHARE_ALLOWED),
+        Clause(r"0(\.0*)?%", _SHARE_ALLOWED, forbid=True),
+    ),
+)
+"""A slice given as a share of each node (``cpu="10%"``): at most three decimals, so
+that the share of a node is exact in millicores and bytes."""
+
+# --- extended resources --------------------------------------------------------------
+
+_EXTENDED_RESOURCE_ALLOWED = (
+    "an extended resource name: a DNS subdomain outside kubernetes.io, '/', then at most "
+    "63 letters, digits, '-', '_' or '.', e.g. \"nvidia.com/gpu\" (Kubernetes' "
+    "IsExtendedResourceName; cpu, memory and hugepages are native, not extended)"
+)
+EXTENDED_RESOURCE = Grammar(
+    "extendedResource",
+    (
+        Clause(f"{_DNS_SUBDOMAIN}/{_LABEL_NAME}", _EXTENDED_RESOURCE_ALLOWED),
+        Clause(r"(.*\.)?kubernetes\.io/.*|requests\..*", _EXTENDED_RESOURCE_ALLOWED, forbid=True),
+        # As a quota name, "requests.<name>" must still be a qualified name.
+        Clause.at_most(244, _EXTENDED_RESOURCE_ALLOWED, cut="/.*"),
+        Clause.at_most(63, _EXTENDED_RESOURCE_ALLOWED, cut=".*/"),
+    ),
+)
+"""``IsExtendedResourceName`` of ``pkg/apis/core/helper/helpers.go``: a name with a
+domain that is not ``kubernetes.io`` (``IsNativeResource``), which stays a qualified name
+as ``requests.<name>`` (so its domain has at most 244 characters)."""
+DEVICE_COUNT = Grammar(
+    "deviceCount",
+    (
+        Clause(
+            r"[1-9][0-9]{0,5}",
+            'a whole number of devices from 1 to 999999, as a string, e.g. "1": '
+            "kube-scheduler counts extended resources in whole units and never "
+            "overcommits them (noderesources/fit.go), so a fraction of a GPU cannot be held",
+        ),
+    ),
+)
+"""An extended resource's count in a slice (API validation: ``must be an integer``)."""
+
 
 MIN_CONTAINER_MEMORY = 4 * 2**20
 """4Mi, in bytes: less memory than any container starts with. A smaller slice or request

@@ -1,0 +1,76 @@
+"""The checks of ``NodeHeadroom`` that read one prop or one child: the dedicated pool's
+taint, a burst pod's devices, and the field path of a child's errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
+from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
+from cdk8s_headroom.vocabulary.extended_resources import check_extended_resources, missing_devices
+from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
+from cdk8s_headroom.vocabulary.placement import Taint
+
+
+def check_devices(wanted: object, held: Mapping[str, str]) -> None:
+    """Refuses a burst pod that requests more devices than each reserver holds
+    (``held``): it would evict more than the headroom, or never find the device free."""
+    requested = check_extended_resources(wanted, field="extended_resources")
+    for name, (count, room) in missing_devices(requested, held).items():
+        raise HeadroomConfigError(
+            f"extended_resources[{name}]",
+            count,
+            f"at most {room}, the {name} each reserver holds (the headroom's "
+            "extended_resources): the scheduler never shares a device",
+        )
+
+
+def require_dedicated_pool(node_pool: INodePool | None, taint: Taint) -> None:
+    rules.DEDICATED_POOL_NEEDS_POOL.check(
+        "node_pool",
+        None,
+        pool=node_pool,
+        taint=taint,
+        advice="pass node_pool=KarpenterNodePool(...) (the headroom taints it) or, for "
+        "a pool that exists and carries the taint, KarpenterNodePool.from_name("
+        "'<pool>', taints=[<its taint>])",
+    )
+    if isinstance(node_pool, KarpenterNodePool):
+        return  # an emitted pool: the headroom taints it
+    assert node_pool is not None
+    rules.DEDICATED_POOL_NEEDS_TAINT.check(
+        "node_pool.taints",
+        [str(t) for t in node_pool.taints],
+        taint=taint,
+        declared=list(node_pool.taints),
+        advice="taint the pool and declare it in the pool's taints: pass node_pool="
+        f"KarpenterNodePool.from_name({shown(node_pool.pool_name)}, taints=[Taint("
+        f"{shown(taint.key)}, {shown(taint.value)}, TaintEffect.{taint.effect.name})]) "
+        "once the pool carries it, or emit the pool as a KarpenterNodePool, which the headroom "
+        "taints itself",
+    )
+
+
+def describe(targeting: Targeting) -> str:
+    parts = []
+    if targeting.pool is not None:
+        parts.append(f"pool {targeting.pool.pool_name}")
+    if targeting.node_selector:
+        parts.append(f"nodeSelector {targeting.node_selector}")
+    if targeting.node_affinity:
+        parts.append(f"{len(targeting.node_affinity)} affinity terms")
+    return ", ".join(parts) or "every node"
+
+
+@contextmanager
+def within(collection: str, name: object) -> Iterator[None]:
+    """Names a child's errors ``<collection>[<name>].<field>``: a headroom may have
+    several burst workloads and buffers, and a bare ``replicas`` would not say which."""
+    try:
+        yield
+    except HeadroomConfigError as error:
+        raise HeadroomConfigError(
+            f"{collection}[{name}].{error.field}", error.value, error.allowed
+        ) from None
