@@ -24,6 +24,7 @@ from cdk8s_headroom.simulate.daemon_targets import (
 )
 from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
+from cdk8s_headroom.simulate.node_fit import NodeState, resource_status
 from cdk8s_headroom.simulate.report import (
     WhatIfReport,
     describe,
@@ -31,7 +32,7 @@ from cdk8s_headroom.simulate.report import (
     resources_text,
     whatif,
 )
-from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, resource_status
+from cdk8s_headroom.simulate.scheduler import ClusterState
 from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import Event, Verdict
 from cdk8s_headroom.simulate.workloads import Buffer, ClassRegistry, Workload
