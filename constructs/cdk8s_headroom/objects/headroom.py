@@ -15,6 +15,7 @@ from cdk8s_headroom.objects.capacity_buffer import (
     BUFFER_DEFAULTS,
     CapacityBuffer,
     CapacityBufferOptions,
+    buffer_name,
 )
 from cdk8s_headroom.objects.headroom_cost import HeadroomSummary
 from cdk8s_headroom.objects.headroom_rules import (
@@ -28,7 +29,7 @@ from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import HeadroomReserver, default_reserver_name
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, PlacementOptions
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
-from cdk8s_headroom.vocabulary import names, object_names, rules
+from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
 from cdk8s_headroom.vocabulary.extended_resources import (
     ExtendedResources,
@@ -486,15 +487,14 @@ class NodeHeadroom(HeadroomConstruct):
         carries its scheduling shape (requests, pool, selector, affinity, tolerations,
         the dedicated taint's included) and the headroom's labels. The other props are
         those of ``CapacityBuffer``; errors name the field as
-        ``capacity_buffers[<name>].<prop>``. Under GUARDED or SEED the pool admits
+        ``capacity_buffers[<name>].<prop>``. Call it once per ``zone`` to spread the
+        room across zones. Under GUARDED or SEED the pool admits
         ordinary pods, which can take the buffer's room: a ``HeadroomWarning`` says so.
         """
-        name = options.get("name")
-        workload_name = getattr(workload, "name", workload)
-        buffer_name = (
-            fill(object_names.BUFFER, {"workload": workload_name}) if name is None else name
-        )
-        with within("capacity_buffers", buffer_name):
+        name, zone = options.get("name"), options.get("zone")
+        workload_name = str(getattr(workload, "name", workload))
+        shown_name = buffer_name(workload_name, zone) if name is None else name
+        with within("capacity_buffers", shown_name):
             check_props(options, of=NodeHeadroom.add_capacity_buffer)
             if workload not in self.burst_workloads:
                 raise HeadroomConfigError(
@@ -503,12 +503,15 @@ class NodeHeadroom(HeadroomConstruct):
                     f"a burst workload of this headroom: one of "
                     f"{[w.name for w in self.burst_workloads]} (add it with add_burst_workload)",
                 )
-            id = f"{workload.node.id}Buffer"
+            if zone is not None:  # judged before it names the buffer's construct id
+                names.label_value(zone, field="zone")
+            id = f"{workload.node.id}Buffer" + ("" if zone is None else f"-{zone}")
             if self.node.try_find_child(id) is not None:
                 raise HeadroomConfigError(
                     "workload",
                     workload.name,
-                    "a workload without a buffer yet: one buffer per burst workload",
+                    "a workload without a buffer yet (in that zone): one buffer per burst "
+                    "workload and zone",
                 )
             buffer = CapacityBuffer(self, id, workload=workload, labels=self._labels, **options)
         self.capacity_buffers.append(buffer)
