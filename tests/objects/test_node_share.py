@@ -33,12 +33,9 @@ def requests_by_type(objects: list[Any]) -> dict[str, dict[str, str]]:
     found = {}
     for daemon_set in find_all(objects, "DaemonSet"):
         spec = pod_spec(daemon_set)
-        terms = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-        (expression,) = terms["nodeSelectorTerms"][0]["matchExpressions"]
-        assert expression["key"] == "node.kubernetes.io/instance-type"
         resources = spec["containers"][0]["resources"]
         assert resources["requests"] == resources["limits"]
-        found[expression["values"][0]] = resources["requests"]
+        found[spec["nodeSelector"]["node.kubernetes.io/instance-type"]] = resources["requests"]
     return found
 
 

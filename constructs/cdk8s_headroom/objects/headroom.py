@@ -277,8 +277,10 @@ class NodeHeadroom(HeadroomConstruct):
         for node_type, spec in self.sized_slices or unsized:
             placement = self._placement
             if node_type is not None:
-                affinity = [*placement["node_affinity"], node_type.requirement()]
-                placement = {**placement, "node_affinity": affinity}
+                # A node selector, not affinity: the DaemonSet controller replaces a
+                # pod's node affinity with its node, and status reads the pods.
+                selector = {**(placement["node_selector"] or {}), **node_type.selector}
+                placement = {**placement, "node_selector": selector}
             reserver = HeadroomReserver(
                 self,
                 "Reserver" if node_type is None else f"Reserver-{node_type.suffix}",

@@ -132,9 +132,10 @@ class NodeType:
         """The type's name as the end of a DNS label: ``m5.large`` gives ``m5-large``."""
         return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
 
-    def requirement(self) -> NodeSelectorRequirement:
-        """The node affinity that selects this size's nodes."""
-        return NodeSelectorRequirement(INSTANCE_TYPE_LABEL, NodeSelectorOperator.IN, (self.name,))
+    @property
+    def selector(self) -> dict[str, str]:
+        """The node selector of this size's nodes."""
+        return {INSTANCE_TYPE_LABEL: self.name}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NodeType) and (self.name, self.cpu, self.memory) == (
