@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from cdk8s_headroom import HeadroomConfigError, NodeHeadroom
+from cdk8s_headroom import (
+    HeadroomConfigError,
+    KarpenterNodePool,
+    NodeHeadroom,
+    NodeSelectorOperator,
+)
 from tests.conftest import find, pod_spec
 
 GPU = {"nvidia.com/gpu": "1"}
@@ -68,3 +73,34 @@ def test_a_burst_pod_needing_more_devices_than_the_slice_is_refused(chart: Any) 
             memory="1Gi",
             extended_resources={"nvidia.com/gpu": "2"},
         )
+
+
+def test_an_emitted_karpenter_pool_launches_instances_with_the_held_gpus(
+    chart: Any, synth: Any
+) -> None:
+    pool = KarpenterNodePool(chart, "pool", name="gpu")
+    NodeHeadroom(
+        chart,
+        "h",
+        cpu="1",
+        memory="1Gi",
+        node_pool=pool,
+        extended_resources={"nvidia.com/gpu": "2"},
+    )
+
+    spec = find(synth(chart), "NodePool")["spec"]["template"]["spec"]
+    # karpenter-provider-aws labels each GPU instance type instance-gpu-count In [n].
+    assert {
+        "key": "karpenter.k8s.aws/instance-gpu-count",
+        "operator": "Gt",
+        "values": ["1"],
+    } in spec["requirements"]
+
+
+def test_a_pool_that_already_requires_a_gpu_count_is_left_as_it_is(chart: Any) -> None:
+    pool = KarpenterNodePool(chart, "pool", name="gpu")
+    pool.add_requirement("karpenter.k8s.aws/instance-gpu-count", NodeSelectorOperator.IN, ["8"])
+    NodeHeadroom(chart, "h", cpu="1", memory="1Gi", node_pool=pool, extended_resources=GPU)
+
+    keys = [r.key for r in pool.requirements]
+    assert keys.count("karpenter.k8s.aws/instance-gpu-count") == 1

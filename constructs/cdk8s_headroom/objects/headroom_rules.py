@@ -11,7 +11,21 @@ from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.extended_resources import check_extended_resources, missing_devices
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
-from cdk8s_headroom.vocabulary.placement import Taint
+from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, Taint
+
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+"""The device plugins' GPU resources, which the providers' ``instance-gpu-count`` counts."""
+
+
+def require_gpu_instances(pool: KarpenterNodePool, devices: Mapping[str, str]) -> None:
+    """Makes an emitted pool launch instances with the GPUs each reserver holds: the
+    provider's ``instance-gpu-count`` above the count less one (karpenter-provider-aws
+    labels each GPU instance type with it, and requires it absent on the others), unless
+    the pool already says something of it."""
+    gpus = max((int(devices[name]) for name in GPU_RESOURCES if name in devices), default=0)
+    key = f"{pool.flavour.label_prefix}instance-gpu-count"
+    if gpus and not any(requirement.key == key for requirement in pool.requirements):
+        pool.add_requirement(key, NodeSelectorOperator.GT, [str(gpus - 1)])
 
 
 def check_devices(wanted: object, held: Mapping[str, str]) -> None:
