@@ -213,6 +213,11 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        "a-buffer-kept-in-one-zone",
+        "node-headroom",
+        {"burstWorkloads": [{**API, "buffer": {"replicas": 2, "zone": "eu-west-1b"}}]},
+    ),
+    (
         "buffers-under-a-release-prefix",
         "web",
         {"burstWorkloads": [{**WORKER, "buffer": {"form": "scalableRef", "replicas": 1}}]},

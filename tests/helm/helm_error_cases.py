@@ -254,6 +254,18 @@ CASES = [
         "no percentage in the pod-template form",
     ),
     (
+        "a-zone-in-the-scalable-form",
+        {"burstWorkloads": [burst(buffer={"form": "scalableRef", "replicas": 1, "zone": "a"})]},
+        "burstWorkloads[api].buffer.zone",
+        "no zone in the scalable form",
+    ),
+    (
+        "a-zone-that-is-no-label-value",
+        {"burstWorkloads": [burst(buffer={"replicas": 1, "zone": "eu west"})]},
+        "burstWorkloads[api].buffer.zone",
+        "a label value",
+    ),
+    (
         "replicas-and-percentage",
         {
             "burstWorkloads": [

@@ -61,6 +61,7 @@ def test_every_rule_has_a_case() -> None:
         "replicasWithAutoscaler", "dedicatedPoolNeedsPool", "dedicatedPoolNeedsTaint",
         "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames", "slicesNeedBoth",
         "noTaskWithoutSlices", "needsRoom", "prepullerName", "bufferPercentageNeedsScalable",
+        "bufferZoneNeedsPodTemplate",
         "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
         "quantityCap", "ownNamespace", "serviceAccountName", "subjectNamespace",
     }  # fmt: skip

@@ -263,6 +263,10 @@ VALUES: tuple[Value, ...] = (
           "(Cluster Autoscaler 1.35+, Karpenter 1.14+ with its `CapacityBuffer` feature gate) "
           "or `v1alpha1` (Cluster Autoscaler 1.34; refused on Karpenter's nodes, which serve "
           "only `v1beta1`). Default: `v1beta1`.", nullable=True, prop="api_version"),
+    Value("burstWorkloads[].buffer.zone", "string", "With `podTemplateRef`: keep the copies in "
+          "this zone (`topology.kubernetes.io/zone`), so the autoscaler adds nodes there; the "
+          "buffer is named `<workload>-buffer-<zone>`. Null: any zone.", rules.LABEL_VALUE,
+          nullable=True, prop="zone"),
     Value("alerts.enabled", "boolean", "Render a PrometheusRule (Prometheus Operator) whose "
           "alerts page when the slices run low or erode, or a burst pod waits; it reads "
           "kube-state-metrics' standard series. Needs the Operator's CRDs, so off by default "

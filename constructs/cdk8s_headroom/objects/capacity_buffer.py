@@ -87,8 +87,9 @@ REQUIRING_OPERATORS = tuple(NodeSelectorOperator(op) for op in rules.REQUIRING_O
 
 def buffer_name(workload: str, zone: str | None) -> str:
     """A buffer's default name: ``<workload>-buffer``, ``-<zone>`` added for a zone."""
-    name = fill(object_names.BUFFER, {"workload": workload})
-    return name if zone is None else f"{name}-{zone}"
+    if zone is None:
+        return str(fill(object_names.BUFFER, {"workload": workload}))
+    return str(fill(object_names.ZONED_BUFFER, {"workload": workload, "zone": zone}))
 
 
 def check_zone(zone: object, *, form: CapacityBufferForm) -> str | None:
@@ -98,13 +99,7 @@ def check_zone(zone: object, *, form: CapacityBufferForm) -> str | None:
     text = names.label_value(zone, field="zone")
     if not text:
         raise HeadroomConfigError("zone", zone, "a zone name, e.g. 'eu-west-1a', or None")
-    if form is not CapacityBufferForm.POD_TEMPLATE:
-        raise HeadroomConfigError(
-            "zone",
-            zone,
-            "None with CapacityBufferForm.SCALABLE: a scalable buffer copies the "
-            "Deployment's pods, which select no zone; use the POD_TEMPLATE form",
-        )
+    rules.BUFFER_ZONE_NEEDS_POD_TEMPLATE.check("zone", zone, zone=text, form=form.value)
     return text
 
 
@@ -291,11 +286,11 @@ class CapacityBuffer(HeadroomConstruct):
         replicas, percentage, name = given["replicas"], given["percentage"], given["name"]
         if not isinstance(workload, BurstWorkload):
             raise HeadroomConfigError("workload", workload, "a BurstWorkload")
-        self.zone = check_zone(given["zone"], form=form)
         if not isinstance(form, CapacityBufferForm):
             raise HeadroomConfigError(
                 "form", form, "CapacityBufferForm.POD_TEMPLATE or CapacityBufferForm.SCALABLE"
             )
+        self.zone = check_zone(given["zone"], form=form)
         if not isinstance(api_version, CapacityBufferVersion):
             raise HeadroomConfigError(
                 "api_version",

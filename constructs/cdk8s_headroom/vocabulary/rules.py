@@ -433,6 +433,12 @@ BUFFER_PERCENTAGE_NEEDS_SCALABLE = Rule(
     "scalable object, so use the scalable form (scalableRef), or replicas",
     AnyOf(Not(Given("percentage")), Eq("form", Const("scalableRef"))),
 )
+BUFFER_ZONE_NEEDS_POD_TEMPLATE = Rule(
+    "bufferZoneNeedsPodTemplate",
+    "no zone in the scalable form: a scalable buffer copies the Deployment's pods, which "
+    "select no zone; use the pod-template form (podTemplateRef)",
+    AnyOf(Not(Given("zone")), Eq("form", Const("podTemplateRef"))),
+)
 BUFFER_ONE_COUNT = Rule(
     "bufferOneCount",
     "either replicas or percentage, not both: Karpenter uses the smaller of the two "
@@ -573,6 +579,7 @@ RULES = (
     NEEDS_ROOM,
     PREPULLER_NAME,
     BUFFER_PERCENTAGE_NEEDS_SCALABLE,
+    BUFFER_ZONE_NEEDS_POD_TEMPLATE,
     BUFFER_ONE_COUNT,
     BUFFER_NEEDS_COUNT,
     BUFFER_NOT_ON_AUTO_MODE,
