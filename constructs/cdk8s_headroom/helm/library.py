@@ -394,6 +394,8 @@ def value_rules() -> dict[str, dict[str, Any]]:
     keys, labels = rules.LABEL_KEY.name, rules.LABEL_VALUE.name
     judged["labels"] = {"keys": keys, "items": labels}
     judged["quantities"] = {"keys": keys, "items": rules.QUANTITY.name, "quantity": True}
+    devices = rules.EXTENDED_RESOURCE.name
+    judged["devices"] = {"keys": devices, "items": rules.DEVICE_COUNT.name}
     return judged
 
 

@@ -232,6 +232,7 @@ def build(
             f"{prefix}{HEADROOM_ID}",
             cpu=value_at(values, "reservation.cpu"),
             memory=value_at(values, "reservation.memory"),
+            extended_resources=value_at(values, "reservation.extendedResources") or None,
             model=model,
             node_pool=pool,
             namespace=namespace,

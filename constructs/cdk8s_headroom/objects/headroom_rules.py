@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
-from cdk8s_headroom.vocabulary.extended_resources import check_extended_resources, missing_devices
+from cdk8s_headroom.vocabulary.extended_resources import check_extended_resources
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, Taint
 
@@ -31,13 +31,13 @@ def require_gpu_instances(pool: KarpenterNodePool, devices: Mapping[str, str]) -
 def check_devices(wanted: object, held: Mapping[str, str]) -> None:
     """Refuses a burst pod that requests more devices than each reserver holds
     (``held``): it would evict more than the headroom, or never find the device free."""
-    requested = check_extended_resources(wanted, field="extended_resources")
-    for name, (count, room) in missing_devices(requested, held).items():
-        raise HeadroomConfigError(
+    for name, count in check_extended_resources(wanted, field="extended_resources").items():
+        rules.BURST_DEVICES_WITHIN_SLICE.check(
             f"extended_resources[{name}]",
             count,
-            f"at most {room}, the {name} each reserver holds (the headroom's "
-            "extended_resources): the scheduler never shares a device",
+            request=count,
+            room=held.get(name, "0"),
+            device=name,
         )
 
 

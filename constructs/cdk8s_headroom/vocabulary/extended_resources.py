@@ -35,14 +35,3 @@ def check_extended_resources(value: object, *, field: str) -> dict[str, str]:
         rules.EXTENDED_RESOURCE.check(name, field=f"{field}.name")
         judged[name] = rules.DEVICE_COUNT.check(count, field=f"{field}[{name}]")
     return judged
-
-
-def missing_devices(
-    wanted: Mapping[str, str], held: Mapping[str, str]
-) -> dict[str, tuple[str, str]]:
-    """The devices a burst pod requests beyond the slice's: name to (wanted, held)."""
-    return {
-        name: (count, held.get(name, "0"))
-        for name, count in wanted.items()
-        if int(count) > int(held.get(name, "0"))
-    }

@@ -201,8 +201,7 @@ SHARE = Grammar(
         Clause(r"0(\.0*)?%", _SHARE_ALLOWED, forbid=True),
     ),
 )
-"""A slice given as a share of each node (``cpu="10%"``): at most three decimals, so
-that the share of a node is exact in millicores and bytes."""
+"""A slice as a share of each node (``cpu="10%"``), of at most three decimals."""
 
 # --- extended resources --------------------------------------------------------------
 
@@ -216,7 +215,6 @@ EXTENDED_RESOURCE = Grammar(
     (
         Clause(f"{_DNS_SUBDOMAIN}/{_LABEL_NAME}", _EXTENDED_RESOURCE_ALLOWED),
         Clause(r"(.*\.)?kubernetes\.io/.*|requests\..*", _EXTENDED_RESOURCE_ALLOWED, forbid=True),
-        # As a quota name, "requests.<name>" must still be a qualified name.
         Clause.at_most(244, _EXTENDED_RESOURCE_ALLOWED, cut="/.*"),
         Clause.at_most(63, _EXTENDED_RESOURCE_ALLOWED, cut=".*/"),
     ),
@@ -281,6 +279,13 @@ BURST_FITS_SLICE = Rule(
     "a request that fits in the headroom slice ({slice}); a larger burst pod also "
     "evicts ordinary pods or other slices",
     AtMost("request", "room", "resource"),
+)
+BURST_DEVICES_WITHIN_SLICE = Rule(
+    "burstDevicesWithinSlice",
+    "at most {room}, the {device} each reserver holds: the scheduler never shares a "
+    "device, so a burst pod that needs more evicts more than one slice",
+    # Devices are whole units, counted as memory's bytes are (unit 1)
+    AtMost("request", "room", Const("memory")),
 )
 LIMIT_NOT_BELOW_REQUEST = Rule(
     "limitNotBelowRequest",
@@ -547,6 +552,8 @@ GRAMMARS = (
     CLASS_NAME,
     IMAGE,
     QUANTITY,
+    EXTENDED_RESOURCE,
+    DEVICE_COUNT,
     PROMETHEUS_DURATION,
     SUBJECT_NAME,
 )
@@ -565,6 +572,7 @@ RULES = (
     CLASS_NAMES_DIFFER,
     DEFAULT_CLASS_GUARDED_ONLY,
     BURST_FITS_SLICE,
+    BURST_DEVICES_WITHIN_SLICE,
     LIMIT_NOT_BELOW_REQUEST,
     MAX_REPLICAS_NOT_BELOW_REPLICAS,
     REPLICAS_WITH_AUTOSCALER,
