@@ -57,7 +57,7 @@ def _running_on(pods: list[Any]) -> dict[str, Any]:
 
 
 def test_kwok_nodes_of_three_sizes_each_hold_their_share(
-    cluster: LiveCluster, tmp_path: Path
+    cluster: LiveCluster, tmp_path: Path, capsys: Any
 ) -> None:
     cluster.add_nodes(
         NodeShape(
@@ -94,6 +94,19 @@ def test_kwok_nodes_of_three_sizes_each_hold_their_share(
         "kwok-small": {"cpu": "200m", "memory": "409Mi"},
         "kwok-medium": {"cpu": "400m", "memory": "819Mi"},
         "kwok-large": {"cpu": "800m", "memory": "1638Mi"},
+    }
+
+    # status, from the pods alone (no manifests): each size's reserver targets its own
+    # nodes (its nodeSelector stays on the pods), holds there, and misses none
+    listing = tmp_path / "after.json"
+    listing.write_text(
+        cluster.kubectl("get", "nodes,pods,priorityclasses,daemonsets", "-A", "-o", "json").stdout
+    )
+    main(["status", "--snapshot", str(listing), "--json"])
+    headrooms = json.loads(capsys.readouterr().out)["headrooms"]
+    assert {h["name"]: (h["held"], h["missing"]) for h in headrooms} == {
+        f"{NAMESPACE}/headroom-reserver-{name.replace('.', '-')}": ([name.replace(".", "-")], [])
+        for name, _, _ in SIZES
     }
 
 
