@@ -35,6 +35,7 @@ RESERVER_INPUTS = {
     "args": [],
     "cpu": "500m",
     "memory": "512Mi",
+    "extendedResources": {},
     "prepullImages": [],
     "prepullCommand": ["/bin/sh", "-c", "true"],
     "scratchPaths": [],
@@ -74,6 +75,8 @@ def _compiled(
             "hostPaths": security_context.host_mounts([("/var/log", "/log", False)]),
             "nodeSelector": {"karpenter.sh/nodepool": "burst"},
             "tolerations": [{"key": "k", "operator": "Exists"}],
+            # a count as the chart's values may give it: a number, its text in the pod
+            "extendedResources": {"nvidia.com/gpu": 1, "example.com/fpga": "2"},
         },
     ],
     ids=["pause", "every-field"],
@@ -107,9 +110,17 @@ BURST_INPUTS = {
     "memory": "256Mi",
     "cpuLimit": "1",
     "memoryLimit": "256Mi",
+    "extendedResources": None,
+    "zone": None,
     "nodeSelector": None,
     "affinity": {"nodeAffinity": {}},
     "tolerations": None,
+}
+DEVICES_AND_ZONE = {
+    **BURST_INPUTS,
+    "extendedResources": {"nvidia.com/gpu": 1},
+    "zone": "eu-west-1a",
+    "nodeSelector": {"karpenter.sh/nodepool": "burst", "topology.kubernetes.io/zone": "x"},
 }
 PREPULLER_INPUTS = {
     "priorityClassName": "headroom-reserve",
@@ -124,8 +135,15 @@ PREPULLER_INPUTS = {
 
 @pytest.mark.parametrize(
     ("recipe", "inputs"),
-    [(BURST_POD, BURST_INPUTS), (PREPULLER_POD, PREPULLER_INPUTS), (BUFFER_POD, BURST_INPUTS)],
-    ids=["burst", "prepuller", "buffer"],
+    [
+        (BURST_POD, BURST_INPUTS),
+        (BURST_POD, DEVICES_AND_ZONE),
+        (PREPULLER_POD, PREPULLER_INPUTS),
+        (BUFFER_POD, BURST_INPUTS),
+        # a zone's buffer: its zone over the burst pod's selector's
+        (BUFFER_POD, DEVICES_AND_ZONE),
+    ],
+    ids=["burst", "burst-devices", "prepuller", "buffer", "buffer-devices-zone"],
 )
 def test_the_compiled_pods_are_what_the_library_evaluates(
     tmp_path: Path, recipe: Any, inputs: dict[str, Any]

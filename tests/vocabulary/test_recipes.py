@@ -11,6 +11,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     INDEX,
     ITEM,
     Each,
+    EachEntry,
     IfAny,
     IfGiven,
     Item,
@@ -19,6 +20,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     evaluate,
     fill_with,
     join,
+    merge,
 )
 
 
@@ -63,3 +65,20 @@ def test_an_if_given_entry_is_left_out_only_when_none() -> None:
 
     assert evaluate(recipe, {"seconds": None}) == {}
     assert evaluate(recipe, {"seconds": 0}) == {"seconds": 0}
+
+
+def test_merge_puts_maps_one_after_another_a_later_entry_over_an_earlier() -> None:
+    recipe = merge(Take("selector"), {"zone": IfGiven(Take("zone"))})
+
+    assert evaluate(recipe, {"selector": None, "zone": None}) == {}
+    assert evaluate(recipe, {"selector": {"zone": "a", "k": "v"}, "zone": "b"}) == {
+        "zone": "b",
+        "k": "v",
+    }
+
+
+def test_each_entry_gives_its_recipe_every_item_of_a_map_under_its_key() -> None:
+    recipe = EachEntry("devices", fill_with("{count}", count=ITEM))
+
+    assert evaluate(recipe, {"devices": {"nvidia.com/gpu": 1}}) == {"nvidia.com/gpu": "1"}
+    assert evaluate(recipe, {"devices": None}) == {}

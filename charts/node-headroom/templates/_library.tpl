@@ -19,31 +19,59 @@
      of its inputs (a map), into their "out". */}}
 {{- define "node-headroom.recipe.reserverPod" -}}
 {{- $in := . -}}
-{{- $map1 := dict "name" $in.containerName "image" $in.image "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpu "memory" $in.memory)) "securityContext" $in.containerSecurityContext -}}
-{{- with $in.command }}{{ $_ := set $map1 "command" . }}{{ end -}}
-{{- with $in.args }}{{ $_ := set $map1 "args" . }}{{ end -}}
-{{- $list2 := list -}}
-{{- range $i4, $item3 := $in.scratchPaths -}}
-{{- $list2 = append $list2 (dict "name" (replace "{index}" (toString $i4) "scratch-{index}") "mountPath" $item3) -}}
+{{- $map1 := dict -}}
+{{- range $key2, $item3 := $in.extendedResources -}}
+{{- $_ := set $map1 $key2 (toString $item3) -}}
 {{- end -}}
-{{- with $list2 }}{{ $_ := set $map1 "volumeMounts" . }}{{ end -}}
-{{- $map5 := dict "priorityClassName" $in.priorityClassName "terminationGracePeriodSeconds" 0 "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" $in.podSecurityContext "containers" (list $map1) -}}
-{{- $list6 := list -}}
-{{- range $i8, $item7 := $in.prepullImages -}}
-{{- $map9 := dict "name" (replace "{index}" (toString $i8) "prepull-{index}") "image" $item7 "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpu "memory" $in.memory)) "securityContext" $in.initSecurityContext -}}
-{{- with $in.prepullCommand }}{{ $_ := set $map9 "command" . }}{{ end -}}
-{{- $list6 = append $list6 $map9 -}}
+{{- $map4 := dict -}}
+{{- range $key5, $item6 := (dict "cpu" $in.cpu "memory" $in.memory) }}{{ $_ := set $map4 $key5 $item6 }}{{ end -}}
+{{- range $key5, $item6 := $map1 }}{{ $_ := set $map4 $key5 $item6 }}{{ end -}}
+{{- $map7 := dict -}}
+{{- range $key8, $item9 := $in.extendedResources -}}
+{{- $_ := set $map7 $key8 (toString $item9) -}}
 {{- end -}}
-{{- with $list6 }}{{ $_ := set $map5 "initContainers" . }}{{ end -}}
-{{- $list10 := list -}}
-{{- range $i12, $item11 := $in.scratchPaths -}}
-{{- $list10 = append $list10 (dict "name" (replace "{index}" (toString $i12) "scratch-{index}") "emptyDir" dict) -}}
+{{- $map10 := dict -}}
+{{- range $key11, $item12 := (dict "cpu" $in.cpu "memory" $in.memory) }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- range $key11, $item12 := $map7 }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- $map13 := dict "name" $in.containerName "image" $in.image "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" $map4 "limits" $map10) "securityContext" $in.containerSecurityContext -}}
+{{- with $in.command }}{{ $_ := set $map13 "command" . }}{{ end -}}
+{{- with $in.args }}{{ $_ := set $map13 "args" . }}{{ end -}}
+{{- $list14 := list -}}
+{{- range $i16, $item15 := $in.scratchPaths -}}
+{{- $list14 = append $list14 (dict "name" (replace "{index}" (toString $i16) "scratch-{index}") "mountPath" $item15) -}}
 {{- end -}}
-{{- with $list10 }}{{ $_ := set $map5 "volumes" . }}{{ end -}}
-{{- with $in.nodeSelector }}{{ $_ := set $map5 "nodeSelector" . }}{{ end -}}
-{{- with $in.affinity }}{{ $_ := set $map5 "affinity" . }}{{ end -}}
-{{- with $in.tolerations }}{{ $_ := set $map5 "tolerations" . }}{{ end -}}
-{{- $_ := set $in "out" $map5 -}}
+{{- with $list14 }}{{ $_ := set $map13 "volumeMounts" . }}{{ end -}}
+{{- $map17 := dict "priorityClassName" $in.priorityClassName "terminationGracePeriodSeconds" 0 "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" $in.podSecurityContext "containers" (list $map13) -}}
+{{- $list18 := list -}}
+{{- range $i20, $item19 := $in.prepullImages -}}
+{{- $map21 := dict -}}
+{{- range $key22, $item23 := $in.extendedResources -}}
+{{- $_ := set $map21 $key22 (toString $item23) -}}
+{{- end -}}
+{{- $map24 := dict -}}
+{{- range $key25, $item26 := (dict "cpu" $in.cpu "memory" $in.memory) }}{{ $_ := set $map24 $key25 $item26 }}{{ end -}}
+{{- range $key25, $item26 := $map21 }}{{ $_ := set $map24 $key25 $item26 }}{{ end -}}
+{{- $map27 := dict -}}
+{{- range $key28, $item29 := $in.extendedResources -}}
+{{- $_ := set $map27 $key28 (toString $item29) -}}
+{{- end -}}
+{{- $map30 := dict -}}
+{{- range $key31, $item32 := (dict "cpu" $in.cpu "memory" $in.memory) }}{{ $_ := set $map30 $key31 $item32 }}{{ end -}}
+{{- range $key31, $item32 := $map27 }}{{ $_ := set $map30 $key31 $item32 }}{{ end -}}
+{{- $map33 := dict "name" (replace "{index}" (toString $i20) "prepull-{index}") "image" $item19 "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" $map24 "limits" $map30) "securityContext" $in.initSecurityContext -}}
+{{- with $in.prepullCommand }}{{ $_ := set $map33 "command" . }}{{ end -}}
+{{- $list18 = append $list18 $map33 -}}
+{{- end -}}
+{{- with $list18 }}{{ $_ := set $map17 "initContainers" . }}{{ end -}}
+{{- $list34 := list -}}
+{{- range $i36, $item35 := $in.scratchPaths -}}
+{{- $list34 = append $list34 (dict "name" (replace "{index}" (toString $i36) "scratch-{index}") "emptyDir" dict) -}}
+{{- end -}}
+{{- with $list34 }}{{ $_ := set $map17 "volumes" . }}{{ end -}}
+{{- with $in.nodeSelector }}{{ $_ := set $map17 "nodeSelector" . }}{{ end -}}
+{{- with $in.affinity }}{{ $_ := set $map17 "affinity" . }}{{ end -}}
+{{- with $in.tolerations }}{{ $_ := set $map17 "tolerations" . }}{{ end -}}
+{{- $_ := set $in "out" $map17 -}}
 {{- end -}}
 {{/* vocabulary/placement.py TOLERATION: a toleration; compiled from its recipe,
      of its inputs (a map), into their "out". */}}

@@ -192,6 +192,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "reserverOnPool": object_names.RESERVER_ON_POOL,
             "prepuller": object_names.PREPULLER,
             "buffer": object_names.BUFFER,
+            "zonedBuffer": object_names.ZONED_BUFFER,
             "alerts": object_names.ALERTS,
             "reader": object_names.READER,
             "release": RELEASE_PREFIX,
@@ -347,6 +348,8 @@ def value_rules() -> dict[str, dict[str, Any]]:
     keys, labels = rules.LABEL_KEY.name, rules.LABEL_VALUE.name
     judged["labels"] = {"keys": keys, "items": labels}
     judged["quantities"] = {"keys": keys, "items": rules.QUANTITY.name, "quantity": True}
+    devices = rules.EXTENDED_RESOURCE.name
+    judged["devices"] = {"keys": devices, "items": rules.DEVICE_COUNT.name}
     return judged
 
 

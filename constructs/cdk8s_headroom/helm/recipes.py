@@ -5,8 +5,9 @@ parsed (a recipe only the bursts' unit runs, in its rules file).
 ``node-headroom.recipe.<name>`` takes the recipe's inputs as a map, ``Take("x")`` read as
 ``$in.x``, and leaves the object in the map's ``out``. One statement per line, in the
 order of the recipe's fields, so a reviewer can follow an input to its field: a list of
-an ``Each`` is a ``range``, a map with ``IfAny`` (``IfGiven``) entries is a ``dict`` of
-its other entries and a ``with`` (an ``if``) per such entry.
+an ``Each`` (a map of an ``EachEntry`` or a ``Merge``) is a ``range``, a map with
+``IfAny`` (``IfGiven``) entries is a ``dict`` of its other entries and a ``with`` (an
+``if``) per such entry.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.vocabulary.placement import TOLERATION
 from cdk8s_headroom.vocabulary.recipes import (
     Each,
+    EachEntry,
     Fill,
     IfAny,
     IfGiven,
     Index,
     Item,
     Join,
+    Merge,
     Take,
 )
 
@@ -93,9 +96,9 @@ class _Compiler:
 
     def _left_out(self, recipe: Any) -> bool:
         """Whether ``recipe`` only reads inputs the chart never gives, so comes out empty."""
-        if isinstance(recipe, (Take, Each)):
+        if isinstance(recipe, (Take, Each, EachEntry)):
             return recipe.name in self.absent
-        if isinstance(recipe, Join):
+        if isinstance(recipe, (Join, Merge)):
             return all(self._left_out(part) for part in recipe.recipes)
         return False
 
@@ -129,6 +132,28 @@ class _Compiler:
             self._emit(f"{items} = append {items} {one}")
             self._emit("end")
             return items
+        if isinstance(recipe, EachEntry):
+            items, key, item = self._name("map"), self._name("key"), self._name("item")
+            self._emit(f"{items} := dict")
+            self._emit(f"range {key}, {item} := $in.{recipe.name}")
+            one = self.expression(recipe.recipe, _Scope(item))
+            self._emit(f"$_ := set {items} {key} {one}")
+            self._emit("end")
+            return items
+        if isinstance(recipe, Merge):
+            parts = [self.expression(p, scope) for p in recipe.recipes if not self._left_out(p)]
+            merged, key, item = self._name("map"), self._name("key"), self._name("item")
+            self._emit(f"{merged} := dict")
+            for part in parts:
+                self._emit(
+                    f"range {key}, {item} := {part} }}}}"
+                    f"{{{{ $_ := set {merged} {key} {item} }}}}{{{{ end"
+                )
+            return merged
+        if isinstance(recipe, Fill) and [f"{{{p}}}" for p in recipe.places] == [recipe.pattern]:
+            # A lone place: its value's text
+            (value,) = recipe.places.values()
+            return f"(toString {self.expression(value, scope)})"
         if isinstance(recipe, Fill):
             text = json.dumps(recipe.pattern)
             for place, part in recipe.places.items():

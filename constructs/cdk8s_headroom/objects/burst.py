@@ -13,6 +13,11 @@ from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, rules, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.extended_resources import (
+    DEVICES,
+    ExtendedResources,
+    check_extended_resources,
+)
 from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT
 from cdk8s_headroom.vocabulary.priority_models import DEFAULT_BURST_CLASS
 from cdk8s_headroom.vocabulary.props import (
@@ -31,16 +36,17 @@ from cdk8s_headroom.vocabulary.quantity import (
     quantity_text,
 )
 from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource
-from cdk8s_headroom.vocabulary.recipes import IfAny, Take, evaluate
+from cdk8s_headroom.vocabulary.recipes import IfAny, Take, evaluate, merge
 from cdk8s_headroom.vocabulary.reserver_task import check_image
 
 _SCRATCH_VOLUMES, _SCRATCH_MOUNTS = security_context.scratch_volumes(["/tmp"])
 
 BURST_RESOURCES = {
-    "requests": {"cpu": Take("cpu"), "memory": Take("memory")},
-    "limits": {"cpu": Take("cpuLimit"), "memory": Take("memoryLimit")},
+    "requests": merge({"cpu": Take("cpu"), "memory": Take("memory")}, DEVICES),
+    "limits": merge({"cpu": Take("cpuLimit"), "memory": Take("memoryLimit")}, DEVICES),
 }
-"""A burst pod's resources (and its CapacityBuffer's placeholder's)."""
+"""A burst pod's resources (and its CapacityBuffer's placeholder's): its devices in its
+requests and limits alike."""
 
 BURST_POD = {
     "priorityClassName": Take("priorityClassName"),
@@ -103,6 +109,7 @@ class BurstWorkloadOptions(PlacementOptions, total=False):
     run_as_user: int
     max_replicas: int | None
     target_cpu_utilization: int
+    extended_resources: ExtendedResources | None
 
 
 class BurstWorkloadProps(BurstWorkloadOptions, total=False):
@@ -131,6 +138,7 @@ BURST_DEFAULTS: BurstWorkloadOptions = {
     "run_as_user": security_context.NOBODY_UID,
     "max_replicas": None,
     "target_cpu_utilization": 80,
+    "extended_resources": None,
 }
 
 
@@ -166,6 +174,8 @@ class BurstWorkload(HeadroomWorkload):
         run_as_user: a non-zero user id. Default: 65534 (``nobody``).
         max_replicas: add an HPA scaling from ``replicas`` to this. Default: no HPA.
         target_cpu_utilization: the HPA's target, in percent of the request. Default: 80.
+        extended_resources: whole devices per pod, e.g. ``{"nvidia.com/gpu": "1"}``,
+            requested and limited alike (``extended_resources`` module). Default: none.
         placement: ``PlacementOptions``: the namespace, the pool to run on (it should
             be the headroom's), node selector, tolerations, node affinity and labels.
     """
@@ -216,6 +226,9 @@ class BurstWorkload(HeadroomWorkload):
             )
         self.image_pull_policy = image_pull_policy
         self.run_as_user = rules.POSITIVE.check(given["run_as_user"], field="run_as_user")
+        self.extended_resources = check_extended_resources(
+            given["extended_resources"], field="extended_resources"
+        )
 
         super().__init__(
             scope,
@@ -279,6 +292,7 @@ class BurstWorkload(HeadroomWorkload):
                 "memory": self.memory,
                 "cpuLimit": self.cpu_limit,
                 "memoryLimit": self.memory_limit,
+                "extendedResources": self.extended_resources,
                 **self.targeting.placement().to_manifest(),
             },
         )

@@ -10,6 +10,11 @@ from constructs import Construct
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, object_names, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.extended_resources import (
+    DEVICES,
+    ExtendedResources,
+    check_extended_resources,
+)
 from cdk8s_headroom.vocabulary.labels import RESERVER_COMPONENT
 from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool
 from cdk8s_headroom.vocabulary.pod_security import EXCEPTIONS_ANNOTATION, PodSecurityControl
@@ -30,6 +35,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     evaluate,
     fill_with,
     join,
+    merge,
 )
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, check_image
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
@@ -37,11 +43,12 @@ from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 DEFAULT_RESERVER_NAME = object_names.RESERVER
 default_reserver_name = object_names.reserver
 
-SLICE_RESOURCES = {
-    "requests": {"cpu": Take("cpu"), "memory": Take("memory")},
-    "limits": {"cpu": Take("cpu"), "memory": Take("memory")},
-}
-"""A reserver container's resources: requests == limits, the slice (Guaranteed QoS)."""
+_SLICE = merge({"cpu": Take("cpu"), "memory": Take("memory")}, DEVICES)
+
+SLICE_RESOURCES = {"requests": _SLICE, "limits": _SLICE}
+"""A reserver container's resources: requests == limits, the slice and its devices
+(Guaranteed QoS; the API server refuses an extended resource whose request differs from
+its limit)."""
 
 RESERVER_POD = {
     "priorityClassName": Take("priorityClassName"),
@@ -110,6 +117,8 @@ class HeadroomReserver(HeadroomWorkload):
         priority_class_name: default: ``headroom-reserve`` (the GUARDED class).
         name: the DaemonSet's name. Default: ``headroom-reserver``.
         task: what the pods do. Default: ``ReserverTask.pause()``.
+        extended_resources: whole devices each pod holds besides its slice, e.g.
+            ``{"nvidia.com/gpu": "1"}`` (``extended_resources`` module). Default: none.
         update_strategy: how the DaemonSet replaces reservers after a template change.
             Default: ``UpdateStrategy.ON_DELETE`` (its docstring says why; roll by
             deleting reserver pods, docs/gitops.md).
@@ -129,11 +138,15 @@ class HeadroomReserver(HeadroomWorkload):
         name: str = DEFAULT_RESERVER_NAME,
         task: ReserverTask | None = None,
         update_strategy: UpdateStrategy = UpdateStrategy.ON_DELETE,
+        extended_resources: ExtendedResources | None = None,
         **placement: Unpack[PlacementOptions],
     ) -> None:
         check_props(placement, of=HeadroomReserver.__init__)
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
         self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
+        self.extended_resources = check_extended_resources(
+            extended_resources, field="extended_resources"
+        )
         if task is None:
             task = ReserverTask.pause()
         if not isinstance(task, ReserverTask):
@@ -198,6 +211,7 @@ class HeadroomReserver(HeadroomWorkload):
                 "args": list(task.args),
                 "cpu": self.cpu,
                 "memory": self.memory,
+                "extendedResources": self.extended_resources,
                 "prepullImages": self._prepull,
                 "prepullCommand": list(task.prepull_command),
                 "scratchPaths": list(task.scratch_paths),

@@ -14,6 +14,10 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
 - ``Fill(pattern, place=recipe, ...)``: the text ``pattern`` with each ``{place}``
   replaced by the text of its recipe (``places.fill``);
 - ``Join(recipe, ...)``: the lists of its recipes, one after another;
+- ``Merge(recipe, ...)``: the maps of its recipes, one after another, a later one's
+  entries over an earlier's (``None`` is no entries);
+- ``EachEntry(name, recipe)``: a map, each key of the input map ``name`` with
+  ``recipe``, in which ``ITEM`` is that key's item;
 - ``IfAny(recipe)``, as a map's entry: the entry is left out when its recipe comes out
   empty, as a Go template's ``if`` judges it (nothing, false, zero, or an empty text,
   list or map), as the chart's compiled recipe leaves it out;
@@ -88,6 +92,26 @@ def join(*recipes: Any) -> Join:
 
 
 @dataclass(frozen=True)
+class Merge:
+    """The maps of ``recipes``, one after another, a later one's entries over an
+    earlier's."""
+
+    recipes: tuple[Any, ...]
+
+
+def merge(*recipes: Any) -> Merge:
+    return Merge(recipes)
+
+
+@dataclass(frozen=True)
+class EachEntry:
+    """A map: each key of the input map ``name`` with ``recipe``, ``ITEM`` its item."""
+
+    name: str
+    recipe: Any
+
+
+@dataclass(frozen=True)
 class IfAny:
     """A map's entry that is left out when ``recipe`` comes out empty (``empty``)."""
 
@@ -131,11 +155,23 @@ def _evaluate(recipe: Any, scope: _Scope) -> Any:
             _evaluate(recipe.recipe, _Scope(scope.inputs, item, index))
             for index, item in enumerate(items)
         ]
+    if isinstance(recipe, EachEntry):
+        entries = scope.inputs[recipe.name] or {}
+        return {
+            key: _evaluate(recipe.recipe, _Scope(scope.inputs, item, index))
+            for index, (key, item) in enumerate(entries.items())
+        }
     if isinstance(recipe, Fill):
         places = {name: _evaluate(place, scope) for name, place in recipe.places.items()}
         return fill(recipe.pattern, places)
     if isinstance(recipe, Join):
         return [item for part in recipe.recipes for item in _evaluate(part, scope)]
+    if isinstance(recipe, Merge):
+        return {
+            key: value
+            for part in recipe.recipes
+            for key, value in (_evaluate(part, scope) or {}).items()
+        }
     if isinstance(recipe, Mapping):
         found = {}
         for key, part in recipe.items():

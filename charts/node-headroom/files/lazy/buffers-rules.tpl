@@ -3,6 +3,7 @@
      (helm/recipes.py), that only the buffers unit calls. Do not edit. What the library decides and the
      values do not change is files/library.json. */}}
 {{- define "node-headroom.rule.bufferPercentageNeedsScalable" }}{{ if (not (or (not (include "node-headroom.given" .percentage)) (eq (toString .form) "scalableRef"))) }}{{ include "node-headroom.refuse" (list . "bufferPercentageNeedsScalable") }}{{ end }}{{ end }}
+{{- define "node-headroom.rule.bufferZoneNeedsPodTemplate" }}{{ if (not (or (not (include "node-headroom.given" .zone)) (eq (toString .form) "podTemplateRef"))) }}{{ include "node-headroom.refuse" (list . "bufferZoneNeedsPodTemplate") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.bufferOneCount" }}{{ if (not (or (not (include "node-headroom.given" .percentage)) (not (include "node-headroom.given" .replicas)))) }}{{ include "node-headroom.refuse" (list . "bufferOneCount") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.bufferNeedsCount" }}{{ if (not (or (include "node-headroom.given" .replicas) (include "node-headroom.given" .percentage) (has "cpu" (default (list) .limits)) (has "memory" (default (list) .limits)))) }}{{ include "node-headroom.refuse" (list . "bufferNeedsCount") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.bufferNotOnAutoMode" }}{{ if (or (has .pool (list "general-purpose" "system")) (and (has .operator (list "In" "Exists" "Gt" "Lt")) (or (hasPrefix "eks.amazonaws.com/instance-" (toString .key)) (and (eq (toString .key) "eks.amazonaws.com/compute-type") (eq (toString .operator) "In") (has "auto" (default (list) .values)))))) }}{{ include "node-headroom.refuse" (list . "bufferNotOnAutoMode") }}{{ end }}{{ end }}
@@ -12,9 +13,28 @@
      of its inputs (a map), into their "out". */}}
 {{- define "node-headroom.recipe.bufferPod" -}}
 {{- $in := . -}}
-{{- $map1 := dict "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" (fromJson `{"runAsNonRoot":true,"runAsUser":65535,"runAsGroup":65535,"fsGroup":65535,"seccompProfile":{"type":"RuntimeDefault"}}`) "containers" (list (dict "name" "pause" "image" "registry.k8s.io/pause:3.10" "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit)) "securityContext" (fromJson `{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"privileged":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65535,"runAsGroup":65535}`))) -}}
-{{- with $in.nodeSelector }}{{ $_ := set $map1 "nodeSelector" . }}{{ end -}}
-{{- with $in.affinity }}{{ $_ := set $map1 "affinity" . }}{{ end -}}
-{{- with $in.tolerations }}{{ $_ := set $map1 "tolerations" . }}{{ end -}}
-{{- $_ := set $in "out" $map1 -}}
+{{- $map1 := dict -}}
+{{- range $key2, $item3 := $in.extendedResources -}}
+{{- $_ := set $map1 $key2 (toString $item3) -}}
+{{- end -}}
+{{- $map4 := dict -}}
+{{- range $key5, $item6 := (dict "cpu" $in.cpu "memory" $in.memory) }}{{ $_ := set $map4 $key5 $item6 }}{{ end -}}
+{{- range $key5, $item6 := $map1 }}{{ $_ := set $map4 $key5 $item6 }}{{ end -}}
+{{- $map7 := dict -}}
+{{- range $key8, $item9 := $in.extendedResources -}}
+{{- $_ := set $map7 $key8 (toString $item9) -}}
+{{- end -}}
+{{- $map10 := dict -}}
+{{- range $key11, $item12 := (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit) }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- range $key11, $item12 := $map7 }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- $map13 := dict "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" (fromJson `{"runAsNonRoot":true,"runAsUser":65535,"runAsGroup":65535,"fsGroup":65535,"seccompProfile":{"type":"RuntimeDefault"}}`) "containers" (list (dict "name" "pause" "image" "registry.k8s.io/pause:3.10" "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" $map4 "limits" $map10) "securityContext" (fromJson `{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"privileged":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65535,"runAsGroup":65535}`))) -}}
+{{- $map14 := dict -}}
+{{- if not (kindIs "invalid" $in.zone) }}{{ $_ := set $map14 "topology.kubernetes.io/zone" $in.zone }}{{ end -}}
+{{- $map15 := dict -}}
+{{- range $key16, $item17 := $in.nodeSelector }}{{ $_ := set $map15 $key16 $item17 }}{{ end -}}
+{{- range $key16, $item17 := $map14 }}{{ $_ := set $map15 $key16 $item17 }}{{ end -}}
+{{- with $map15 }}{{ $_ := set $map13 "nodeSelector" . }}{{ end -}}
+{{- with $in.affinity }}{{ $_ := set $map13 "affinity" . }}{{ end -}}
+{{- with $in.tolerations }}{{ $_ := set $map13 "tolerations" . }}{{ end -}}
+{{- $_ := set $in "out" $map13 -}}
 {{- end -}}

@@ -3,6 +3,7 @@
      (helm/recipes.py), that only the bursts unit calls. Do not edit. What the library decides and the
      values do not change is files/library.json. */}}
 {{- define "node-headroom.rule.burstFitsSlice" }}{{ if (include "node-headroom.exceeds" (list .lib .request .room .resource)) }}{{ include "node-headroom.refuse" (list . "burstFitsSlice") }}{{ end }}{{ end }}
+{{- define "node-headroom.rule.burstDevicesWithinSlice" }}{{ if (include "node-headroom.exceeds" (list .lib .request .room "memory")) }}{{ include "node-headroom.refuse" (list . "burstDevicesWithinSlice") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.limitNotBelowRequest" }}{{ if (include "node-headroom.exceeds" (list .lib .request .limit .resource)) }}{{ include "node-headroom.refuse" (list . "limitNotBelowRequest") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.maxReplicasNotBelowReplicas" }}{{ if (lt (int64 .maxReplicas) (int64 .replicas)) }}{{ include "node-headroom.refuse" (list . "maxReplicasNotBelowReplicas") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.replicasWithAutoscaler" }}{{ if (lt (int64 .replicas) 1) }}{{ include "node-headroom.refuse" (list . "replicasWithAutoscaler") }}{{ end }}{{ end }}
@@ -25,12 +26,26 @@
      of its inputs (a map), into their "out". */}}
 {{- define "node-headroom.recipe.burstPod" -}}
 {{- $in := . -}}
-{{- $map1 := dict "name" $in.containerName "image" $in.image "imagePullPolicy" $in.imagePullPolicy "resources" (dict "requests" (dict "cpu" $in.cpu "memory" $in.memory) "limits" (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit)) "securityContext" $in.containerSecurityContext "volumeMounts" (fromJsonArray `[{"name":"scratch-0","mountPath":"/tmp"}]`) -}}
-{{- with $in.command }}{{ $_ := set $map1 "command" . }}{{ end -}}
-{{- with $in.args }}{{ $_ := set $map1 "args" . }}{{ end -}}
-{{- $map2 := dict "priorityClassName" $in.priorityClassName "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" $in.podSecurityContext "containers" (list $map1) "volumes" (fromJsonArray `[{"name":"scratch-0","emptyDir":{}}]`) -}}
-{{- with $in.nodeSelector }}{{ $_ := set $map2 "nodeSelector" . }}{{ end -}}
-{{- with $in.affinity }}{{ $_ := set $map2 "affinity" . }}{{ end -}}
-{{- with $in.tolerations }}{{ $_ := set $map2 "tolerations" . }}{{ end -}}
-{{- $_ := set $in "out" $map2 -}}
+{{- $map1 := dict -}}
+{{- range $key2, $item3 := $in.extendedResources -}}
+{{- $_ := set $map1 $key2 (toString $item3) -}}
+{{- end -}}
+{{- $map4 := dict -}}
+{{- range $key5, $item6 := (dict "cpu" $in.cpu "memory" $in.memory) }}{{ $_ := set $map4 $key5 $item6 }}{{ end -}}
+{{- range $key5, $item6 := $map1 }}{{ $_ := set $map4 $key5 $item6 }}{{ end -}}
+{{- $map7 := dict -}}
+{{- range $key8, $item9 := $in.extendedResources -}}
+{{- $_ := set $map7 $key8 (toString $item9) -}}
+{{- end -}}
+{{- $map10 := dict -}}
+{{- range $key11, $item12 := (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit) }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- range $key11, $item12 := $map7 }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- $map13 := dict "name" $in.containerName "image" $in.image "imagePullPolicy" $in.imagePullPolicy "resources" (dict "requests" $map4 "limits" $map10) "securityContext" $in.containerSecurityContext "volumeMounts" (fromJsonArray `[{"name":"scratch-0","mountPath":"/tmp"}]`) -}}
+{{- with $in.command }}{{ $_ := set $map13 "command" . }}{{ end -}}
+{{- with $in.args }}{{ $_ := set $map13 "args" . }}{{ end -}}
+{{- $map14 := dict "priorityClassName" $in.priorityClassName "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" $in.podSecurityContext "containers" (list $map13) "volumes" (fromJsonArray `[{"name":"scratch-0","emptyDir":{}}]`) -}}
+{{- with $in.nodeSelector }}{{ $_ := set $map14 "nodeSelector" . }}{{ end -}}
+{{- with $in.affinity }}{{ $_ := set $map14 "affinity" . }}{{ end -}}
+{{- with $in.tolerations }}{{ $_ := set $map14 "tolerations" . }}{{ end -}}
+{{- $_ := set $in "out" $map14 -}}
 {{- end -}}

@@ -379,7 +379,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
-{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) -}}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) -}}
 {{- $dedicated := list -}}
 {{- if $m.taintedPool -}}
 {{- $out := dict -}}
@@ -433,7 +433,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
 {{- /* The inputs of the reserver's pod, whose recipe decides its fields (objects/reserver.py
      RESERVER_POD, compiled into _recipes.tpl): the task's, the placement's, and these */ -}}
-{{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $cpu "memory" $memory "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.list) $placement $task -}}
+{{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $cpu "memory" $memory "extendedResources" $r.extendedResources "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.list) $placement $task -}}
 {{- $_ := set $in "initSecurityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
 {{- include "node-headroom.recipe.reserverPod" $in -}}
 {{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}

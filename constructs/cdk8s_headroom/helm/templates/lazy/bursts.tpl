@@ -32,7 +32,7 @@
 {{- if $broken -}}
 {{- $warnings = append $warnings (replace "{field}" (print $at $resource) (replace "{value}" (include "node-headroom.shownBy" (list $lib $request)) (replace "{message}" $broken $lib.burstOverSliceWarning))) -}}
 {{- end -}}
-{{- end -}}
+{{- end }}{{ range $device, $count := $w.extendedResources }}{{ include "node-headroom.rule.burstDevicesWithinSlice" (dict "lib" $lib "field" (printf "%sextendedResources['%s']" $at $device) "value" $count "request" $count "room" (default "0" (index (default (dict) $v.reservation.extendedResources) $device)) "device" $device) }}{{ end -}}
 {{- end -}}
 {{- $fullName := print $prefix $name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" (print $at "name") "name" $fullName "release" $release) -}}
@@ -62,7 +62,7 @@
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
 {{- /* The inputs of its pod, whose recipe decides its fields (objects/burst.py BURST_POD) */ -}}
-{{- $in := merge (dict "priorityClassName" $classes.burst.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "containerName" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "command" $w.command "args" $w.args "cpu" $requested.cpu "memory" $requested.memory "cpuLimit" $limited.cpu "memoryLimit" $limited.memory "tolerations" $tolerations.list) $placement -}}
+{{- $in := merge (dict "priorityClassName" $classes.burst.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "containerName" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "command" $w.command "args" $w.args "cpu" $requested.cpu "memory" $requested.memory "cpuLimit" $limited.cpu "memoryLimit" $limited.memory "extendedResources" $w.extendedResources "tolerations" $tolerations.list) $placement -}}
 {{- include "node-headroom.recipe.burstPod" $in -}}
 {{- $resources := (first $in.out.containers).resources -}}
 {{- $burst := dict "kind" $lib.kinds.burst "name" $fullName "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (deepCopy $lib.burstSpec) -}}
@@ -78,7 +78,7 @@
 {{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
 {{- if not (kindIs "invalid" $w.buffer) -}}
 {{- $buffer := dict -}}
-{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "placement" $placement "tolerations" $tolerations.list "into" $buffer) -}}
+{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "devices" $w.extendedResources "placement" $placement "tolerations" $tolerations.list "into" $buffer) -}}
 {{- $buffers = append $buffers $buffer -}}
 {{- $_ := set $burst "buffer" $buffer -}}
 {{- end -}}
