@@ -20,7 +20,7 @@ from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
 from cdk8s_headroom.vocabulary import security_context
-from cdk8s_headroom.vocabulary.placement import TOLERATION
+from cdk8s_headroom.vocabulary.placement import REQUIREMENT, TOLERATION
 from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, Take, evaluate, fill_with, join
 from scripts.helm_render import CHART, objects, render
 
@@ -170,6 +170,22 @@ def test_the_compiled_toleration_is_what_the_library_evaluates(
 ) -> None:
     # placement.TOLERATION: an empty key, value or effect left out, zero seconds kept
     assert _compiled(tmp_path, TOLERATION, inputs) == evaluate(TOLERATION, inputs)
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+        {"key": "gpu", "operator": "Exists", "values": None},
+        {"key": "gpu", "operator": "DoesNotExist", "values": []},
+    ],
+    ids=["in", "exists", "empty-values"],
+)
+def test_the_compiled_requirement_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    # placement.REQUIREMENT: no values, none shown
+    assert _compiled(tmp_path, REQUIREMENT, inputs) == evaluate(REQUIREMENT, inputs)
 
 
 def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:

@@ -84,3 +84,11 @@
 {{- if not (kindIs "invalid" $in.tolerationSeconds) }}{{ $_ := set $map1 "tolerationSeconds" $in.tolerationSeconds }}{{ end -}}
 {{- $_ := set $in "out" $map1 -}}
 {{- end -}}
+{{/* vocabulary/placement.py REQUIREMENT: a node-selector requirement; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.requirement" -}}
+{{- $in := . -}}
+{{- $map1 := dict "key" $in.key "operator" $in.operator -}}
+{{- with $in.values }}{{ $_ := set $map1 "values" . }}{{ end -}}
+{{- $_ := set $in "out" $map1 -}}
+{{- end -}}

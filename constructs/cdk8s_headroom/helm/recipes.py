@@ -21,7 +21,7 @@ from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
-from cdk8s_headroom.vocabulary.placement import TOLERATION
+from cdk8s_headroom.vocabulary.placement import REQUIREMENT, TOLERATION
 from cdk8s_headroom.vocabulary.recipes import (
     Each,
     EachEntry,
@@ -61,6 +61,9 @@ RECIPES: Mapping[str, ChartRecipe] = {
     "burstPod": ChartRecipe(BURST_POD, "objects/burst.py BURST_POD: a burst workload's pod"),
     "bufferPod": ChartRecipe(BUFFER_POD, "objects/capacity_buffer.py BUFFER_POD: a buffer's pod"),
     "toleration": ChartRecipe(TOLERATION, "vocabulary/placement.py TOLERATION: a toleration"),
+    "requirement": ChartRecipe(
+        REQUIREMENT, "vocabulary/placement.py REQUIREMENT: a node-selector requirement"
+    ),
 }
 """The recipes the chart builds objects with, by helper name."""
 

@@ -266,6 +266,12 @@ class Toleration:
         return dict(evaluate(TOLERATION, inputs))
 
 
+REQUIREMENT = {"key": Take("key"), "operator": Take("operator"), "values": IfAny(Take("values"))}
+"""A node-selector requirement as a node selector term holds it, declared once
+(``recipes``): no values, none shown. ``NodeSelectorRequirement.to_manifest`` evaluates
+it, and ``make chart`` compiles it into ``node-headroom.recipe.requirement``."""
+
+
 @dataclass(frozen=True)
 class NodeSelectorRequirement:
     """A node affinity requirement: ``key operator values``.
@@ -364,12 +370,9 @@ class NodeSelectorRequirement:
         }[op]
 
     def to_manifest(self) -> dict[str, Any]:
-        """The requirement as it appears in a node selector term."""
-        return {
-            "key": self.key,
-            "operator": self.operator.value,
-            "values": list(self.values) or None,
-        }
+        """The requirement as it appears in a node selector term (``REQUIREMENT``)."""
+        inputs = {"key": self.key, "operator": self.operator.value, "values": list(self.values)}
+        return dict(evaluate(REQUIREMENT, inputs))
 
 
 @dataclass(frozen=True)

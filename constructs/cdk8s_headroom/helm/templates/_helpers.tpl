@@ -406,9 +406,8 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- if $v.nodeAffinity -}}
 {{- $expressions := list -}}
 {{- range $v.nodeAffinity -}}
-{{- $e := dict "key" .key "operator" .operator -}}
-{{- if .values }}{{ $_ := set $e "values" .values }}{{ end -}}
-{{- $expressions = append $expressions $e -}}
+{{- $e := dict "key" .key "operator" .operator "values" .values }}{{ include "node-headroom.recipe.requirement" $e -}}
+{{- $expressions = append $expressions $e.out -}}
 {{- $requirements = append $requirements (dict "lib" $lib "field" (printf "nodeAffinity[%s]" .key) "value" .operator "key" .key "operator" .operator "values" (default (list) .values)) -}}
 {{- end -}}
 {{- $_ := set $placement "affinity" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list (dict "matchExpressions" $expressions))))) -}}
