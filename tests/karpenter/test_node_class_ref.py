@@ -7,6 +7,7 @@ well-known labels in a restricted domain) and ``kwok/cloudprovider/helpers.go``,
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -210,3 +211,39 @@ def test_a_bad_declared_size_names_its_field(
     chart: cdk8s.Chart, field: str, props: dict[str, str]
 ) -> None:
     raises_on(field, lambda: KarpenterNodePool(chart, "azure", node_class=AKS, **props))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("node_class", "key"),
+    [
+        (NodeClassRef.ec2(), "karpenter.k8s.aws/instance-cpu"),
+        (NodeClassRef.eks_auto_mode(), "eks.amazonaws.com/instance-cpu"),
+        (NodeClassRef.kwok(), "karpenter.kwok.sh/instance-cpu"),
+    ],
+    ids=["ec2", "auto-mode", "kwok"],
+)
+def test_instance_label_names_the_providers_own_key(
+    chart: cdk8s.Chart, node_class: NodeClassRef, key: str
+) -> None:
+    pool = KarpenterNodePool(chart, "burst", node_class=node_class)
+    assert pool.instance_label("instance-cpu") == key
+
+
+def test_instance_label_on_an_unknown_provider_says_to_write_the_key_out(
+    chart: cdk8s.Chart,
+) -> None:
+    pool = KarpenterNodePool(chart, "azure", node_class=AKS)
+    error = raises_on("node_class", lambda: pool.instance_label("instance-cpu"))
+    assert "write the label key out" in str(error)
+
+
+@pytest.mark.parametrize("example", ["first_pool", "karpenter_dedicated_pool", "capacity_buffer"])
+def test_an_example_on_kwok_predicts_the_nodes_it_predicts_on_ec2(example: str) -> None:
+    """The live tier runs these examples on KWOK: their pools' smallest nodes, so the
+    summaries the live checks compare with, are the same as on EC2."""
+    summaries = []
+    for node_class in (None, NodeClassRef.kwok()):
+        app = cdk8s.App()
+        importlib.import_module(f"examples.{example}").build(app, node_class=node_class)
+        summaries.append([c.summary() for c in app.node.find_all() if isinstance(c, NodeHeadroom)])
+    assert summaries[0] == summaries[1]

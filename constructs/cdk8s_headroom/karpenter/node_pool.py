@@ -327,6 +327,26 @@ class KarpenterNodePool(HeadroomConstruct):
     def requirements(self) -> tuple[NodeSelectorRequirement, ...]:
         return tuple(self._requirements)
 
+    def instance_label(self, name: str) -> str:
+        """The key of the instance label ``name`` on this pool's provider, e.g.
+        ``instance_label("instance-cpu")`` is ``karpenter.k8s.aws/instance-cpu`` on EC2
+        and ``karpenter.kwok.sh/instance-cpu`` on KWOK, so one app runs on both.
+
+        Raises:
+            HeadroomConfigError: (on ``node_class``) for a provider whose instance labels
+                this project does not know: write its keys out.
+        """
+        prefix = self.flavour.label_prefix
+        if prefix is None:
+            raise HeadroomConfigError(
+                "node_class",
+                f"{self.node_class.group}/{self.node_class.kind}",
+                "a provider whose instance labels the project knows (EC2, EKS Auto Mode, "
+                f"KWOK) for instance_label({shown(name)}); on another provider write the "
+                "label key out",
+            )
+        return f"{prefix}{names.text(name, field='instance_label')}"
+
     @property
     def smallest_node(self) -> NodeSize:
         """The lower bound of the capacity of the nodes the requirements allow."""
