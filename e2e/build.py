@@ -316,10 +316,24 @@ def karpenter_binary(*, log: bool = True) -> Path:
     return ensure(KARPENTER, log=log) / "karpenter-kwok"
 
 
+def karpenter_version() -> str:
+    """The pinned Karpenter release ("v1.14.3")."""
+    return _required_version(KARPENTER.path / "go.mod", "sigs.k8s.io/karpenter")
+
+
+def karpenter_newest_kubernetes() -> tuple[int, int]:
+    """The newest Kubernetes release the pinned Karpenter is made for: the release of the
+    client-go it builds with (v1.14.3: client-go v0.35, so 1.35). Karpenter's
+    compatibility matrix lists no newer release for it, so the live tier runs the
+    Karpenter checks on its releases up to this one only."""
+    client_go = _required_version(KARPENTER.path / "go.mod", "k8s.io/client-go")
+    return (1, int(client_go.removeprefix("v").split(".")[1]))
+
+
 def karpenter_crds() -> tuple[Path, ...]:
     """Karpenter's CRDs and the KWOKNodeClass CRD, as the pinned module ships them (in the
     Go module cache after the build; nothing is copied into this repository)."""
-    version = _required_version(KARPENTER.path / "go.mod", "sigs.k8s.io/karpenter")
+    version = karpenter_version()
     out = _go(KARPENTER, "env", "GOMODCACHE")
     if out.returncode != 0:
         raise BuildError(f"e2e/modules/karpenter: `go env GOMODCACHE` failed: {out.stderr}")
