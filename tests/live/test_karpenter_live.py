@@ -20,6 +20,7 @@ import pytest
 
 from cdk8s_headroom import (
     BudgetNodes,
+    CapacityBufferForm,
     DisruptionBudget,
     DisruptionReason,
     KarpenterNodePool,
@@ -30,6 +31,7 @@ from cdk8s_headroom import (
     headroom_charts,
 )
 from cdk8s_headroom.karpenter.node_pool import NODE_ROOM_ANNOTATION
+from cdk8s_headroom.objects.capacity_buffer import CapacityBufferOptions
 from cdk8s_headroom.simulate.manifests import manifests_from_objects
 from cdk8s_headroom.vocabulary.node_sizes import NodeSize, max_nodes
 from cdk8s_headroom.vocabulary.quantity import parse_quantity
@@ -134,8 +136,7 @@ def test_a_burst_preempts_a_reserver_on_a_karpenter_node_as_on_static_nodes(
     preempted = karpenter.wait_for(
         lambda: cluster.events(namespace, "Preempted"), what="a Preempted event"
     )
-    reserver = RESERVER_PREFIX
-    assert all(e["involvedObject"]["name"].startswith(reserver) for e in preempted)
+    assert all(e["involvedObject"]["name"].startswith(RESERVER_PREFIX) for e in preempted)
     assert all(f"on node {node}" in e["message"] for e in preempted)
     karpenter.wait_for(
         lambda: deployments_running(cluster, [deployment | {"spec": {"replicas": replicas}}]),
@@ -226,6 +227,42 @@ def test_karpenter_resolves_each_buffer_to_the_replicas_plan_predicts_and_provis
     cluster.kubectl("scale", "deployment", "search", "-n", namespace, "--replicas=6")
     scaled = dict(predicted, **{"search-buffer": 3})
     karpenter.wait_for(lambda: buffers_resolved(cluster, scaled), what=f"buffers at {scaled}")
+
+
+def test_karpenter_caps_a_buffer_by_its_limits_as_plan_predicts(
+    cluster: LiveCluster, karpenter: Karpenter
+) -> None:
+    """``limits`` cap a buffer (``capacitybuffer/helpers.go``, ``calculateLimitReplicas``:
+    the most chunks whose requests fit): alone, over a fixed count, and over a
+    percentage. Karpenter's ``status.replicas`` equals ``plan``'s count for each."""
+    app = cdk8s.App()
+    charts = headroom_charts(app, namespace="limits", model=PriorityModel.DEDICATED_POOL)
+    pool = KarpenterNodePool(charts.cluster, "limits", node_class=NodeClassRef.kwok())
+    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4"])
+    headroom = NodeHeadroom(
+        charts.workloads,
+        "headroom",
+        model=PriorityModel.DEDICATED_POOL,
+        node_pool=pool,
+        namespace="limits",
+        priority_classes=charts.priority_classes,
+    )
+    # one buffer per workload: three copies of one 1-CPU workload
+    caps: list[CapacityBufferOptions] = [
+        {"limits": {"cpu": "3"}},
+        {"replicas": 5, "limits": {"cpu": "2"}},
+        {"form": CapacityBufferForm.SCALABLE, "percentage": 100, "limits": {"cpu": "2"}},
+    ]
+    for name, options in zip(("alone", "fixed", "share"), caps, strict=True):
+        work = headroom.add_burst_workload(
+            name, image="registry.k8s.io/pause:3.10", cpu="1", memory="256Mi", replicas=3
+        )
+        headroom.add_capacity_buffer(work, **options)
+    objects = [o for chart in app.charts for o in chart.to_json()]
+    predicted = {b.name: b.units for b in manifests_from_objects([("limits", objects)]).buffers}
+    assert predicted == {"alone-buffer": 3, "fixed-buffer": 2, "share-buffer": 2}
+    launch(cluster, karpenter, objects, [])
+    karpenter.wait_for(lambda: buffers_resolved(cluster, predicted), what=f"buffers at {predicted}")
 
 
 def _drift_app(slice_cpu: str) -> tuple[list[Manifest], KarpenterNodePool]:
