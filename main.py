@@ -2,8 +2,8 @@
 
 `cdk8s synth`, `make synth` and `python main.py` all run this file, and all publish
 dist/ the same way: the app is synthesized into a staging folder, checked (the
-whole-app checks, the strict schemas and Pod Security, scripts/promote.py's CHECKS),
-and only then swapped in whole. On any failure dist/ keeps every byte it had.
+whole-app checks, then ``cdk8s_headroom.validate.promotion.CHECKS``: the strict schemas
+and Pod Security), and only then swapped in whole. On any failure dist/ keeps every byte it had.
 `python main.py` writes to $CDK8S_OUTDIR when it is set, else to dist/ (`--out DIR`
 overrides both); `cdk8s synth` gives the app build/synth-stage (cdk8s.yaml's `output`,
 which cdk8s-cli empties first) and it receives a copy of what was published.
@@ -32,8 +32,8 @@ from cdk8s_headroom import (
     PriorityModel,
     headroom_charts,
 )
+from cdk8s_headroom.core.synthesis import publish_app
 from cdk8s_headroom.files.publish import load_manifests
-from cdk8s_headroom.objects.synthesis import publish_app
 
 MODEL = PriorityModel.GUARDED
 """The priority model; GUARDED keeps P1-P3 on shared nodes (see the README)."""
@@ -97,7 +97,7 @@ def main(argv: list[str]) -> int:
     copy_to = Path(outdir) if outdir and args.out is not None else None
     # Imported here: the schemas load kubernetes-validate, which `import main` (the chart
     # generator, the tests) does not need.
-    from scripts.promote import CHECKS
+    from cdk8s_headroom.validate.promotion import CHECKS
 
     # stderr throughout, because cdk8s synth captures the app's stdout.
     try:

@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
 from e2e import build  # noqa: E402
 from e2e.cluster import LiveCluster  # noqa: E402
 from e2e.differential import Tally, record_vectors, run  # noqa: E402
-from e2e.scenarios import generate_many  # noqa: E402
+from e2e.scenario_generator import generate_many  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results.md"
 HEADING = "## Differential fidelity (`make fidelity`)"

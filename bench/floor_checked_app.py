@@ -3,9 +3,9 @@ and published as main.py publishes them.
 
 A plain cdk8s app re-emits dist/'s objects (``bench/dist_objects.py``), and the staged
 folder goes through the same publication (``files.publish.promote`` with
-``scripts/promote.py``'s CHECKS: the folder, strict schemas, Pod Security). What is left
-between this and main.py is the library itself: its import, its constructs and their
-checks.
+``cdk8s_headroom.validate.promotion.CHECKS``: the folder, strict schemas, Pod Security).
+What is left between this and main.py is the library itself: its import, its constructs
+and their checks.
 
     CDK8S_OUTDIR=/tmp/out python bench/floor_checked_app.py
 """
@@ -22,7 +22,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "constructs")]
 
 from bench.dist_objects import add_dist_objects  # noqa: E402
 from cdk8s_headroom.files.publish import promote  # noqa: E402
-from scripts.promote import CHECKS  # noqa: E402
+from cdk8s_headroom.validate.promotion import CHECKS  # noqa: E402
 
 target = Path(os.environ.get("CDK8S_OUTDIR", tempfile.mkdtemp()))
 with tempfile.TemporaryDirectory(dir=target.parent) as staging:

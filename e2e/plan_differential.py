@@ -49,6 +49,7 @@ from cdk8s_headroom.vocabulary.placement import (
     TolerationOperator,
 )
 from e2e.cluster import LiveCluster, Manifest
+from e2e.scenario_generator import ScenarioBuilder
 from e2e.scenarios import (
     DISK_LABEL,
     SCENARIO_LABEL,
@@ -57,7 +58,6 @@ from e2e.scenarios import (
     NodeCase,
     PodCase,
     PodShape,
-    ScenarioBuilder,
     cluster_objects,
     namespace_manifest,
 )

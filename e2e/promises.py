@@ -152,6 +152,13 @@ def _running(pods: Iterable[Manifest]) -> list[Manifest]:
     return [p for p in pods if p["status"].get("phase") == "Running"]
 
 
+def _all_running(pods: Iterable[Manifest], count: int) -> list[Manifest]:
+    """The Running pods once ``count`` of them run, else none: a condition for
+    ``LiveCluster.wait_for`` that returns the pods it waited for (one listing per poll)."""
+    running = _running(pods)
+    return running if len(running) == count else []
+
+
 def _reservers(cluster: LiveCluster) -> list[Manifest]:
     return [
         p
@@ -236,7 +243,7 @@ def run_scenario(cluster: LiveCluster, model: PriorityModel) -> PromiseCounts:
     # 3. the bursts
     cluster.apply(bursts)
     placed = cluster.wait_for(
-        lambda: len(_running(_bursts(cluster))) == POOL_NODES and _running(_bursts(cluster)),
+        lambda: _all_running(_bursts(cluster), POOL_NODES),
         timeout=120,
         what="every burst pod Running",
     )

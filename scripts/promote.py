@@ -1,12 +1,10 @@
 """Checks a staged synthesis and swaps it into place: `python -m scripts.promote STAGING TARGET`.
 
-CHECKS is what every synthesis of dist/ must pass: main.py publishes with them
-(`cdk8s synth`, `make synth` and `python main.py` alike, through
-``cdk8s_headroom.objects.synthesis.publish_app``), and this script applies them to a
-folder staged some other way. The staged objects must pass the strict schemas
-(Kubernetes 1.27 and the newest release known, Karpenter's own) and Pod Security
-"restricted"; a failed check leaves the target exactly as it was, so a GitOps tool
-never syncs an invalid or half-written folder. Exits 1 with one line when a check fails.
+The staged objects must pass ``cdk8s_headroom.validate.promotion.CHECKS``, the checks
+main.py publishes dist/ with: the strict schemas (Kubernetes 1.27 and the newest release
+known, Karpenter's own) and Pod Security "restricted"; a failed check leaves the target
+exactly as it was, so a GitOps tool never syncs an invalid or half-written folder. Exits
+1 with one line when a check fails.
 """
 
 from __future__ import annotations
@@ -14,12 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cdk8s_headroom.files.publish import Check, check_pod_security, load_manifests, promote
-from cdk8s_headroom.validate.schemas import check_schemas
+from cdk8s_headroom.files.publish import load_manifests, promote
+from cdk8s_headroom.validate.promotion import CHECKS
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-
-CHECKS: tuple[Check, ...] = (check_schemas, check_pod_security)
-"""What a synthesis must pass before it replaces dist/."""
 
 
 def main(argv: list[str]) -> int:

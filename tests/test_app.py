@@ -14,8 +14,8 @@ import yaml
 
 import main
 from cdk8s_headroom import HeadroomConfigError
+from cdk8s_headroom.core.synthesis import publish_app
 from cdk8s_headroom.files.publish import load_manifests, promote
-from cdk8s_headroom.objects.synthesis import publish_app
 from tests.conftest import ROOT, find, find_all, pod_spec
 
 NODE_BIN = ROOT / "node_modules" / ".bin"

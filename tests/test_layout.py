@@ -1,9 +1,10 @@
 """The package's layout: layers as folders, arrows that point down only, no import
-circle, and one declaration of the public names.
+circle, and one declaration of the public names; and, outside the package, main.py,
+scripts/, e2e/ and bench/ in an order too.
 
-The layers, bottom up (``cdk8s_headroom/__init__.py`` says what each holds):
-vocabulary, files, simulate, the constructs (objects, karpenter), cluster, gitops,
-validate, helm, cli.
+The layers, bottom up (``cdk8s_headroom/__init__.py`` says what each holds, and
+docs/architecture.md draws them): vocabulary, files, simulate, core (the construct base),
+karpenter, objects; beside the constructs, cluster, gitops and validate; then helm, cli.
 """
 
 from __future__ import annotations
@@ -18,36 +19,46 @@ import cdk8s_headroom
 from cdk8s_headroom._exports import declared_exports
 
 PACKAGE = Path(cdk8s_headroom.__file__).parent
+ROOT = Path(__file__).resolve().parent.parent
 
-RANK = {
-    "vocabulary": 0,
-    "files": 1,
-    "simulate": 2,
-    "objects": 3,
-    "karpenter": 3,
-    "cluster": 3,
-    "gitops": 3,
-    "validate": 3,
-    "helm": 4,
-    "cli": 5,
+LAYERS: dict[str, tuple[str, ...]] = {
+    "vocabulary": (),
+    "files": ("vocabulary",),
+    "simulate": ("files",),
+    "core": ("files",),
+    "karpenter": ("core",),
+    "objects": ("karpenter", "simulate"),
+    "cluster": ("simulate",),
+    "gitops": ("vocabulary",),
+    "validate": ("files",),
+    "helm": ("objects", "cluster"),
+    "cli": ("cluster", "gitops", "validate"),
 }
-"""A module may import its own layer and the layers of a lower rank. The constructs
-(objects, karpenter) and the cluster checks share a rank: neither may import the other."""
+"""Each layer and the layers right below it. A module may import its own layer and every
+layer below it, directly or through another (``BELOW``); nothing else. So the constructs
+(core, karpenter, objects) never read a cluster, plan, status, the GitOps wiring and
+validate read plain objects and never a construct, and karpenter's pools never import
+the headroom constructs that use them."""
 
-APART = {
-    ("cluster", "objects"),
-    ("cluster", "karpenter"),
-    ("objects", "cluster"),
-    ("gitops", "objects"),
-    ("gitops", "karpenter"),
-    ("gitops", "cluster"),
-    ("validate", "objects"),
-    ("validate", "karpenter"),
-    ("validate", "cluster"),
-    ("validate", "gitops"),
-}
-"""Layers of one rank that must not import each other: plan, status, the GitOps wiring
-and validate read plain objects, never a construct (and no construct reads a cluster)."""
+
+def _below(layer: str) -> frozenset[str]:
+    reached: set[str] = set()
+    todo = list(LAYERS[layer])
+    while todo:
+        lower = todo.pop()
+        if lower not in reached:
+            reached.add(lower)
+            todo.extend(LAYERS[lower])
+    return frozenset(reached)
+
+
+BELOW = {layer: _below(layer) for layer in LAYERS}
+"""Each layer and every layer it may import (``LAYERS``, followed down)."""
+
+OUTSIDE = ("main", "scripts", "e2e", "bench")
+"""The code outside the package, bottom up: each may import the package and what comes
+before it here, never what comes after (``scripts/chart.py`` imports ``main``, so main.py
+takes the promotion checks from the package, not from ``scripts/promote.py``)."""
 
 
 def _module_name(path: Path) -> str:
@@ -92,7 +103,7 @@ def _import_graph() -> dict[str, set[str]]:
 
 def _layer(module: str) -> str | None:
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in RANK else None
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else None
 
 
 def test_every_module_lives_in_a_layer_folder() -> None:
@@ -103,7 +114,14 @@ def test_every_module_lives_in_a_layer_folder() -> None:
     )
 
     assert loose == []
-    assert {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()} == set(RANK)
+    folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
+    assert folders == set(LAYERS)
+
+
+def test_the_layers_are_an_order_with_one_bottom() -> None:
+    assert [layer for layer in LAYERS if layer in BELOW[layer]] == []  # no circle
+    assert [layer for layer in LAYERS if not LAYERS[layer]] == ["vocabulary"]
+    assert all("vocabulary" in BELOW[layer] for layer in LAYERS if layer != "vocabulary")
 
 
 def test_imports_point_down_the_layers_only() -> None:
@@ -113,7 +131,8 @@ def test_imports_point_down_the_layers_only() -> None:
         for target in targets
         if (low := _layer(module)) is not None
         and (high := _layer(target)) is not None
-        and (RANK[high] > RANK[low] or (low, high) in APART)
+        and high != low
+        and high not in BELOW[low]
     ]
 
     assert upward == []
@@ -143,6 +162,39 @@ def test_the_import_graph_has_no_circle() -> None:
     assert circles == []
 
 
+def _outside_imports() -> dict[str, set[str]]:
+    """The top-level names each of main.py, scripts/, e2e/ and bench/ imports, at run time
+    or not, and the package's own (``cdk8s_headroom``)."""
+    sources = {
+        "cdk8s_headroom": list(PACKAGE.rglob("*.py")),
+        "main": [ROOT / "main.py"],
+        **{folder: list((ROOT / folder).rglob("*.py")) for folder in OUTSIDE[1:]},
+    }
+    imported: dict[str, set[str]] = {}
+    for owner, paths in sources.items():
+        names: set[str] = set()
+        for path in paths:
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names.add(node.module.split(".")[0])
+                elif isinstance(node, ast.Import):
+                    names.update(alias.name.split(".")[0] for alias in node.names)
+        imported[owner] = names
+    return imported
+
+
+def test_main_scripts_e2e_and_bench_import_only_what_comes_before_them() -> None:
+    order = ("cdk8s_headroom", *OUTSIDE, "tests")
+    upward = [
+        f"{owner} -> {name}"
+        for owner, names in _outside_imports().items()
+        for name in sorted(names)
+        if name in order and order.index(owner) < order.index(name)
+    ]
+
+    assert upward == []
+
+
 def test_a_module_over_the_vocabulary_never_loads_a_construct_for_plan_or_status() -> None:
     graph = _import_graph()
     reached: set[str] = set()
@@ -153,7 +205,7 @@ def test_a_module_over_the_vocabulary_never_loads_a_construct_for_plan_or_status
             reached.add(module)
             todo.extend(graph[module])
 
-    assert sorted(m for m in reached if _layer(m) in ("objects", "karpenter", "helm")) == []
+    assert sorted(m for m in reached if _layer(m) in ("core", "objects", "karpenter", "helm")) == []
 
 
 def test_the_public_names_are_declared_once_and_each_one_imports() -> None:
@@ -189,11 +241,21 @@ def test_an_unknown_name_is_an_attribute_error_that_names_it() -> None:
 HOUSE_LIMIT_LINES = 600
 """The house limit on a module's length: past it, a module holds more than one concept."""
 
+LIMITED = ("constructs", "scripts", "e2e", "bench", "examples", "tests", "main.py", "setup.py")
+"""The Python the limit holds for: the package, the scripts, the live tier's runners, the
+benchmarks, the examples and the tests; not ``imports/``, which ``cdk8s import`` writes."""
 
-def test_no_module_of_the_package_is_longer_than_the_house_limit() -> None:
+
+def test_no_python_module_of_the_repository_is_longer_than_the_house_limit() -> None:
+    paths = [
+        path
+        for name in LIMITED
+        for path in ((ROOT / name).rglob("*.py") if (ROOT / name).is_dir() else [ROOT / name])
+    ]
     long = {
-        str(path.relative_to(PACKAGE)): lines
-        for path in PACKAGE.rglob("*.py")
+        str(path.relative_to(ROOT)): lines
+        for path in paths
         if (lines := len(path.read_text().splitlines())) > HOUSE_LIMIT_LINES
     }
+
     assert long == {}

@@ -6,13 +6,17 @@ pool; burst-critical pods preempt them and take the slice at once.
 
 from __future__ import annotations
 
-# The package is layered, bottom up; each layer imports only the layers below it:
+# The package is layered, bottom up; each layer imports only the layers below it
+# (tests/test_layout.py's LAYERS, docs/architecture.md):
 #
 # - ``vocabulary``: the plain-Python terms (quantities, names, rules, placement, priority
 #   models, the reserver's task, node sizes). No cdk8s, no Node.
 # - ``files``: reading users' files and publishing synthesized folders.
 # - ``simulate``: kube-scheduler's fit and preemption decisions, and the what-if.
-# - ``objects`` and ``karpenter``: the cdk8s constructs (they start Node through jsii).
+# - ``core``: the construct base (``HeadroomConstruct``, ``RenderedApiObject``), the
+#   whole-app checks and synthesis; they start Node through jsii.
+# - ``karpenter``: Karpenter's node pools and node classes, as constructs.
+# - ``objects``: the headroom's constructs, which may emit or reference those pools.
 # - ``cluster``: ``plan`` and ``status`` on a kubectl snapshot (no construct).
 # - ``gitops``: the Argo CD and Flux objects that pull the manifests (no construct).
 # - ``validate``: whether a folder of manifests would be accepted (no construct).
@@ -25,6 +29,8 @@ from cdk8s_headroom._exports import lazy_module
 # The public names, each declared once: type checkers read these imports, and
 # `_exports` serves them lazily at run time (see its docstring for why).
 if TYPE_CHECKING:
+    from cdk8s_headroom.core.app_checks import validate_app as validate_app
+    from cdk8s_headroom.core.synthesis import synth as synth
     from cdk8s_headroom.karpenter.disruption import BudgetNodes as BudgetNodes
     from cdk8s_headroom.karpenter.disruption import BudgetSchedule as BudgetSchedule
     from cdk8s_headroom.karpenter.disruption import ConsolidationPolicy as ConsolidationPolicy
@@ -36,7 +42,6 @@ if TYPE_CHECKING:
     from cdk8s_headroom.karpenter.pool_ref import KarpenterNodePoolRef as KarpenterNodePoolRef
     from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour as NodePoolFlavour
     from cdk8s_headroom.objects.alerts import HeadroomAlerts as HeadroomAlerts
-    from cdk8s_headroom.objects.app_checks import validate_app as validate_app
     from cdk8s_headroom.objects.burst import BurstWorkload as BurstWorkload
     from cdk8s_headroom.objects.burst import BurstWorkloadProps as BurstWorkloadProps
     from cdk8s_headroom.objects.burst import ImagePullPolicy as ImagePullPolicy
@@ -53,7 +58,6 @@ if TYPE_CHECKING:
         HeadroomPriorityClasses as HeadroomPriorityClasses,
     )
     from cdk8s_headroom.objects.reserver import HeadroomReserver as HeadroomReserver
-    from cdk8s_headroom.objects.synthesis import synth as synth
     from cdk8s_headroom.objects.workload import PlacementOptions as PlacementOptions
     from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity as AlertSeverity
     from cdk8s_headroom.vocabulary.capacity_buffer_api import (
@@ -63,6 +67,7 @@ if TYPE_CHECKING:
     from cdk8s_headroom.vocabulary.errors import HeadroomWarning as HeadroomWarning
     from cdk8s_headroom.vocabulary.node_pools import INodePool as INodePool
     from cdk8s_headroom.vocabulary.node_pools import NodePoolRef as NodePoolRef
+    from cdk8s_headroom.vocabulary.node_share import NodeType as NodeType
     from cdk8s_headroom.vocabulary.node_sizes import NodeSize as NodeSize
     from cdk8s_headroom.vocabulary.placement import (
         DEFAULT_DEDICATED_TAINT as DEFAULT_DEDICATED_TAINT,

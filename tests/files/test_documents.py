@@ -5,13 +5,9 @@ from __future__ import annotations
 import builtins
 import io
 import json
-import os
 import resource
-import signal
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +24,10 @@ from cdk8s_headroom.files.documents import (
 from cdk8s_headroom.files.parsing import MAX_DEPTH
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from tests.conftest import ROOT, refuse_listing
+from tests.files.bad_files import parse_error
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "apps"}}
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ip-10-0-0-1"}}
-
-
-def _error(data: bytes, name: str = "f.yaml") -> str:
-    with pytest.raises(InputFileError) as error:
-        parse_objects(data, name)
-    message = str(error.value)
-    assert "\n" not in message
-    assert message.startswith(name)
-    return message
 
 
 # --- what is read --------------------------------------------------------------------
@@ -89,7 +77,9 @@ stringData: {ordered: !!omap [a: 1, b: 2], members: !!set {x, y}, "=": =}
         "members": {"x": None, "y": None},
         "=": "=",
     }
-    assert "could not determine a constructor" in _error(b"a: !!python/object/apply:os.system [1]")
+    assert "could not determine a constructor" in parse_error(
+        b"a: !!python/object/apply:os.system [1]"
+    )
 
 
 def test_lists_are_flattened_and_a_typed_lists_items_get_its_kind_and_api_version() -> None:
@@ -175,7 +165,7 @@ def test_read_document_gives_the_one_document_of_any_shape(tmp_path: Path) -> No
 
 
 def test_a_yaml_syntax_error_names_the_line_and_column() -> None:
-    message = _error(b"apiVersion: v1\nkind: Pod\nmetadata: {name: x\n")
+    message = parse_error(b"apiVersion: v1\nkind: Pod\nmetadata: {name: x\n")
 
     assert message == (
         "f.yaml: line 4, column 1: invalid YAML: while parsing a flow mapping "
@@ -185,7 +175,7 @@ def test_a_yaml_syntax_error_names_the_line_and_column() -> None:
 
 
 def test_a_json_syntax_error_names_the_line_and_column() -> None:
-    message = _error(b'{"apiVersion": "v1",\n "kind": }', "f.json")
+    message = parse_error(b'{"apiVersion": "v1",\n "kind": }', "f.json")
 
     assert message == "f.json: line 2, column 10: invalid JSON: Expecting value"
 
@@ -211,12 +201,12 @@ def test_a_json_syntax_error_names_the_line_and_column() -> None:
     ],
 )
 def test_undecodable_bytes_say_what_they_are(data: bytes, expected: str) -> None:
-    assert expected in _error(data)
+    assert expected in parse_error(data)
 
 
 @pytest.mark.parametrize("text", ["", "\n", "# only a comment\n", "---\n---\n"])
 def test_an_empty_file_is_an_error(text: str) -> None:
-    assert _error(text.encode()) == "f.yaml: empty: no document in the file (or only comments)"
+    assert parse_error(text.encode()) == "f.yaml: empty: no document in the file (or only comments)"
 
 
 @pytest.mark.parametrize(
@@ -237,7 +227,7 @@ def test_an_empty_file_is_an_error(text: str) -> None:
     ],
 )
 def test_a_document_that_is_not_an_object_or_list_is_an_error(text: str, expected: str) -> None:
-    assert expected in _error(text.encode())
+    assert expected in parse_error(text.encode())
 
 
 def test_a_file_name_with_a_newline_stays_on_one_line(tmp_path: Path) -> None:
@@ -376,7 +366,7 @@ spec:
 
 
 def test_a_recursive_alias_is_refused() -> None:
-    assert "a recursive alias" in _error(b"apiVersion: v1\nkind: Pod\nspec: &s {again: *s}\n")
+    assert "a recursive alias" in parse_error(b"apiVersion: v1\nkind: Pod\nspec: &s {again: *s}\n")
 
 
 @pytest.mark.parametrize("name", ["deep.yaml", "deep.json"])
@@ -384,7 +374,7 @@ def test_deep_nesting_is_refused_without_a_recursion_error(name: str) -> None:
     depth = 5000
     data = b'{"apiVersion": "v1", "kind": "Pod", "x": ' + b"[" * depth + b"]" * depth + b"}"
 
-    message = _error(data, name)
+    message = parse_error(data, name)
 
     assert f"nested more than {MAX_DEPTH} levels deep" in message
 
@@ -395,7 +385,7 @@ def test_an_integer_too_long_to_convert_is_refused(name: str) -> None:
         pytest.skip("this Python converts integers of any length")
     data = b'{"apiVersion": "v1", "kind": "Pod", "x": ' + b"7" * 10_000 + b"}"
 
-    assert "a number too large to read (more than 4300 digits)" in _error(data, name)
+    assert "a number too large to read (more than 4300 digits)" in parse_error(data, name)
 
 
 def test_a_float_overflow_is_read_as_infinity_for_the_consumer_to_refuse() -> None:
@@ -450,162 +440,3 @@ def test_simulate_refuses_an_unreadable_file_in_one_line_with_status_2(
     assert err.count("\n") == 1
     assert err.startswith(f"cdk8s-headroom simulate: error: {bad}")
     assert expected in err
-
-
-# --- hostile input: duplicate keys, truncation, special files ------------------------
-#
-# Duplicate keys: the API server decodes strictly (k8s.io/apimachinery
-# pkg/util/yaml NewYAMLOrJSONDecoder and pkg/runtime/serializer/json with strict
-# fields, through sigs.k8s.io/yaml UnmarshalStrict: "key ... already set in map"), so a
-# manifest or a kubectl snapshot with a key twice is an error here too, not a file
-# where the last value silently wins.
-
-
-def test_a_yaml_key_given_twice_is_refused_with_its_line_and_the_first() -> None:
-    message = _error(b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  name: api\n")
-
-    assert message == (
-        "f.yaml: line 5, column 3: invalid YAML: the key 'name' appears twice in one mapping "
-        "(first at line 4); Kubernetes' strict decoding refuses duplicate keys (the last "
-        "value would silently win)"
-    )
-
-
-@pytest.mark.parametrize("name", ["f.json", "f.yaml"])
-def test_a_json_key_given_twice_is_refused_with_its_line(name: str) -> None:
-    # kubectl get -o json's layout; the same error whether read as .json or sniffed JSON
-    text = json.dumps(NODE, indent=4).replace(
-        '"name": "ip-10-0-0-1"', '"name": "ip-10-0-0-1",\n        "name": "ip-10-0-0-2"'
-    )
-
-    message = _error(text.encode(), name)
-
-    assert message.startswith(
-        f"{name}: line 6, column 9: invalid JSON: the key 'name' appears twice in one object "
-        "(first at line 5)"
-    )
-
-
-def test_a_key_given_twice_in_a_cluster_file_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "cluster.yaml"
-    path.write_text(
-        "nodes:\n  - name: n\n    allocatable: {cpu: '4', memory: 16Gi}\n"
-        "    allocatable: {cpu: '64', memory: 256Gi}\n"
-    )
-
-    with pytest.raises(InputFileError, match=r"line 4, column 5: .*'allocatable' appears twice"):
-        read_document(path)
-
-
-def test_a_merged_key_may_be_overridden_as_yaml_merge_says() -> None:
-    text = b"apiVersion: v1\nkind: Pod\nbase: &b {name: a, namespace: apps}\n"
-    text += b"metadata:\n  <<: *b\n  name: web\n"
-
-    (pod,) = parse_objects(text, "f.yaml")
-
-    assert pod.obj["metadata"] == {"name": "web", "namespace": "apps"}
-
-
-def test_the_same_text_under_two_keys_of_different_types_is_not_a_duplicate() -> None:
-    # "1" and 1 are different YAML keys; only the same key twice is refused
-    (pod,) = parse_objects(b"apiVersion: v1\nkind: Pod\ndata: {'1': a, 1: b}\n", "f.yaml")
-
-    assert pod.obj["data"] == {"1": "a", 1: "b"}
-
-
-@pytest.mark.parametrize(
-    ("data", "name", "expected"),
-    [
-        (b'{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w"', "f.json", "line 1"),
-        (b'{"apiVersion": "v1", "kind": "Po', "f.json", "Unterminated string"),
-        (b'apiVersion: v1\nkind: Pod\nmetadata: {name: "w', "f.yaml", "quoted scalar"),
-        (b"apiVersion: v1\nkind: Pod\nspec: {containers: [\n", "f.yaml", "flow node"),
-    ],
-    ids=["json-object", "json-string", "yaml-quote", "yaml-flow"],
-)
-def test_a_file_cut_short_is_said_to_end_early(data: bytes, name: str, expected: str) -> None:
-    message = _error(data, name)
-
-    assert message.endswith("; the file ends early: is it truncated?")
-    assert expected in message
-
-
-def test_an_unterminated_json_string_says_where_the_string_starts() -> None:
-    # GIVEN JSON cut short inside a string that starts on line 2, column 10
-    message = _error(b'{"apiVersion": "v1",\n "kind": "Po', "f.json")
-
-    # THEN json's "starting at" keeps its position
-    assert message == (
-        "f.json: line 2, column 10: invalid JSON: Unterminated string starting at line 2, "
-        "column 10; the file ends early: is it truncated?"
-    )
-
-
-def test_a_syntax_error_in_the_middle_does_not_claim_truncation() -> None:
-    message = _error(b'{"apiVersion": "v1",, "kind": "Pod"}\n', "f.json")
-
-    assert "invalid JSON" in message
-    assert "ends early" not in message
-
-
-@pytest.fixture
-def no_hang() -> Iterator[None]:
-    """Fails the test, instead of hanging the suite, if reading blocks for 10 s."""
-
-    def blocked(signum: int, frame: object) -> None:
-        raise TimeoutError("the reader blocked on a special file")
-
-    previous = signal.signal(signal.SIGALRM, blocked)
-    signal.alarm(10)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def test_a_named_pipe_named_directly_is_refused_without_blocking(
-    tmp_path: Path, no_hang: None
-) -> None:
-    pipe = tmp_path / "pods.yaml"
-    os.mkfifo(pipe)
-
-    with pytest.raises(InputFileError) as error:
-        read_objects(pipe)
-    assert (
-        str(error.value) == f"{pipe}: a named pipe (FIFO), not a regular file: only files are read"
-    )
-
-
-def test_a_named_pipe_in_a_folder_is_refused_and_hides_no_other_file(
-    tmp_path: Path, no_hang: None
-) -> None:
-    os.mkfifo(tmp_path / "a-pipe.yaml")
-    (tmp_path / "b-pod.yaml").write_text(yaml.safe_dump(POD))
-
-    results = read_each(tmp_path)
-
-    assert [(Path(r.file).name, r.error.problem if r.error else None) for r in results] == [
-        ("a-pipe.yaml", "a named pipe (FIFO), not a regular file: only files are read"),
-        ("b-pod.yaml", None),
-    ]
-    assert [o.name for o in results[1].objects] == ["web"]
-
-
-def test_a_socket_is_refused_by_name(tmp_path: Path, no_hang: None) -> None:
-    path = tmp_path / "s.yaml"
-    with socket.socket(socket.AF_UNIX) as server:
-        server.bind(str(path))
-        with pytest.raises(InputFileError, match=r"s\.yaml: a socket, not a regular file"):
-            read_objects(path)
-
-
-@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
-def test_a_device_is_refused_by_name(device: str) -> None:
-    if not Path(device).exists():
-        pytest.skip(f"{device} does not exist here")
-    with pytest.raises(InputFileError) as error:
-        read_document(device)
-    assert (
-        str(error.value) == f"{device}: a character device, not a regular file: only files are read"
-    )

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from e2e.cluster import LiveCluster
 from e2e.differential import record_vectors, run
-from e2e.scenarios import CORNERS, Corner, generate_many
+from e2e.scenario_generator import generate_many
+from e2e.scenarios import CORNERS, Corner
 
 SEED = 33
 PER_CORNER = 2

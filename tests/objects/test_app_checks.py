@@ -21,7 +21,7 @@ from cdk8s_headroom import (
     PriorityModel,
     synth,
 )
-from cdk8s_headroom.objects.app_checks import problems
+from cdk8s_headroom.core.app_checks import problems
 from tests.conftest import ROOT
 
 

@@ -1,7 +1,7 @@
 """Every public construct judges its call before it joins the tree: an id that is not a
 string, is empty, holds ``/`` or is already used, and an unknown or missing prop, are a
 ``HeadroomConfigError`` naming the field, never jsii's ``TypeError`` or cdk8s'
-``RuntimeError`` (``objects.construct.HeadroomConstruct``)."""
+``RuntimeError`` (``core.construct.HeadroomConstruct``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from cdk8s_headroom import (
     HeadroomReserver,
     NodeHeadroom,
 )
-from cdk8s_headroom.objects.construct import HeadroomConstruct
+from cdk8s_headroom.core.construct import HeadroomConstruct
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 PUBLIC_CONSTRUCTS = sorted(

@@ -19,7 +19,7 @@ from cdk8s_headroom import (
     TaintEffect,
     validate_app,
 )
-from cdk8s_headroom.objects.synthesis import config_error_message
+from cdk8s_headroom.core.synthesis import config_error_message
 from tests.conftest import find, find_all, pod_spec
 
 DEDICATED = Taint("headroom.cdk8s.io/burst", "true", TaintEffect.NO_SCHEDULE)

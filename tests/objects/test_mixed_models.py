@@ -18,8 +18,8 @@ from cdk8s_headroom import (
     PriorityModel,
     synth,
 )
+from cdk8s_headroom.core.app_checks import problems
 from cdk8s_headroom.files.publish import load_manifests
-from cdk8s_headroom.objects.app_checks import problems
 from tests.conftest import find, find_all, pod_spec
 
 

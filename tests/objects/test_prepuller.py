@@ -19,7 +19,7 @@ from cdk8s_headroom import (
     Toleration,
     TolerationOperator,
 )
-from cdk8s_headroom.objects.app_checks import validate_app
+from cdk8s_headroom.core.app_checks import validate_app
 from cdk8s_headroom.objects.prepuller import NOOP, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.vocabulary.pod_security import check_object
 from tests.conftest import Manifest, find, iter_containers, pod_spec

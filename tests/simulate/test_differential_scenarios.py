@@ -1,8 +1,9 @@
-"""The differential runs' generator (``e2e/scenarios.py``) and the parts of
-``e2e/differential.py`` that need no cluster: reproducible scenarios, every corner the
-issue lists, the scenario file read back from listed objects, and the set of equally
-good answers where kube-scheduler breaks a tie at random. No cluster: the listing is the
-one ``GeneratedScenario.listing`` writes as ``kubectl get -o json`` would."""
+"""The differential runs' scenarios (``e2e/scenario_generator.py``, ``e2e/scenarios.py``)
+and the parts of the differential runs that need no cluster
+(``e2e/differential_answers.py``): reproducible scenarios, every corner the issue lists,
+the scenario file read back from listed objects, and the set of equally good answers
+where kube-scheduler breaks a tie at random. No cluster: the listing is the one
+``GeneratedScenario.listing`` writes as ``kubectl get -o json`` would."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ import pytest
 
 from cdk8s_headroom.simulate import decide, load_scenario
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from e2e.differential import Answer, answers, scenario_from_listing, simulate_answer
+from e2e.differential_answers import Answer, answers, scenario_from_listing, simulate_answer
+from e2e.scenario_generator import generate_many
 from e2e.scenarios import (
     CORNERS,
     ContainerKind,
     Corner,
     GeneratedScenario,
-    generate_many,
 )
 
 SEED = 20240501

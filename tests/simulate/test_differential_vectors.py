@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from cdk8s_headroom.simulate.versions import KubernetesVersion
-from e2e.differential import VECTORS, Answer, answers
+from e2e.differential import VECTORS
+from e2e.differential_answers import Answer, answers
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "simulate.md"
 

@@ -14,7 +14,16 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from cdk8s_headroom.helm.values import HEADROOM_FIELDS, VALUES, Schema, values_schema
+from cdk8s_headroom.helm.units import TOLERATION_FIELDS
+from cdk8s_headroom.helm.values import (
+    HEADROOM_FIELDS,
+    MAP_KINDS,
+    NAMED_ITEMS,
+    VALUES,
+    Schema,
+    item_lists,
+    values_schema,
+)
 from cdk8s_headroom.vocabulary import quantity, rule_language, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.placement import (
@@ -45,6 +54,8 @@ def in_values(
             path = outside[field]
         elif bracket and head in outside:
             path = f"{outside[head]}[{rest}"
+        elif bracket and head == "extended_resources":  # a map value: keys as the chart's
+            path = f"{prefix}{table.get(head, head)}['{rest.removesuffix(']')}']"
         else:
             path = prefix + table.get(field, field)
         raise ValuesError(path, error.value, error.allowed) from None
@@ -62,6 +73,14 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 """The Python types of values that load as each JSON Schema type (an ``integer`` also
 as a whole float, as the schema's validator reads ``2.0``; a boolean is no number)."""
 
+
+_MAP_RULES: dict[str, tuple[rule_language.Grammar, rule_language.Grammar]] = {
+    "labels": (rules.LABEL_KEY, rules.LABEL_VALUE),
+    "quantities": (rules.LABEL_KEY, rules.QUANTITY),
+    "devices": (rules.EXTENDED_RESOURCE, rules.DEVICE_COUNT),
+}
+"""Each map kind's rules for its keys and its items (``library.value_rules`` gives the
+templates the same pairs)."""
 
 _WORDS = {
     "string": "a string",
@@ -175,24 +194,29 @@ def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
     if isinstance(value, list):
         for index in range(len(value)):
             _check(value, index, field, rule)
-    elif rule in ("labels", "quantities"):
+    elif rule in MAP_KINDS:
+        keys, item = _MAP_RULES[rule]
         for name in sorted(value):
-            rules.LABEL_KEY.check(name, field=f"{field}[{shown(name)}]")
-            item = rules.LABEL_VALUE if rule == "labels" else rules.QUANTITY
+            keys.check(name, field=f"{field}[{shown(name)}]")
             _check(value, name, f"{field}[{shown(name)}]", item)
     elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
         if isinstance(value, float):  # a whole one is its digits by now (_as_given)
             raise ValuesError(field, value, rules.FRACTION_NUMBER_ALLOWED)
-        text = quantity.checked_text(value, field=field)
-        if rule is rules.CONTAINER_MEMORY:
-            quantity.check_container_memory(text, field=field, value=value)
+        # Judged once, here: the library takes the Quantity without parsing it again.
+        judge = (
+            quantity.Quantity.memory
+            if rule is rules.CONTAINER_MEMORY
+            else quantity.Quantity.positive
+        )
+        holder[key] = judge(value, field=field)
     else:
         rule.check(value, field=field)
 
 
 def check_values(values: Mapping[str, Any]) -> None:
     """Every value's own rule, in the order of ``VALUES``, as the templates check them;
-    each value becomes what the library is given (``_as_given``), in place."""
+    each value becomes what the library is given (``_as_given``), in place, and each
+    quantity a judged ``Quantity``."""
     for value in VALUES:
         rule = value.checked_by
         if rule is not None:
@@ -202,13 +226,10 @@ def check_values(values: Mapping[str, Any]) -> None:
 
 def check_placement(values: Mapping[str, Any]) -> None:
     """Each toleration's and node affinity term's rules across its fields, as the
-    templates check them after the single values: the reserver's, then each burst
-    workload's tolerations, then the node affinity."""
-    lists = [("tolerations", values.get("tolerations"))] + [
-        (f"burstWorkloads[{w['name']}].tolerations", w.get("tolerations"))
-        for w in values.get("burstWorkloads") or ()
-    ]
-    for at, items in lists:
+    templates check them after the single values (``units.placement_unit``): every list
+    of tolerations in the table's order (the reserver's, then each burst workload's),
+    then the node affinity."""
+    for at, items in _lists(values, item_lists(*TOLERATION_FIELDS)):
         for index, item in enumerate(items or ()):
             item_at = f"{at}[{index}]"
             fields = (f"{item_at}.key", f"{item_at}.value", f"{item_at}.tolerationSeconds")
@@ -220,6 +241,20 @@ def check_placement(values: Mapping[str, Any]) -> None:
                 item.get("tolerationSeconds"),
                 fields=fields,
             )
-    for item in values.get("nodeAffinity") or ():
-        field = f"nodeAffinity[{item['key']}].values"
-        check_requirement_values(item["operator"], list(item.get("values") or ()), field=field)
+    for at, items in _lists(values, item_lists("key", "operator", "values")):
+        for item in items or ():
+            field = f"{at}[{item['key']}].values"
+            check_requirement_values(item["operator"], list(item.get("values") or ()), field=field)
+
+
+def _lists(values: Mapping[str, Any], paths: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
+    """Each list at ``paths`` (``a`` or ``a[].b``) with its field: an item of ``a`` by its
+    name where ``a`` is ``NAMED_ITEMS``, else by its index."""
+    for path in paths:
+        outer, _, inner = path.partition("[].")
+        if not inner:
+            yield path, values.get(path)
+            continue
+        for index, item in enumerate(values.get(outer) or ()):
+            label = item.get("name") if outer == NAMED_ITEMS else index
+            yield f"{outer}[{label}].{inner}", item.get(inner)

@@ -42,6 +42,8 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
+from cdk8s_headroom.core.construct import HeadroomConstruct
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.karpenter.disruption import ConsolidationPolicy, DisruptionBudget, check_budget
 from cdk8s_headroom.karpenter.durations import DurationLike, parse_duration
 from cdk8s_headroom.karpenter.node_class import Ec2NodeClass, NodeClassRef
@@ -53,8 +55,6 @@ from cdk8s_headroom.karpenter.requirements import (
     check_template_labels,
     requirement_json,
 )
-from cdk8s_headroom.objects.construct import HeadroomConstruct
-from cdk8s_headroom.objects.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names, node_labels
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.labels import PART_OF

@@ -9,9 +9,9 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.objects.construct import HeadroomConstruct
+from cdk8s_headroom.core.construct import HeadroomConstruct
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.objects.headroom import NodeHeadroom
-from cdk8s_headroom.objects.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names, object_names
 from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity, HeadroomAlertRules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError

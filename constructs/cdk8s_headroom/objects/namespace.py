@@ -5,8 +5,8 @@ from __future__ import annotations
 import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.objects.construct import HeadroomConstruct
-from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.core.construct import HeadroomConstruct
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.labels import FIRST_SYNC_WAVE, PART_OF
 

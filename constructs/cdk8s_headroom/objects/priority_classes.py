@@ -8,8 +8,8 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.objects.construct import HeadroomConstruct
-from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.core.construct import HeadroomConstruct
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary.labels import FIRST_SYNC_WAVE, PART_OF
 from cdk8s_headroom.vocabulary.priority_models import (
     CLASS_DEFAULTS,

@@ -9,9 +9,9 @@ from typing import Any
 import cdk8s
 from constructs import Construct
 
-from cdk8s_headroom.objects.app_checks import template_priority_class
-from cdk8s_headroom.objects.construct import HeadroomConstruct
-from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.core.app_checks import template_priority_class
+from cdk8s_headroom.core.construct import HeadroomConstruct
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import names
 from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tolerations

@@ -8,15 +8,20 @@ The grammar is the one of ``k8s.io/apimachinery/pkg/api/resource``::
 
 The grammar is ``rules.QUANTITY`` and the comparisons are ``quantity_arithmetic``'s;
 values are kept as exact fractions, so ``"0.5"`` and ``"500m"`` compare equal.
+
+A user's quantity is judged once, where it enters the library (a construct's prop, a
+chart value), into a ``Quantity``; the layers after that boundary take it as it is (as
+cdk8s-plus makes a ``Cpu`` once and lightkube a Decimal once).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from cdk8s_headroom.vocabulary import rules
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, warn
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
 from cdk8s_headroom.vocabulary.quantity_arithmetic import BINARY_SUFFIXES, exact_amount
 from cdk8s_headroom.vocabulary.rule_language import Grammar
 
@@ -62,6 +67,55 @@ BARE_CORES_MESSAGE = (
 chart's NOTES give it too)."""
 
 
+@dataclasses.dataclass(frozen=True, repr=False)
+class Quantity:
+    """A quantity greater than zero, judged once from the user's value.
+
+    Made where the value enters the library (``Quantity.positive``, ``Quantity.memory``);
+    a prop typed ``QuantityLike`` takes it too (it renders itself, as a ``cdk8s.Size``
+    does), and ``quantity_text``, ``positive_quantity`` and ``memory_quantity`` read it
+    without parsing it again. A message shows it as the user gave it.
+
+    Attributes:
+        text: the quantity as Kubernetes receives it, e.g. ``"500m"``.
+        amount: its exact value: cores for CPU, bytes for memory.
+        given: the value as the user gave it, which messages show.
+    """
+
+    text: str
+    amount: Fraction
+    given: object = dataclasses.field(compare=False)
+
+    @classmethod
+    def positive(cls, value: QuantityLike | None, *, field: str) -> Quantity:
+        """``value`` judged by ``rules.QUANTITY``, named ``field`` in an error."""
+        if isinstance(value, Quantity):
+            return value
+        text = quantity_text(value, field=field)
+        return cls(text, exact_amount(text), value)
+
+    @classmethod
+    def memory(cls, value: QuantityLike | None, *, field: str) -> Quantity:
+        """A container's memory (a slice or a request): ``positive``, and at least 4Mi."""
+        judged = cls.positive(value, field=field)
+        check_container_memory(judged.text, field=field, value=judged.given)
+        return judged
+
+    def as_string(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return shown(self.given)
+
+
+class SliceSpec(NamedTuple):
+    """A reserver's slice per node, both quantities judged once (``Quantity.positive``,
+    ``Quantity.memory``)."""
+
+    cpu: Quantity
+    memory: Quantity
+
+
 def checked_text(value: object, *, field: str, grammar: Grammar = rules.QUANTITY) -> str:
     """The quantity as Kubernetes receives it: a string as given (stripped) that
     ``grammar`` accepts; anything else is refused with what ``grammar`` allows (the
@@ -79,7 +133,10 @@ def quantity_text(
 ) -> str:
     """Returns the quantity as the string Kubernetes receives; default: one greater than
     zero (``rules.QUANTITY``). A number is refused: the library's quantities are strings
-    (the Helm chart turns a ``--set`` number into its digits before this rule)."""
+    (the Helm chart turns a ``--set`` number into its digits before this rule). A
+    ``Quantity`` passed these rules when it was made: its text, not parsed again."""
+    if isinstance(value, Quantity) and grammar in (rules.QUANTITY, rules.QUANTITY_SYNTAX):
+        return value.text
     if isinstance(value, int | float) and not isinstance(value, bool):
         raise HeadroomConfigError(field, value, _NOT_A_NUMBER)
     if isinstance(value, SizeLike):
@@ -99,8 +156,8 @@ def positive_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, F
 
     Returns the text to emit and its exact value.
     """
-    text = quantity_text(value, field=field)
-    return text, exact_amount(text)
+    judged = Quantity.positive(value, field=field)
+    return judged.text, judged.amount
 
 
 def memory_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fraction]:
@@ -108,9 +165,8 @@ def memory_quantity(value: QuantityLike | None, *, field: str) -> tuple[str, Fra
 
     Returns the text to emit and its exact value, in bytes.
     """
-    text, amount = positive_quantity(value, field=field)
-    check_container_memory(text, field=field, value=value)
-    return text, amount
+    judged = Quantity.memory(value, field=field)
+    return judged.text, judged.amount
 
 
 def check_container_memory(text: str, *, field: str, value: object) -> None:

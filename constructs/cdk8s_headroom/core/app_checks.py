@@ -15,7 +15,7 @@ import cdk8s
 import jsii
 from constructs import Construct, IConstruct, IValidation
 
-from cdk8s_headroom.objects.rendered import RenderedApiObject
+from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.names import CLUSTER_SCOPED_KINDS
 from cdk8s_headroom.vocabulary.priority_models import SYSTEM_PRIORITY_CLASSES

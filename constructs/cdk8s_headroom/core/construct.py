@@ -9,8 +9,8 @@ from typing import Any
 
 from constructs import Construct, IConstruct
 
-from cdk8s_headroom.objects.app_checks import AppMember
-from cdk8s_headroom.objects.synthesis import attach_checks
+from cdk8s_headroom.core.app_checks import AppMember
+from cdk8s_headroom.core.synthesis import attach_checks
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.props import check_call
 

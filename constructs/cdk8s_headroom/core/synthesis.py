@@ -21,8 +21,8 @@ from types import TracebackType
 import cdk8s
 from constructs import IConstruct
 
+from cdk8s_headroom.core.app_checks import AppChecks, validate_app
 from cdk8s_headroom.files.publish import Check, promote
-from cdk8s_headroom.objects.app_checks import AppChecks, validate_app
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, caller_line
 
 _CHECKS: weakref.WeakKeyDictionary[IConstruct, AppChecks] = weakref.WeakKeyDictionary()
