@@ -122,7 +122,7 @@ def karpenter_binary(live_binaries: build.ReleaseBinaries) -> Path:
 
 
 @pytest.fixture(scope="module")
-def karpenter_process(cluster: LiveCluster, karpenter_binary: Path) -> Iterator[Karpenter]:
+def karpenter_process(karpenter_binary: Path, cluster: LiveCluster) -> Iterator[Karpenter]:
     """One Karpenter per test module, with the KWOK provider and the ``CapacityBuffer``
     gate, its log beside the components' (kept when a test fails); afterwards no
     process, port, folder or CRD of it is left."""

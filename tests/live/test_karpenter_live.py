@@ -65,7 +65,7 @@ def _allowed_cpus(pool: KarpenterNodePool) -> set[str]:
 
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_an_example_on_kwok_launches_the_nodes_its_summary_predicts(
-    cluster: LiveCluster, karpenter: Karpenter, example: str
+    karpenter: Karpenter, cluster: LiveCluster, example: str
 ) -> None:
     """Karpenter launches nodes for the example's Deployments; the reservers land on
     every one; each node is a size the pool allows, no smaller than the summary's
@@ -117,7 +117,7 @@ def _free_cpu(cluster: LiveCluster, node: str) -> Fraction:
 
 
 def test_a_burst_preempts_a_reserver_on_a_karpenter_node_as_on_static_nodes(
-    cluster: LiveCluster, karpenter: Karpenter
+    karpenter: Karpenter, cluster: LiveCluster
 ) -> None:
     """One burst pod more than a Karpenter node's free room: the scheduler preempts the
     node's reserver for it (kube-scheduler's DefaultPreemption), and the pod runs on
@@ -148,7 +148,7 @@ def test_a_burst_preempts_a_reserver_on_a_karpenter_node_as_on_static_nodes(
 
 
 def test_a_dedicated_pool_s_taint_is_on_every_node_karpenter_launches_and_keeps_ordinary_pods_off(
-    cluster: LiveCluster, karpenter: Karpenter
+    karpenter: Karpenter, cluster: LiveCluster
 ) -> None:
     """DEDICATED_POOL: every node Karpenter launches for the pool carries the taint from
     the pool's template; ordinary pods tolerate nothing, so no node of the pool takes
@@ -177,7 +177,7 @@ def test_a_dedicated_pool_s_taint_is_on_every_node_karpenter_launches_and_keeps_
 
 
 def test_karpenter_resolves_each_buffer_to_the_replicas_plan_predicts_and_provisions_them(
-    cluster: LiveCluster, karpenter: Karpenter
+    karpenter: Karpenter, cluster: LiveCluster
 ) -> None:
     """``status.replicas`` and ``ReadyForProvisioning`` as Karpenter writes them
     (``capacitybuffer/helpers.go``: the fixed count, ``ceil(percentage x replicas)``,
@@ -230,7 +230,7 @@ def test_karpenter_resolves_each_buffer_to_the_replicas_plan_predicts_and_provis
 
 
 def test_karpenter_caps_a_buffer_by_its_limits_as_plan_predicts(
-    cluster: LiveCluster, karpenter: Karpenter
+    karpenter: Karpenter, cluster: LiveCluster
 ) -> None:
     """``limits`` cap a buffer (``capacitybuffer/helpers.go``, ``calculateLimitReplicas``:
     the most chunks whose requests fit): alone, over a fixed count, and over a
@@ -315,7 +315,7 @@ def _nodeclaims(cluster: LiveCluster) -> list[Manifest]:
 
 
 def test_a_slice_change_drifts_the_pools_nodes_one_at_a_time_to_nodes_with_the_new_slice(
-    cluster: LiveCluster, karpenter: Karpenter
+    karpenter: Karpenter, cluster: LiveCluster
 ) -> None:
     """``drift_on_change``: the new slice changes the template's annotation, so the
     NodePool hash (``nodepool/hash``) and every NodeClaim's drift
@@ -360,7 +360,7 @@ def test_a_slice_change_drifts_the_pools_nodes_one_at_a_time_to_nodes_with_the_n
 
 
 def test_a_node_left_with_only_its_reserver_is_empty_to_karpenter_and_consolidated(
-    cluster: LiveCluster, karpenter: Karpenter
+    karpenter: Karpenter, cluster: LiveCluster
 ) -> None:
     """A burst node whose burst pods are gone holds only DaemonSet pods (the reserver):
     Karpenter counts DaemonSet pods as not reschedulable (``disruption/helpers.go``,
@@ -400,7 +400,7 @@ def test_a_node_left_with_only_its_reserver_is_empty_to_karpenter_and_consolidat
 
 
 def test_a_burst_runs_sooner_with_a_buffer_than_waiting_for_karpenter_s_new_node(
-    cluster: LiveCluster, karpenter: Karpenter
+    karpenter: Karpenter, cluster: LiveCluster
 ) -> None:
     """One pod more than the nodes hold: without a buffer it waits for the node
     Karpenter launches for it (``provisioning``: batching, then a NodeClaim); with a
