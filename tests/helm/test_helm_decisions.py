@@ -1,8 +1,8 @@
 """The chart decides nothing the library decides: names, defaults, kinds, components,
-which model tolerates a dedicated taint, what a task takes, and which limits follow the
-requests are data in ``files/library.json``, which ``helm/library.py`` writes from the
-library. The templates place values into those skeletons and call the generated rule
-helpers.
+which model tolerates a dedicated taint and what a task takes are data in
+``files/library.json``, which ``helm/library.py`` writes from the library, and the pods'
+fields are the constructs' recipes, compiled (test_helm_recipes.py). The templates
+place values into the data and call the generated helpers.
 
 Two checks: no hand-written template holds a decision as a literal, and a chart whose
 ``library.json`` decides otherwise renders otherwise (so the templates read the data,
@@ -131,7 +131,6 @@ def test_names_follow_the_librarys_patterns(tmp_path: Path) -> None:
             "names.reserver": "room-keeper",
             "names.buffer": "{workload}-room",
             "names.prepuller": "{reserver}-pull",
-            "names.scratchVolume": "tmp-{index}",
         },
     )
 
@@ -140,30 +139,6 @@ def test_names_follow_the_librarys_patterns(tmp_path: Path) -> None:
     assert ("DaemonSet", "room-keeper") in rendered
     assert ("DaemonSet", "room-keeper-pull") in rendered
     assert ("CapacityBuffer", "api-room") in rendered
-    pod = rendered[("DaemonSet", "room-keeper")]["spec"]["template"]["spec"]
-    assert pod["volumes"][0]["name"] == "tmp-0"
-    assert pod["containers"][0]["volumeMounts"][0]["name"] == "tmp-0"
-
-
-def test_limits_follow_the_librarys_resource_skeletons(tmp_path: Path) -> None:
-    # A library whose reservers had no limits, and whose bursts' CPU limit stayed unset
-    chart = _chart_deciding(
-        tmp_path,
-        {
-            "reserverResources": {"requests": {"cpu": "{cpu}", "memory": "{memory}"}},
-            "burstResources": {
-                "requests": {"cpu": "{cpu}", "memory": "{memory}"},
-                "limits": {"memory": "{memory}"},
-            },
-        },
-    )
-
-    rendered = _rendered(chart, BUFFERED)
-
-    reserver = rendered[("DaemonSet", "headroom-reserver")]["spec"]["template"]["spec"]
-    assert "limits" not in reserver["containers"][0]["resources"]
-    burst = rendered[("Deployment", "api")]["spec"]["template"]["spec"]["containers"][0]
-    assert burst["resources"]["limits"] == {"memory": "512Mi"}
 
 
 def test_which_model_tolerates_a_dedicated_taint_is_the_librarys(tmp_path: Path) -> None:
@@ -198,13 +173,6 @@ def test_which_model_tolerates_a_dedicated_taint_is_the_librarys(tmp_path: Path)
         ),
         ({"kinds.burst": "StatefulSet"}, "StatefulSet", "api", ("kind",), "StatefulSet"),
         (
-            {"reserverContainer": {"imagePullPolicy": "Always"}},
-            "DaemonSet",
-            "headroom-reserver",
-            ("spec", "template", "spec", "containers", 0, "imagePullPolicy"),
-            "Always",
-        ),
-        (
             {"taskValues.custom": ["images.maintenance", []]},
             "DaemonSet",
             "headroom-reserver",
@@ -212,7 +180,7 @@ def test_which_model_tolerates_a_dedicated_taint_is_the_librarys(tmp_path: Path)
             "public.ecr.aws/amazonlinux/amazonlinux:2",
         ),
     ],
-    ids=["component", "kind", "pull-policy", "task-image"],
+    ids=["component", "kind", "task-image"],
 )
 def test_a_choice_in_the_data_is_the_charts_choice(
     tmp_path: Path,

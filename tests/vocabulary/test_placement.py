@@ -107,7 +107,6 @@ def test_a_placement_renders_what_a_pod_spec_holds_and_nothing_when_empty() -> N
                 "operator": "Equal",
                 "value": "burst",
                 "effect": "NoSchedule",
-                "tolerationSeconds": None,
             }
         ],
     }

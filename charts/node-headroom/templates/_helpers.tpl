@@ -247,25 +247,12 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
 {{- end -}}
 
-{{/* A container's resources, into .resources of (list skeleton cpu memory into devices):
-     the library's skeleton, its {cpu} and {memory} places filled (places.fill, without
-     fill's round trip through JSON), and the devices in requests and limits alike. */}}
-{{- define "node-headroom.resources" -}}
-{{- $cpu := index . 1 }}{{ $memory := index . 2 }}{{ $out := dict }}{{ $_ := set (index . 3) "resources" $out -}}
-{{- range $key, $amounts := index . 0 }}{{ $filled := dict }}{{ $_ := set $out $key $filled -}}
-{{- range $resource, $place := $amounts }}{{ $_ := set $filled $resource (replace "{memory}" $memory (replace "{cpu}" $cpu $place)) }}{{ end }}{{ range $device, $count := index $ 4 }}{{ $_ := set $filled $device (toString $count) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-
-{{/* Appends tolerations (values form) to .out.list in their Kubernetes form, once each. */}}
+{{/* Appends tolerations (values form) to .out.list in their Kubernetes form (the
+     recipe vocabulary/placement.py TOLERATION), once each. */}}
 {{- define "node-headroom.addTolerations" -}}
 {{- range .items -}}
-{{- $t := dict "operator" (default $.lib.tolerationDefaults.operator .operator) -}}
-{{- if .key }}{{ $_ := set $t "key" .key }}{{ end -}}
-{{- if .value }}{{ $_ := set $t "value" .value }}{{ end -}}
-{{- if .effect }}{{ $_ := set $t "effect" .effect }}{{ end -}}
-{{- if not (kindIs "invalid" .tolerationSeconds) }}{{ $_ := set $t "tolerationSeconds" (int64 .tolerationSeconds) }}{{ end -}}
-{{- if not (has $t $.out.list) }}{{ $_ := set $.out "list" (append $.out.list $t) }}{{ end -}}
+{{- $in := dict "key" .key "operator" (default $.lib.tolerationDefaults.operator .operator) "value" .value "effect" .effect "tolerationSeconds" (ternary nil (int64 .tolerationSeconds) (kindIs "invalid" .tolerationSeconds)) -}}
+{{- include "node-headroom.recipe.toleration" $in }}{{ if not (has $in.out $.out.list) }}{{ $_ := set $.out "list" (append $.out.list $in.out) }}{{ end -}}
 {{- end -}}
 {{- end -}}
 
@@ -419,9 +406,8 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- if $v.nodeAffinity -}}
 {{- $expressions := list -}}
 {{- range $v.nodeAffinity -}}
-{{- $e := dict "key" .key "operator" .operator -}}
-{{- if .values }}{{ $_ := set $e "values" .values }}{{ end -}}
-{{- $expressions = append $expressions $e -}}
+{{- $e := dict "key" .key "operator" .operator "values" .values }}{{ include "node-headroom.recipe.requirement" $e -}}
+{{- $expressions = append $expressions $e.out -}}
 {{- $requirements = append $requirements (dict "lib" $lib "field" (printf "nodeAffinity[%s]" .key) "value" .operator "key" .key "operator" .operator "values" (default (list) .values)) -}}
 {{- end -}}
 {{- $_ := set $placement "affinity" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list (dict "matchExpressions" $expressions))))) -}}
@@ -442,33 +428,14 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- if $slices -}}
 {{- $o := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" $lib.components.reserver "into" $o) -}}
-{{- $container := deepCopy $lib.reserverContainer -}}
-{{- include "node-headroom.resources" (list $lib.reserverResources $cpu $memory $container $r.extendedResources) -}}
-{{- $_ := set $container "name" $task.containerName }}{{ $_ := set $container "image" $image }}{{ $_ := set $container "securityContext" $o.container -}}
-{{- if $task.command }}{{ $_ := set $container "command" $task.command }}{{ end -}}
-{{- if $task.args }}{{ $_ := set $container "args" $task.args }}{{ end -}}
-{{- $volumes := list }}{{ $mounts := list -}}
-{{- range $i, $path := $task.scratchPaths -}}
-{{- $volume := replace "{index}" (toString $i) $lib.names.scratchVolume -}}
-{{- $volumes = append $volumes (merge (dict "name" $volume) (deepCopy $lib.scratchVolume)) -}}
-{{- $mounts = append $mounts (merge (dict "name" $volume "mountPath" $path) (deepCopy $lib.scratchMount)) -}}
-{{- end -}}
-{{- if $mounts }}{{ $_ := set $container "volumeMounts" $mounts }}{{ end -}}
-{{- $inits := list -}}
-{{- with uniq $task.prepullImages -}}
-{{- $init := dict "securityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
-{{- include "node-headroom.resources" (list $lib.prepullInitResources $cpu $memory $init $r.extendedResources) -}}
-{{- range $i, $pulled := . -}}
-{{- $inits = append $inits (merge (dict "name" (replace "{index}" (toString $i) $lib.names.prepullInit) "image" $pulled "command" $task.prepullCommand) (deepCopy $init) (deepCopy $lib.prepullInit)) -}}
-{{- end -}}
-{{- end -}}
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
-{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "securityContext" $o.pod "containers" (list $container)) (deepCopy $placement) (deepCopy $lib.reserverPod) -}}
-{{- if $inits }}{{ $_ := set $pod "initContainers" $inits }}{{ end -}}
-{{- if $volumes }}{{ $_ := set $pod "volumes" $volumes }}{{ end -}}
-{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "meta" $o.meta "pod" $pod "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
+{{- /* The inputs of the reserver's pod, whose recipe decides its fields (objects/reserver.py
+     RESERVER_POD, compiled into _recipes.tpl): the task's, the placement's, and these */ -}}
+{{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $cpu "memory" $memory "extendedResources" $r.extendedResources "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.list) $placement $task -}}
+{{- $_ := set $in "initSecurityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
+{{- include "node-headroom.recipe.reserverPod" $in -}}
+{{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
 
 {{- end -}}
 {{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" $reserverName "prefix" $prefix "slices" $slices "bursts" $c.bursts)) }}{{ end -}}

@@ -19,6 +19,7 @@ from cdk8s_headroom import __version__
 from cdk8s_headroom.files.publish import swap_in
 from cdk8s_headroom.helm.library import library_files, rules_files
 from cdk8s_headroom.helm.manifests import manifests_template, reference
+from cdk8s_headroom.helm.recipes import recipe_helpers
 from cdk8s_headroom.helm.units import field_rule_helpers, generated_units
 from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
@@ -26,7 +27,7 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 TEMPLATES = Path(__file__).parent / "templates"
 """The chart's hand-written Go templates: the rules' generic checks and the objects
 (``_helpers.tpl``) and ``NOTES.txt``; ``manifests`` writes the manifests
-(``headroom.yaml``)."""
+(``headroom.yaml``); ``recipes`` compiles the objects' recipes."""
 LAZY = TEMPLATES / "lazy"
 """The hand-written lazy units (``node-headroom.lazy``): templates the chart keeps in
 ``files/lazy/``, parsed only by a render that runs them (the bursts', the buffers', the
@@ -83,7 +84,11 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
         "values.yaml": values_yaml(chart_defaults),
         BLUEPRINT_VALUES: _BLUEPRINT_HEAD + yaml.safe_dump(blueprint, sort_keys=False, width=88),
         "values.schema.json": schema_json(),
-        **rules_files(templates, {Path(n).stem: t for n, t in units.items()}, field_rule_helpers()),
+        **rules_files(
+            templates,
+            {Path(n).stem: t for n, t in units.items()},
+            {**field_rule_helpers(), **recipe_helpers()},
+        ),
         **library_files(chart_defaults),
         **{f"templates/{name}": text for name, text in sorted(templates.items())},
         **{f"files/lazy/{name}": text for name, text in units.items()},

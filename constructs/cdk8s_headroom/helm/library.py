@@ -2,14 +2,14 @@
 
 ``files/library.json`` is data: everything the library decides and the values do not
 change, read from reference constructs and from the library's own declarations: class
-specs and flags per model, pod and container skeletons (resources with ``{cpu}`` and
-``{memory}`` places, so which limits follow the requests is the library's), names as
-``object_names`` patterns, components, kinds, task defaults and which values each task
-kind takes, security contexts, labels, the alerts' rule skeletons, the reader's
-ClusterRole (its rules are the cluster read's, ``reader_rules``), and the rules of
-``cdk8s_headroom.vocabulary.rules`` (patterns, ranges, messages); the parts a render
-may not need are files of their own (``LAZY_PARTS``). ``_library.tpl`` is the generated
-rule helpers. ``templates/_helpers.tpl`` places the values into the skeletons
+specs and flags per model, names as ``object_names`` patterns, components, kinds, task
+defaults and which values each task kind takes, security contexts, labels, the alerts'
+rule skeletons, the reader's ClusterRole (its rules are the cluster read's,
+``reader_rules``), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
+ranges, messages); the parts a render may not need are files of their own
+(``LAZY_PARTS``). The pods are not data: each is its construct's recipe, compiled
+(``helm.recipes``). ``_library.tpl`` is the generated rule helpers and the recipes the
+templates call. ``templates/_helpers.tpl`` computes the recipes' inputs from the values
 and calls the helpers, in the order ``values_to_app.build`` calls the library, so the
 first refusal is the same one.
 """
@@ -52,7 +52,6 @@ from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import (
     alert_rules,
     labels,
-    node_labels,
     object_names,
     quantity,
     quantity_arithmetic,
@@ -154,15 +153,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             replicas=1,
         )
     HeadroomAlerts(chart, "alerts", headroom=headroom)
-    # A reserver with a pre-pull init container, and one with a scratch path
-    pods = []
-    for task in (ReserverTask.prepull(["x"]), ReserverTask.custom(image="x", scratch_paths=["/p"])):
-        other = _chart()
-        NodeHeadroom(other, "headroom", cpu=_CPU, memory=_MEMORY, task=task)
-        (daemon_set,) = [d for d in other.to_json() if d["kind"] == "DaemonSet"]
-        pods.append(daemon_set["spec"]["template"]["spec"])
-    prepull_init = pods[0]["initContainers"][0]
-    scratch_pod = pods[1]
     # One object per kind, the first; the pre-puller and the scalable buffer by their names
     objects: dict[str, Any] = {}
     for document in chart.to_json():
@@ -170,14 +160,8 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         objects[document["metadata"]["name"]] = document
     scalable_ref = objects["scaled-buffer"]["spec"]["scalableRef"]
     reserver_pod = objects["DaemonSet"]["spec"]["template"]["spec"]
-    burst_pod = objects["Deployment"]["spec"]["template"]["spec"]
     prepuller_kind = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["kind"]
     prepuller = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["spec"]
-    prepuller_pod = prepuller["template"]["spec"]
-    buffer_pod = objects["PodTemplate"]["template"]["spec"]
-    placed = ("containers", "volumes", "securityContext", "priorityClassName", "initContainers")
-    given = ("name", "image", "command", "args", "securityContext", "volumeMounts")
-    where = ("nodeSelector", "affinity", "tolerations")
     uids = ("runAsUser", "runAsGroup", "fsGroup")
     tasks = {
         kind.value: {
@@ -211,9 +195,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "zonedBuffer": object_names.ZONED_BUFFER,
             "alerts": object_names.ALERTS,
             "reader": object_names.READER,
-            "scratchVolume": object_names.SCRATCH_VOLUME,
-            "prepullInit": object_names.PREPULL_INIT,
-            "pullInit": object_names.PULL_INIT,
             "release": RELEASE_PREFIX,
         },
         "components": {
@@ -227,17 +208,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "burst": objects["Deployment"]["kind"],
             "prepuller": prepuller_kind,
         },
-        # Containers and volumes but what the templates place; resources with places
-        "reserverContainer": _without(reserver_pod["containers"][0], *given, "resources"),
-        "reserverResources": _slice_places(reserver_pod["containers"][0]["resources"]),
-        "prepullInit": _without(prepull_init, *given, "resources"),
-        "prepullInitResources": _slice_places(prepull_init["resources"]),
-        "burstResources": _slice_places(burst_pod["containers"][0]["resources"]),
-        # A writable path's volume and mount, named names.scratchVolume
-        "scratchVolume": _without(scratch_pod["volumes"][0], "name"),
-        "scratchMount": _without(
-            scratch_pod["containers"][0]["volumeMounts"][0], "name", "mountPath"
-        ),
         "selectorEntryOperator": SELECTOR_ENTRY_OPERATOR.value,
         "sliceText": rules.SLICE_TEXT,
         "taintText": Taint.TEXT,
@@ -254,27 +224,13 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "reserverSpec": _without(
             objects["DaemonSet"]["spec"], "selector", "template", "updateStrategy"
         ),
-        "reserverPod": _without(reserver_pod, *placed),
         "burstSpec": _without(objects["Deployment"]["spec"], "replicas", "selector", "template"),
-        "burstPod": _without(burst_pod, *placed),
-        # The pre-puller (prepullBurstImages): its pod but the placement and the pulls,
-        # the init container that copies the no-op, and one pull without name and image.
+        # The reserver's, the bursts', the buffers' and the pre-puller's pods are
+        # their recipes' (helm.recipes)
         "prepullerSuffix": PREPULL_SUFFIX,
         "prepullerSpec": _without(prepuller, "selector", "template"),
-        # Their images are values (images.prepullTools, images.pause)
-        "prepullerPod": _without(
-            prepuller_pod, "initContainers", "containers", "priorityClassName", *where
-        ),
-        "prepullerPause": _without(prepuller_pod["containers"][0], "image"),
-        "prepullerNoop": _without(prepuller_pod["initContainers"][0], "image"),
-        "prepullerPull": _without(prepuller_pod["initContainers"][1], "name", "image"),
-        # A buffer's PodTemplate: its pod but the placement, and its pause container
-        # but the burst pod's resources.
-        "bufferPod": _without(buffer_pod, "containers", *where),
-        "bufferContainer": _without(buffer_pod["containers"][0], "resources"),
         "bufferSpec": _without(objects["CapacityBuffer"]["spec"], "podTemplateRef", "replicas"),
         "bufferApiGroup": API_GROUP,
-        "zoneLabel": node_labels.ZONE_LABEL,
         "bufferScalableRef": _without(scalable_ref, "name"),
         "bufferDefaults": {
             "form": buffer["form"].default.value,
@@ -283,8 +239,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "sharedBufferWarning": rules.SHARED_BUFFER_WARNING,
         "keepOffEffects": [effect.value for effect in KEEP_OFF_EFFECTS],
         "prepullerNameMax": DNS_LABEL_MAX - len(PREPULL_SUFFIX),
-        "burstVolumes": burst_pod["volumes"],
-        "burstVolumeMounts": burst_pod["containers"][0]["volumeMounts"],
         "podSecurityContext": _without(reserver_pod["securityContext"], *uids),
         "containerSecurityContext": _without(
             reserver_pod["containers"][0]["securityContext"], *uids
@@ -491,8 +445,9 @@ def rules_files(
         placed.setdefault(home_of(helper), []).append(line)
     head = (
         "{{/* Generated by `make chart` from the cdk8s-headroom library: the rules across",
-        "     values (rules.RULES), each with its test{where}. Do not edit. What the library",
-        f"     decides and the values do not change is {LIBRARY_JSON}. */}}}}",
+        "     values (rules.RULES), each with its test, and the objects' recipes",
+        "     (helm/recipes.py){where}. Do not edit. What the library decides and the",
+        f"     values do not change is {LIBRARY_JSON}. */}}}}",
     )
     files = {}
     for home, lines in placed.items():

@@ -14,6 +14,7 @@ from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload
 from cdk8s_headroom.vocabulary import names, rules, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.extended_resources import (
+    DEVICES,
     ExtendedResources,
     check_extended_resources,
 )
@@ -35,7 +36,44 @@ from cdk8s_headroom.vocabulary.quantity import (
     quantity_text,
 )
 from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource
+from cdk8s_headroom.vocabulary.recipes import IfAny, Take, evaluate, merge
 from cdk8s_headroom.vocabulary.reserver_task import check_image
+
+_SCRATCH_VOLUMES, _SCRATCH_MOUNTS = security_context.scratch_volumes(["/tmp"])
+
+BURST_RESOURCES = {
+    "requests": merge({"cpu": Take("cpu"), "memory": Take("memory")}, DEVICES),
+    "limits": merge({"cpu": Take("cpuLimit"), "memory": Take("memoryLimit")}, DEVICES),
+}
+"""A burst pod's resources (and its CapacityBuffer's placeholder's): its devices in its
+requests and limits alike."""
+
+BURST_POD = {
+    "priorityClassName": Take("priorityClassName"),
+    "automountServiceAccountToken": False,
+    "enableServiceLinks": False,
+    "securityContext": Take("podSecurityContext"),
+    "containers": [
+        {
+            "name": Take("containerName"),
+            "image": Take("image"),
+            "imagePullPolicy": Take("imagePullPolicy"),
+            "command": IfAny(Take("command")),
+            "args": IfAny(Take("args")),
+            "resources": BURST_RESOURCES,
+            "securityContext": Take("containerSecurityContext"),
+            "volumeMounts": _SCRATCH_MOUNTS,
+        }
+    ],
+    "volumes": _SCRATCH_VOLUMES,
+    "nodeSelector": IfAny(Take("nodeSelector")),
+    "affinity": IfAny(Take("affinity")),
+    "tolerations": IfAny(Take("tolerations")),
+}
+"""A burst workload's pod, declared once (``recipes``): ``BurstWorkload._render``
+evaluates it, and ``make chart`` compiles it into the chart's
+``node-headroom.recipe.burstPod`` (``helm.recipes``). A writable ``/tmp``, since the
+root filesystem is read-only."""
 
 
 class ImagePullPolicy(Enum):
@@ -237,42 +275,31 @@ class BurstWorkload(HeadroomWorkload):
         )
 
     def _render(self) -> Any:
-        volumes, mounts = security_context.scratch_volumes(["/tmp"])
-        container = {
-            "name": self.container_name,
-            "image": self.image,
-            "imagePullPolicy": self.image_pull_policy.value,
-            "command": self.command or None,
-            "args": self.args or None,
-            "resources": {
-                "requests": {"cpu": self.cpu, "memory": self.memory, **self.extended_resources},
-                "limits": {
-                    "cpu": self.cpu_limit,
-                    "memory": self.memory_limit,
-                    **self.extended_resources,
-                },
+        pod = evaluate(
+            BURST_POD,
+            {
+                "priorityClassName": self.priority_class_name,
+                "podSecurityContext": security_context.pod_security_context(self.run_as_user),
+                "containerSecurityContext": security_context.container_security_context(
+                    self.run_as_user
+                ),
+                "containerName": self.container_name,
+                "image": self.image,
+                "imagePullPolicy": self.image_pull_policy.value,
+                "command": self.command,
+                "args": self.args,
+                "cpu": self.cpu,
+                "memory": self.memory,
+                "cpuLimit": self.cpu_limit,
+                "memoryLimit": self.memory_limit,
+                "extendedResources": self.extended_resources,
+                **self.targeting.placement().to_manifest(),
             },
-            "securityContext": security_context.container_security_context(self.run_as_user),
-            "volumeMounts": mounts,
-        }
-        pod: dict[str, Any] = {
-            "priorityClassName": self.priority_class_name,
-            "automountServiceAccountToken": False,
-            "enableServiceLinks": False,
-            "securityContext": security_context.pod_security_context(self.run_as_user),
-            "containers": [container],
-            "volumes": volumes,
-        }
-        self.targeting.apply(pod)
-        return {
-            "spec": {
-                # With an HPA, the HPA owns the replica count; leaving it out of the
-                # manifest keeps GitOps from fighting the autoscaler.
-                "replicas": None if self.max_replicas is not None else self.replicas,
-                "selector": {"matchLabels": {"app": self.name}},
-                "template": {"metadata": {"labels": self.labels}, "spec": pod},
-            }
-        }
+        )
+        # With an HPA, the HPA owns the replica count; leaving it out of the manifest
+        # keeps GitOps from fighting the autoscaler.
+        replicas = None if self.max_replicas is not None else self.replicas
+        return self.workload_spec(pod, replicas=replicas)
 
     def _render_autoscaler(self) -> Any:
         return {

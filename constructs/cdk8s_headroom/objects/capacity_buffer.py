@@ -25,7 +25,7 @@ from cdk8s_headroom.core.construct import HeadroomConstruct
 from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
-from cdk8s_headroom.objects.burst import BurstWorkload
+from cdk8s_headroom.objects.burst import BURST_RESOURCES, BurstWorkload
 from cdk8s_headroom.vocabulary import names, node_labels, object_names, rules, security_context
 from cdk8s_headroom.vocabulary.capacity_buffer_api import ACTIVE_CAPACITY, CapacityBufferVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
@@ -47,7 +47,33 @@ from cdk8s_headroom.vocabulary.props import (
     with_defaults,
 )
 from cdk8s_headroom.vocabulary.quantity import QuantityLike, positive_quantity
+from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, merge
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE
+
+BUFFER_POD = {
+    "automountServiceAccountToken": False,
+    "enableServiceLinks": False,
+    "securityContext": security_context.pod_security_context(security_context.PAUSE_UID),
+    "containers": [
+        {
+            "name": "pause",
+            "image": PAUSE_IMAGE,
+            "imagePullPolicy": "IfNotPresent",
+            "resources": BURST_RESOURCES,
+            "securityContext": security_context.container_security_context(
+                security_context.PAUSE_UID
+            ),
+        }
+    ],
+    # In its zone, when it has one (a zone's buffer), over the burst pod's selector
+    "nodeSelector": IfAny(merge(Take("nodeSelector"), {ZONE_LABEL: IfGiven(Take("zone"))})),
+    "affinity": IfAny(Take("affinity")),
+    "tolerations": IfAny(Take("tolerations")),
+}
+"""The pod of a PodTemplate buffer's template: a pause container with the burst pod's
+resources, where the burst pods may run (in the buffer's zone, if it has one). Declared
+once (``recipes``): ``_render`` evaluates it, and ``make chart`` compiles it into
+``node-headroom.recipe.bufferPod``."""
 
 
 class CapacityBufferForm(Enum):
@@ -408,38 +434,21 @@ class CapacityBuffer(HeadroomConstruct):
 
     def _render_pod_template(self) -> Any:
         workload = self.workload
-        pod: dict[str, Any] = {
-            "automountServiceAccountToken": False,
-            "enableServiceLinks": False,
-            "securityContext": security_context.pod_security_context(security_context.PAUSE_UID),
-            "containers": [
-                {
-                    "name": "pause",
-                    "image": PAUSE_IMAGE,
-                    "imagePullPolicy": "IfNotPresent",
-                    "resources": {
-                        "requests": {
-                            "cpu": workload.cpu,
-                            "memory": workload.memory,
-                            **workload.extended_resources,
-                        },
-                        "limits": {
-                            "cpu": workload.cpu_limit,
-                            "memory": workload.memory_limit,
-                            **workload.extended_resources,
-                        },
-                    },
-                    "securityContext": security_context.container_security_context(
-                        security_context.PAUSE_UID
-                    ),
-                }
-            ],
-        }
-        # The burst pod's targeting, read at synthesis like the workload's own, so the
-        # placeholders land where the burst pods may (the dedicated taint included).
-        workload.targeting.apply(pod)
-        if self.zone is not None:
-            pod["nodeSelector"] = {**(pod.get("nodeSelector") or {}), ZONE_LABEL: self.zone}
+        pod = evaluate(
+            BUFFER_POD,
+            {
+                "cpu": workload.cpu,
+                "memory": workload.memory,
+                "cpuLimit": workload.cpu_limit,
+                "memoryLimit": workload.memory_limit,
+                "extendedResources": workload.extended_resources,
+                "zone": self.zone,
+                # The burst pod's targeting, read at synthesis like the workload's own, so
+                # the placeholders land where the burst pods may (the dedicated taint
+                # included).
+                **workload.targeting.placement().to_manifest(),
+            },
+        )
         return {"template": {"metadata": {"labels": self.labels}, "spec": pod}}
 
     def _render(self) -> Any:

@@ -32,8 +32,17 @@ from cdk8s_headroom.vocabulary import names, object_names
 from cdk8s_headroom.vocabulary import security_context as security
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import PREPULLER_COMPONENT
-from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
+from cdk8s_headroom.vocabulary.recipes import (
+    INDEX,
+    ITEM,
+    Each,
+    IfAny,
+    Take,
+    evaluate,
+    fill_with,
+    join,
+)
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, check_image
 
 PREPULL_TOOLS_IMAGE = "busybox:1.37.0-musl"
@@ -56,6 +65,58 @@ PREPULL_LIMITS = {"cpu": "10m", "memory": "16Mi"}
 run ``true`` or ``pause``."""
 
 PREPULL_SUFFIX = object_names.PREPULL_SUFFIX
+
+
+_NOOP_MOUNT = {"name": "noop", "mountPath": NOOP_DIR}
+
+
+def _container(name: Any, image: Any, uid: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "image": image,
+        "imagePullPolicy": "IfNotPresent",
+        **fields,
+        "resources": {"requests": dict(PREPULL_REQUESTS), "limits": dict(PREPULL_LIMITS)},
+        "securityContext": security.container_security_context(uid),
+    }
+
+
+PREPULLER_POD = {
+    "priorityClassName": Take("priorityClassName"),
+    "terminationGracePeriodSeconds": 0,
+    "automountServiceAccountToken": False,
+    "enableServiceLinks": False,
+    "securityContext": security.pod_security_context(security.PAUSE_UID),
+    "initContainers": join(
+        [
+            _container(
+                "noop",
+                Take("toolsImage"),
+                security.NOBODY_UID,
+                command=["/bin/cp", "/bin/busybox", NOOP],
+                volumeMounts=[_NOOP_MOUNT],
+            )
+        ],
+        Each(
+            "images",
+            _container(
+                fill_with(object_names.PULL_INIT, index=INDEX),
+                ITEM,
+                security.NOBODY_UID,
+                command=[NOOP],
+                volumeMounts=[{**_NOOP_MOUNT, "readOnly": True}],
+            ),
+        ),
+    ),
+    "containers": [_container("pause", Take("pauseImage"), security.PAUSE_UID)],
+    "volumes": [{"name": "noop", "emptyDir": {"sizeLimit": "4Mi"}}],
+    "nodeSelector": IfAny(Take("nodeSelector")),
+    "affinity": IfAny(Take("affinity")),
+    "tolerations": IfAny(Take("tolerations")),
+}
+"""The pre-puller's pod, declared once (``recipes``): ``ImagePrepuller._render``
+evaluates it, and ``make chart`` compiles it into the chart's
+``node-headroom.recipe.prepullerPod`` (``helm.recipes``)."""
 
 
 class ImagePrepuller(HeadroomWorkload):
@@ -126,52 +187,15 @@ class ImagePrepuller(HeadroomWorkload):
         if image not in self._images:
             self._images.append(image)
 
-    def _container(self, name: str, image: str, uid: int, **fields: Any) -> dict[str, Any]:
-        return {
-            "name": name,
-            "image": image,
-            "imagePullPolicy": "IfNotPresent",
-            **fields,
-            "resources": {"requests": dict(PREPULL_REQUESTS), "limits": dict(PREPULL_LIMITS)},
-            "securityContext": security.container_security_context(uid),
-        }
-
     def _render(self) -> Any:
-        mount = {"name": "noop", "mountPath": NOOP_DIR}
-        init_containers = [
-            self._container(
-                "noop",
-                self.tools_image,
-                security.NOBODY_UID,
-                command=["/bin/cp", "/bin/busybox", NOOP],
-                volumeMounts=[mount],
-            ),
-            *(
-                self._container(
-                    fill(object_names.PULL_INIT, {"index": index}),
-                    image,
-                    security.NOBODY_UID,
-                    command=[NOOP],
-                    volumeMounts=[{**mount, "readOnly": True}],
-                )
-                for index, image in enumerate(self._images)
-            ),
-        ]
-        pod: dict[str, Any] = {
-            "priorityClassName": self.priority_class_name,
-            "terminationGracePeriodSeconds": 0,
-            "automountServiceAccountToken": False,
-            "enableServiceLinks": False,
-            "securityContext": security.pod_security_context(security.PAUSE_UID),
-            "initContainers": init_containers,
-            "containers": [self._container("pause", self.pause_image, security.PAUSE_UID)],
-            "volumes": [{"name": "noop", "emptyDir": {"sizeLimit": "4Mi"}}],
-        }
-        self.targeting.apply(pod)
-        return {
-            "spec": {
-                "selector": {"matchLabels": {"app": self.name}},
-                "updateStrategy": {"type": "RollingUpdate"},
-                "template": {"metadata": {"labels": self.labels}, "spec": pod},
-            }
-        }
+        pod = evaluate(
+            PREPULLER_POD,
+            {
+                "priorityClassName": self.priority_class_name,
+                "toolsImage": self.tools_image,
+                "pauseImage": self.pause_image,
+                "images": self._images,
+                **self.targeting.placement().to_manifest(),
+            },
+        )
+        return self.workload_spec(pod, updateStrategy={"type": "RollingUpdate"})

@@ -11,12 +11,12 @@ from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload
 from cdk8s_headroom.vocabulary import names, object_names, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.extended_resources import (
+    DEVICES,
     ExtendedResources,
     check_extended_resources,
 )
 from cdk8s_headroom.vocabulary.labels import RESERVER_COMPONENT
 from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool
-from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.pod_security import EXCEPTIONS_ANNOTATION, PodSecurityControl
 from cdk8s_headroom.vocabulary.priority_models import DEFAULT_HEADROOM_CLASS
 from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
@@ -26,11 +26,81 @@ from cdk8s_headroom.vocabulary.quantity import (
     positive_quantity,
     warn_if_cores_look_like_millicores,
 )
+from cdk8s_headroom.vocabulary.recipes import (
+    INDEX,
+    ITEM,
+    Each,
+    IfAny,
+    Take,
+    evaluate,
+    fill_with,
+    join,
+    merge,
+)
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, check_image
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 
 DEFAULT_RESERVER_NAME = object_names.RESERVER
 default_reserver_name = object_names.reserver
+
+_SLICE = merge({"cpu": Take("cpu"), "memory": Take("memory")}, DEVICES)
+
+SLICE_RESOURCES = {"requests": _SLICE, "limits": _SLICE}
+"""A reserver container's resources: requests == limits, the slice and its devices
+(Guaranteed QoS; the API server refuses an extended resource whose request differs from
+its limit)."""
+
+RESERVER_POD = {
+    "priorityClassName": Take("priorityClassName"),
+    "terminationGracePeriodSeconds": 0,
+    "automountServiceAccountToken": False,
+    "enableServiceLinks": False,
+    "securityContext": Take("podSecurityContext"),
+    "initContainers": IfAny(
+        Each(
+            "prepullImages",
+            {
+                "name": fill_with(object_names.PREPULL_INIT, index=INDEX),
+                "image": ITEM,
+                "imagePullPolicy": "IfNotPresent",
+                "command": IfAny(Take("prepullCommand")),
+                # The slice, like the main container, so the pod's effective request stays
+                # the slice and its QoS class Guaranteed.
+                "resources": SLICE_RESOURCES,
+                "securityContext": Take("initSecurityContext"),
+            },
+        )
+    ),
+    "containers": [
+        {
+            "name": Take("containerName"),
+            "image": Take("image"),
+            "imagePullPolicy": "IfNotPresent",
+            "command": IfAny(Take("command")),
+            "args": IfAny(Take("args")),
+            "resources": SLICE_RESOURCES,
+            "securityContext": Take("containerSecurityContext"),
+            "volumeMounts": IfAny(
+                join(
+                    Each("scratchPaths", security_context.SCRATCH_MOUNT),
+                    Each("hostPaths", security_context.HOST_MOUNT),
+                )
+            ),
+        }
+    ],
+    "volumes": IfAny(
+        join(
+            Each("scratchPaths", security_context.SCRATCH_VOLUME),
+            Each("hostPaths", security_context.HOST_VOLUME),
+        )
+    ),
+    "nodeSelector": IfAny(Take("nodeSelector")),
+    "affinity": IfAny(Take("affinity")),
+    "tolerations": IfAny(Take("tolerations")),
+}
+"""The reserver's pod, declared once (``recipes``): ``HeadroomReserver._render``
+evaluates it, and ``make chart`` compiles it into the chart's
+``node-headroom.recipe.reserverPod`` (``helm.recipes``)."""
 
 
 class HeadroomReserver(HeadroomWorkload):
@@ -119,61 +189,38 @@ class HeadroomReserver(HeadroomWorkload):
         if image not in self._prepull:
             self._prepull.append(image)
 
-    def _resources(self) -> dict[str, Any]:
-        # requests == limits for every container: Guaranteed QoS, and the API server
-        # refuses an extended resource whose request differs from its limit.
-        amounts = {"cpu": self.cpu, "memory": self.memory, **self.extended_resources}
-        return {"requests": dict(amounts), "limits": dict(amounts)}
-
     def _render(self) -> Any:
         task = self.task
-        volumes, mounts = security_context.scratch_volumes(task.scratch_paths)
-        host_volumes, host_mounts = security_context.host_path_volumes(
-            [(m.host_path, m.mount_path, m.read_only) for m in task.host_paths]
-        )
-        volumes += host_volumes
-        mounts += host_mounts
-        init_containers = [
+        pod = evaluate(
+            RESERVER_POD,
             {
-                "name": fill(object_names.PREPULL_INIT, {"index": index}),
-                "image": image,
-                "imagePullPolicy": "IfNotPresent",
-                "command": list(task.prepull_command),
-                # The slice, like the main container, so the pod's effective request
-                # stays the slice and its QoS class Guaranteed.
-                "resources": self._resources(),
-                "securityContext": security_context.container_security_context(
+                "priorityClassName": self.priority_class_name,
+                "podSecurityContext": security_context.pod_security_context(task.run_as_user),
+                "containerSecurityContext": security_context.container_security_context(
+                    task.run_as_user,
+                    read_only_root_filesystem=task.read_only_root_filesystem,
+                    add_capabilities=task.add_capabilities,
+                    privileged=task.privileged,
+                ),
+                "initSecurityContext": security_context.container_security_context(
                     security_context.NOBODY_UID
                 ),
-            }
-            for index, image in enumerate(self._prepull)
-        ]
-        container = {
-            "name": task.container_name,
-            "image": task.image,
-            "imagePullPolicy": "IfNotPresent",
-            "command": list(task.command) or None,
-            "args": list(task.args) or None,
-            "resources": self._resources(),
-            "securityContext": security_context.container_security_context(
-                task.run_as_user,
-                read_only_root_filesystem=task.read_only_root_filesystem,
-                add_capabilities=task.add_capabilities,
-                privileged=task.privileged,
-            ),
-            "volumeMounts": mounts or None,
-        }
-        pod: dict[str, Any] = {
-            "priorityClassName": self.priority_class_name,
-            "terminationGracePeriodSeconds": 0,
-            "automountServiceAccountToken": False,
-            "enableServiceLinks": False,
-            "securityContext": security_context.pod_security_context(task.run_as_user),
-            "initContainers": init_containers or None,
-            "containers": [container],
-            "volumes": volumes or None,
-        }
-        self.targeting.apply(pod)
+                "containerName": task.container_name,
+                "image": task.image,
+                "command": list(task.command),
+                "args": list(task.args),
+                "cpu": self.cpu,
+                "memory": self.memory,
+                "extendedResources": self.extended_resources,
+                "prepullImages": self._prepull,
+                "prepullCommand": list(task.prepull_command),
+                "scratchPaths": list(task.scratch_paths),
+                "hostPaths": security_context.host_mounts(
+                    [(m.host_path, m.mount_path, m.read_only) for m in task.host_paths]
+                ),
+                **self.targeting.placement().to_manifest(),
+            },
+        )
         # The opt-outs a custom task asked for, visible in review and honoured by
         # the Pod Security check of `make synth` and `make validate`.
         annotations = (
@@ -181,16 +228,9 @@ class HeadroomReserver(HeadroomWorkload):
             if task.pod_security_exceptions
             else None
         )
-        return {
-            "spec": {
-                "selector": {"matchLabels": {"app": self.name}},
-                "updateStrategy": {"type": self.update_strategy.value},
-                "template": {
-                    "metadata": {"labels": self.labels, "annotations": annotations},
-                    "spec": pod,
-                },
-            }
-        }
+        return self.workload_spec(
+            pod, annotations=annotations, updateStrategy={"type": self.update_strategy.value}
+        )
 
     @property
     def slice(self) -> tuple[Fraction, Fraction]:

@@ -18,6 +18,7 @@ from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tol
 from cdk8s_headroom.vocabulary.placement import NodeSelectorRequirement, Toleration
 from cdk8s_headroom.vocabulary.priority_models import class_name
 from cdk8s_headroom.vocabulary.props import TypedDict, with_defaults
+from cdk8s_headroom.vocabulary.recipes import IfAny, Take, evaluate
 
 
 class PlacementOptions(TypedDict, total=False):
@@ -52,6 +53,19 @@ PLACEMENT_DEFAULTS: PlacementOptions = {
     "node_affinity": (),
     "labels": None,
 }
+
+
+WORKLOAD_SPEC = {
+    "selector": {"matchLabels": {"app": Take("name")}},
+    "template": {
+        "metadata": {"labels": Take("labels"), "annotations": IfAny(Take("annotations"))},
+        "spec": Take("pod"),
+    },
+}
+"""A workload's spec but the fields its kind adds: its pods, selected by the ``app``
+label of its name, with its labels. Declared once (``recipes``): each workload's
+``_render`` evaluates it (``HeadroomWorkload.workload_spec``), and ``make chart`` lays
+it out in the chart's manifests (``helm.manifests``)."""
 
 
 class HeadroomWorkload(HeadroomConstruct):
@@ -103,6 +117,14 @@ class HeadroomWorkload(HeadroomConstruct):
             metadata=self.metadata(),
             render=render,
         )
+
+    def workload_spec(
+        self, pod: Mapping[str, Any], *, annotations: Mapping[str, str] | None = None, **kind: Any
+    ) -> dict[str, Any]:
+        """The body of the workload: ``WORKLOAD_SPEC`` with ``pod``, and the fields its
+        ``kind`` adds (``updateStrategy``, ``replicas``)."""
+        inputs = {"name": self.name, "labels": self.labels, "annotations": annotations, "pod": pod}
+        return {"spec": {**kind, **evaluate(WORKLOAD_SPEC, inputs)}}
 
     def metadata(self) -> cdk8s.ApiObjectMetadata:
         """The metadata of the workload's objects: its name, namespace and labels."""

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.recipes import ITEM, EachEntry, fill_with
 
 ExtendedResources = Mapping[str, str]
 """Whole counts by resource name, e.g. ``{"nvidia.com/gpu": "1"}``."""
@@ -35,3 +36,8 @@ def check_extended_resources(value: object, *, field: str) -> dict[str, str]:
         rules.EXTENDED_RESOURCE.check(name, field=f"{field}.name")
         judged[name] = rules.DEVICE_COUNT.check(count, field=f"{field}[{name}]")
     return judged
+
+
+DEVICES = EachEntry("extendedResources", fill_with("{count}", count=ITEM))
+"""A container's devices, the input ``extendedResources``, each count as text: in its
+requests and its limits alike (a recipe, ``recipes``), as the API server requires."""

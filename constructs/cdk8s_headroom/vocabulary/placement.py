@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from cdk8s_headroom.vocabulary import names, rule_language, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.places import fill
+from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate
 
 
 class TaintEffect(Enum):
@@ -179,6 +180,18 @@ def check_requirement_values(operator: str, values: list[object], *, field: str)
         rule.check(field, values, operator=operator, values=values)
 
 
+TOLERATION = {
+    "key": IfAny(Take("key")),
+    "operator": Take("operator"),
+    "value": IfAny(Take("value")),
+    "effect": IfAny(Take("effect")),
+    "tolerationSeconds": IfGiven(Take("tolerationSeconds")),
+}
+"""A toleration as a PodSpec holds it, declared once (``recipes``): an empty key, value
+or effect is left out, and so are seconds not given. ``Toleration.to_manifest``
+evaluates it, and ``make chart`` compiles it into ``node-headroom.recipe.toleration``."""
+
+
 @dataclass(frozen=True)
 class Toleration:
     """A pod toleration.
@@ -242,14 +255,21 @@ class Toleration:
         return self.value == taint.value
 
     def to_manifest(self) -> dict[str, Any]:
-        """The toleration as it appears in a PodSpec."""
-        return {
-            "key": self.key or None,
+        """The toleration as it appears in a PodSpec (``TOLERATION``)."""
+        inputs = {
+            "key": self.key,
             "operator": self.operator.value,
-            "value": self.value or None,
+            "value": self.value,
             "effect": self.effect.value if self.effect else None,
             "tolerationSeconds": self.toleration_seconds,
         }
+        return dict(evaluate(TOLERATION, inputs))
+
+
+REQUIREMENT = {"key": Take("key"), "operator": Take("operator"), "values": IfAny(Take("values"))}
+"""A node-selector requirement as a node selector term holds it, declared once
+(``recipes``): no values, none shown. ``NodeSelectorRequirement.to_manifest`` evaluates
+it, and ``make chart`` compiles it into ``node-headroom.recipe.requirement``."""
 
 
 @dataclass(frozen=True)
@@ -350,12 +370,9 @@ class NodeSelectorRequirement:
         }[op]
 
     def to_manifest(self) -> dict[str, Any]:
-        """The requirement as it appears in a node selector term."""
-        return {
-            "key": self.key,
-            "operator": self.operator.value,
-            "values": list(self.values) or None,
-        }
+        """The requirement as it appears in a node selector term (``REQUIREMENT``)."""
+        inputs = {"key": self.key, "operator": self.operator.value, "values": list(self.values)}
+        return dict(evaluate(REQUIREMENT, inputs))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cdk8s_headroom.vocabulary import object_names
-from cdk8s_headroom.vocabulary.places import fill
+from cdk8s_headroom.vocabulary.recipes import INDEX, ITEM, Each, Item, evaluate, fill_with
 
 Manifest = dict[str, Any]
 
@@ -54,25 +54,32 @@ def container_security_context(
     }
 
 
+SCRATCH_VOLUME = {"name": fill_with(object_names.SCRATCH_VOLUME, index=INDEX), "emptyDir": {}}
+"""The recipe of an emptyDir volume per writable path (an ``Each`` over the paths), since
+the root filesystem is read-only."""
+SCRATCH_MOUNT = {"name": fill_with(object_names.SCRATCH_VOLUME, index=INDEX), "mountPath": ITEM}
+HOST_VOLUME = {
+    "name": fill_with("host-{index}", index=INDEX),
+    "hostPath": {"path": Item("hostPath")},
+}
+"""The recipe of a hostPath volume per mount (an ``Each`` over ``host_mounts``' items)."""
+HOST_MOUNT = {
+    "name": fill_with("host-{index}", index=INDEX),
+    "mountPath": Item("mountPath"),
+    "readOnly": Item("readOnly"),
+}
+
+
+def host_mounts(mounts: Sequence[tuple[str, str, bool]]) -> list[Manifest]:
+    """``(host_path, mount_path, read_only)`` as the items ``HOST_VOLUME`` and
+    ``HOST_MOUNT`` read."""
+    return [{"hostPath": h, "mountPath": m, "readOnly": r} for h, m, r in mounts]
+
+
 def scratch_volumes(paths: Sequence[str]) -> tuple[list[Manifest], list[Manifest]]:
-    """An emptyDir per writable path, since the root filesystem is read-only."""
-    volumes = []
-    mounts = []
-    for index, path in enumerate(paths):
-        name = str(fill(object_names.SCRATCH_VOLUME, {"index": index}))
-        volumes.append({"name": name, "emptyDir": {}})
-        mounts.append({"name": name, "mountPath": path})
-    return volumes, mounts
-
-
-def host_path_volumes(
-    mounts: Sequence[tuple[str, str, bool]],
-) -> tuple[list[Manifest], list[Manifest]]:
-    """A hostPath volume per ``(host_path, mount_path, read_only)``."""
-    volumes = []
-    volume_mounts = []
-    for index, (host_path, mount_path, read_only) in enumerate(mounts):
-        name = f"host-{index}"
-        volumes.append({"name": name, "hostPath": {"path": host_path}})
-        volume_mounts.append({"name": name, "mountPath": mount_path, "readOnly": read_only})
-    return volumes, volume_mounts
+    """An emptyDir volume and its mount per writable path (``SCRATCH_VOLUME``)."""
+    inputs = {"paths": list(paths)}
+    return (
+        evaluate(Each("paths", SCRATCH_VOLUME), inputs),
+        evaluate(Each("paths", SCRATCH_MOUNT), inputs),
+    )

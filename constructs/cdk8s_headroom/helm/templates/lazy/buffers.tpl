@@ -28,9 +28,9 @@
 {{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $version) }}{{ $_ := set $buffer "spec" $spec -}}
 {{- if eq $form "podTemplateRef" -}}
 {{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
-{{- $bufferPod := merge (dict "containers" (list (merge (dict "resources" (deepCopy .resources)) (deepCopy $lib.bufferContainer)))) (deepCopy .placement) (deepCopy $lib.bufferPod) -}}
-{{- if .tolerations }}{{ $_ := set $bufferPod "tolerations" (deepCopy .tolerations) }}{{ end }}{{ if not (kindIs "invalid" $zone) }}{{ $_ := set $bufferPod "nodeSelector" (merge (dict $lib.zoneLabel $zone) (default (dict) $bufferPod.nodeSelector)) }}{{ end -}}
-{{- $_ := set $buffer "pod" $bufferPod -}}
+{{- /* Its pod's inputs: the burst pod's resources, devices and placement, and its zone (objects/capacity_buffer.py BUFFER_POD) */ -}}
+{{- $in := merge (dict "cpu" .resources.requests.cpu "memory" .resources.requests.memory "cpuLimit" .resources.limits.cpu "memoryLimit" .resources.limits.memory "extendedResources" .devices "zone" $zone "tolerations" .tolerations) .placement -}}
+{{- include "node-headroom.recipe.bufferPod" $in }}{{ $_ := set $buffer "pod" $in.out -}}
 {{- else -}}
 {{- $_ := set $spec "scalableRef" (merge (dict "name" .workload) $lib.bufferScalableRef) -}}
 {{- end -}}

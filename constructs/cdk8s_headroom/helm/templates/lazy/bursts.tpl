@@ -36,17 +36,15 @@
 {{- end -}}
 {{- $fullName := print $prefix $name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" (print $at "name") "name" $fullName "release" $release) -}}
-{{- /* The library's resources of a burst pod (burstResources), its limits as given */ -}}
+{{- /* Its limits: as given, else its requests */ -}}
 {{- $requested := dict "cpu" (include "node-headroom.quantity" $requests.cpu) "memory" (include "node-headroom.quantity" $requests.memory) -}}
-{{- $container := dict -}}
-{{- include "node-headroom.resources" (list $lib.burstResources $requested.cpu $requested.memory $container $w.extendedResources) -}}
-{{- $resources := $container.resources }}{{ $limits := default (dict) $w.resources.limits -}}
+{{- $limits := default (dict) $w.resources.limits }}{{ $limited := dict -}}
 {{- range $resource, $request := $requested -}}
-{{- $limit := index $limits $resource -}}
-{{- if not (kindIs "invalid" $limit) }}{{ if not $resources.limits }}{{ $_ := set $resources "limits" dict }}{{ end }}{{ $_ := set $resources.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
-{{- with $resources.limits }}{{ with index . $resource -}}
-{{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" $request "limit" . "resource" $resource) -}}
-{{- end }}{{ end -}}
+{{- $limit := index $limits $resource }}{{ $_ := set $limited $resource $request -}}
+{{- if not (kindIs "invalid" $limit) -}}
+{{- $_ := set $limited $resource (include "node-headroom.quantity" $limit) -}}
+{{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" $request "limit" (index $limited $resource) "resource" $resource) -}}
+{{- end -}}
 {{- end -}}
 {{- $replicas := $lib.burstDefaults.replicas -}}
 {{- if not (kindIs "invalid" $w.replicas) }}{{ $replicas = int64 $w.replicas }}{{ end -}}
@@ -61,16 +59,13 @@
 {{- if not (kindIs "invalid" $w.runAsUser) }}{{ $uid = $w.runAsUser }}{{ end -}}
 {{- $o := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "into" $o) -}}
-{{- $_ := set $container "name" (default $name $w.containerName) }}{{ $_ := set $container "image" $w.image -}}
-{{- $_ := set $container "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) -}}
-{{- $_ := set $container "securityContext" $o.container }}{{ $_ := set $container "volumeMounts" (deepCopy $lib.burstVolumeMounts) -}}
-{{- if $w.command }}{{ $_ := set $container "command" $w.command }}{{ end -}}
-{{- if $w.args }}{{ $_ := set $container "args" $w.args }}{{ end -}}
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
-{{- $pod := merge (dict "priorityClassName" $classes.burst.name "securityContext" $o.pod "containers" (list $container) "volumes" (deepCopy $lib.burstVolumes)) (deepCopy $placement) (deepCopy $lib.burstPod) -}}
-{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" $tolerations.list }}{{ end -}}
-{{- $burst := dict "kind" $lib.kinds.burst "name" $fullName "labels" $o.labels "meta" $o.meta "pod" $pod "spec" (deepCopy $lib.burstSpec) -}}
+{{- /* The inputs of its pod, whose recipe decides its fields (objects/burst.py BURST_POD) */ -}}
+{{- $in := merge (dict "priorityClassName" $classes.burst.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "containerName" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "command" $w.command "args" $w.args "cpu" $requested.cpu "memory" $requested.memory "cpuLimit" $limited.cpu "memoryLimit" $limited.memory "extendedResources" $w.extendedResources "tolerations" $tolerations.list) $placement -}}
+{{- include "node-headroom.recipe.burstPod" $in -}}
+{{- $resources := (first $in.out.containers).resources -}}
+{{- $burst := dict "kind" $lib.kinds.burst "name" $fullName "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (deepCopy $lib.burstSpec) -}}
 {{- if kindIs "invalid" $maxReplicas -}}
 {{- $_ := set $burst.spec "replicas" $replicas -}}
 {{- else -}}
@@ -83,7 +78,7 @@
 {{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
 {{- if not (kindIs "invalid" $w.buffer) -}}
 {{- $buffer := dict -}}
-{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "placement" $placement "tolerations" $tolerations.list "into" $buffer) -}}
+{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "devices" $w.extendedResources "placement" $placement "tolerations" $tolerations.list "into" $buffer) -}}
 {{- $buffers = append $buffers $buffer -}}
 {{- $_ := set $burst "buffer" $buffer -}}
 {{- end -}}
@@ -96,13 +91,11 @@
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
 {{- $name := replace "{reserver}" $reserverName $lib.names.prepuller -}}
-{{- $pulls := list (merge (dict "image" $v.images.prepullTools) (deepCopy $lib.prepullerNoop)) -}}
-{{- range $i, $pulled := $burstImages }}{{ $pulls = append $pulls (merge (dict "name" (replace "{index}" (toString $i) $lib.names.pullInit) "image" $pulled) (deepCopy $lib.prepullerPull)) }}{{ end -}}
-{{- $pause := merge (dict "image" $v.images.pause) (deepCopy $lib.prepullerPause) -}}
-{{- $pod := merge (dict "priorityClassName" $classes.headroom.name "initContainers" $pulls "containers" (list $pause)) (deepCopy $placement) (deepCopy $lib.prepullerPod) -}}
-{{- if $tolerations.list }}{{ $_ := set $pod "tolerations" (deepCopy $tolerations.list) }}{{ end -}}
+{{- /* The inputs of its pod, whose recipe decides its fields (objects/prepuller.py PREPULLER_POD) */ -}}
+{{- $in := merge (dict "priorityClassName" $classes.headroom.name "toolsImage" $v.images.prepullTools "pauseImage" $v.images.pause "images" $burstImages "tolerations" $tolerations.list) $placement -}}
+{{- include "node-headroom.recipe.prepullerPod" $in -}}
 {{- $po := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $lib.prepullRunAsUser "labels" $v.labels "name" $name "component" $lib.components.prepuller "into" $po) -}}
-{{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "meta" $po.meta "pod" $pod "spec" (deepCopy $lib.prepullerSpec)) -}}
+{{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "meta" $po.meta "pod" $in.out "spec" (deepCopy $lib.prepullerSpec)) -}}
 {{- end -}}
 {{- end -}}

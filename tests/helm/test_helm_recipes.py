@@ -1,0 +1,245 @@
+"""The chart's compiled recipes (``helm.recipes``) build what the library's ``evaluate``
+builds from the same recipe and inputs, and the chart's pods are their recipes'
+(objects/reserver.py ``RESERVER_POD``, ...)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import helm_python as helm
+import pytest
+
+from cdk8s_headroom.helm import manifests
+from cdk8s_headroom.helm.recipes import RECIPES, compile_recipe
+from cdk8s_headroom.objects.burst import BURST_POD
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
+from cdk8s_headroom.objects.prepuller import PREPULLER_POD
+from cdk8s_headroom.objects.reserver import RESERVER_POD
+from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
+from cdk8s_headroom.vocabulary import security_context
+from cdk8s_headroom.vocabulary.placement import REQUIREMENT, TOLERATION
+from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, Take, evaluate, fill_with, join
+from scripts.helm_render import CHART, objects, render
+
+RESERVER_INPUTS = {
+    "priorityClassName": "headroom-reserve",
+    "podSecurityContext": {"runAsUser": 65535},
+    "containerSecurityContext": {"runAsUser": 65535},
+    "initSecurityContext": {"runAsUser": 65534},
+    "containerName": "pause",
+    "image": "registry.k8s.io/pause:3.10",
+    "command": [],
+    "args": [],
+    "cpu": "500m",
+    "memory": "512Mi",
+    "extendedResources": {},
+    "prepullImages": [],
+    "prepullCommand": ["/bin/sh", "-c", "true"],
+    "scratchPaths": [],
+    "hostPaths": [],
+    "nodeSelector": None,
+    "affinity": None,
+    "tolerations": None,
+}
+
+
+def _compiled(
+    tmp_path: Path, recipe: Any, inputs: dict[str, Any], absent: frozenset[str] = frozenset()
+) -> Any:
+    """``recipe`` compiled into a chart of its own, run on ``inputs``, as JSON."""
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: recipe\nversion: 0.1.0\n")
+    helper = compile_recipe("probe", recipe, "a probe", absent)
+    (tmp_path / "templates" / "_probe.tpl").write_text(helper)
+    (tmp_path / "templates" / "out.yaml").write_text(
+        '{{- $in := fromJson (toJson .Values) }}{{ include "node-headroom.recipe.probe" $in }}'
+        "{{ toJson $in.out }}"
+    )
+    rendered = helm.Chart.load(tmp_path).render(inputs, name="r", namespace="r", is_install=True)
+    return json.loads(rendered["recipe/templates/out.yaml"])
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        RESERVER_INPUTS,
+        {
+            **RESERVER_INPUTS,
+            "command": ["/bin/sh", "-c"],
+            "args": ["sleep infinity"],
+            "prepullImages": ["a", "b"],
+            "scratchPaths": ["/tmp", "/var/cache"],
+            "hostPaths": security_context.host_mounts([("/var/log", "/log", False)]),
+            "nodeSelector": {"karpenter.sh/nodepool": "burst"},
+            "tolerations": [{"key": "k", "operator": "Exists"}],
+            # a count as the chart's values may give it: a number, its text in the pod
+            "extendedResources": {"nvidia.com/gpu": 1, "example.com/fpga": "2"},
+        },
+    ],
+    ids=["pause", "every-field"],
+)
+def test_the_compiled_reserver_pod_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    assert _compiled(tmp_path, RESERVER_POD, inputs) == evaluate(RESERVER_POD, inputs)
+
+
+def test_the_charts_reserver_pod_without_the_inputs_it_never_gives_is_the_same(
+    tmp_path: Path,
+) -> None:
+    # The chart's reserver recipe leaves out what reads only hostPaths (RECIPES' absent)
+    absent = RECIPES["reserverPod"].absent
+    inputs = {**RESERVER_INPUTS, "scratchPaths": ["/tmp"], "prepullImages": ["a"]}
+    compiled = _compiled(tmp_path, RESERVER_POD, inputs, absent)
+    assert compiled == evaluate(RESERVER_POD, {**inputs, **{name: [] for name in absent}})
+
+
+BURST_INPUTS = {
+    "priorityClassName": "burst-critical",
+    "podSecurityContext": {"runAsUser": 65534},
+    "containerSecurityContext": {"runAsUser": 65534},
+    "containerName": "api",
+    "image": "x",
+    "imagePullPolicy": "IfNotPresent",
+    "command": None,
+    "args": ["--serve"],
+    "cpu": "250m",
+    "memory": "256Mi",
+    "cpuLimit": "1",
+    "memoryLimit": "256Mi",
+    "extendedResources": None,
+    "zone": None,
+    "nodeSelector": None,
+    "affinity": {"nodeAffinity": {}},
+    "tolerations": None,
+}
+DEVICES_AND_ZONE = {
+    **BURST_INPUTS,
+    "extendedResources": {"nvidia.com/gpu": 1},
+    "zone": "eu-west-1a",
+    "nodeSelector": {"karpenter.sh/nodepool": "burst", "topology.kubernetes.io/zone": "x"},
+}
+PREPULLER_INPUTS = {
+    "priorityClassName": "headroom-reserve",
+    "toolsImage": "busybox",
+    "pauseImage": "pause",
+    "images": ["a", "b"],
+    "nodeSelector": {"karpenter.sh/nodepool": "burst"},
+    "affinity": None,
+    "tolerations": [{"key": "k", "operator": "Exists"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("recipe", "inputs"),
+    [
+        (BURST_POD, BURST_INPUTS),
+        (BURST_POD, DEVICES_AND_ZONE),
+        (PREPULLER_POD, PREPULLER_INPUTS),
+        (BUFFER_POD, BURST_INPUTS),
+        # a zone's buffer: its zone over the burst pod's selector's
+        (BUFFER_POD, DEVICES_AND_ZONE),
+    ],
+    ids=["burst", "burst-devices", "prepuller", "buffer", "buffer-devices-zone"],
+)
+def test_the_compiled_pods_are_what_the_library_evaluates(
+    tmp_path: Path, recipe: Any, inputs: dict[str, Any]
+) -> None:
+    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {
+            "key": "k",
+            "operator": "Equal",
+            "value": "v",
+            "effect": "NoExecute",
+            "tolerationSeconds": 0,
+        },
+        {"key": "", "operator": "Exists", "value": "", "effect": None, "tolerationSeconds": None},
+    ],
+    ids=["every-field", "empty"],
+)
+def test_the_compiled_toleration_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    # placement.TOLERATION: an empty key, value or effect left out, zero seconds kept
+    assert _compiled(tmp_path, TOLERATION, inputs) == evaluate(TOLERATION, inputs)
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+        {"key": "gpu", "operator": "Exists", "values": None},
+        {"key": "gpu", "operator": "DoesNotExist", "values": []},
+    ],
+    ids=["in", "exists", "empty-values"],
+)
+def test_the_compiled_requirement_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    # placement.REQUIREMENT: no values, none shown
+    assert _compiled(tmp_path, REQUIREMENT, inputs) == evaluate(REQUIREMENT, inputs)
+
+
+def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:
+    # library.rules_files places each where its callers are parsed
+    text = "".join(p.read_text() for p in CHART.rglob("*.tpl"))
+    for name, it in RECIPES.items():
+        assert compile_recipe(name, it.recipe, it.declared, it.absent) in text
+
+
+def test_the_charts_reserver_pod_follows_its_recipe(tmp_path: Path) -> None:
+    # GIVEN a recipe whose reserver pulls always, has no limits, and names its scratch
+    # volumes tmp-<index>
+    (container,) = RESERVER_POD["containers"]
+    slice_requests = {"requests": container["resources"]["requests"]}
+    tmp = fill_with("tmp-{index}", index=INDEX)
+    recipe = {
+        **RESERVER_POD,
+        "containers": [{**container, "imagePullPolicy": "Always", "resources": slice_requests}],
+        "volumes": IfAny(
+            join(Each("scratchPaths", {**security_context.SCRATCH_VOLUME, "name": tmp}))
+        ),
+    }
+    copy = tmp_path / "chart"
+    shutil.copytree(CHART, copy)
+    library = copy / "templates" / "_library.tpl"
+    reserver = RECIPES["reserverPod"]
+    compiled = compile_recipe("reserverPod", reserver.recipe, reserver.declared, reserver.absent)
+    assert compiled in library.read_text()
+    library.write_text(
+        library.read_text().replace(compiled, compile_recipe("reserverPod", recipe, "changed"))
+    )
+
+    # WHEN the chart renders a reserver with a scratch path
+    values = {"task": {"kind": "custom", "image": "x", "scratchPaths": ["/tmp"]}}
+    (daemon_set,) = [
+        d for d in objects(render(helm.Chart.load(copy), values)) if d["kind"] == "DaemonSet"
+    ]
+
+    # THEN its pod is the changed recipe's
+    pod = daemon_set["spec"]["template"]["spec"]
+    assert pod["containers"][0]["imagePullPolicy"] == "Always"
+    assert pod["containers"][0]["resources"] == {"requests": {"cpu": "500m", "memory": "512Mi"}}
+    assert pod["volumes"] == [{"name": "tmp-0", "emptyDir": {}}]
+
+
+def test_the_manifests_lay_out_a_workloads_spec_from_its_recipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GIVEN a workload recipe whose pods are selected by another label
+    selector = {"matchLabels": {"app.kubernetes.io/name": Take("name")}}
+    monkeypatch.setattr(manifests, "WORKLOAD_SPEC", {**WORKLOAD_SPEC, "selector": selector})
+
+    # WHEN the manifests are generated
+    text = manifests.manifests_template(manifests.reference())
+
+    # THEN the workloads' selector is the recipe's, as the library renders it
+    assert "  selector:\n    matchLabels:\n      app.kubernetes.io/name: {{ $w.name }}\n" in text
