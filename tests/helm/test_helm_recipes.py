@@ -20,7 +20,14 @@ from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
 from cdk8s_headroom.vocabulary import security_context
-from cdk8s_headroom.vocabulary.placement import REQUIREMENT, TOLERATION
+from cdk8s_headroom.vocabulary.placement import (
+    REQUIREMENT,
+    TAINT_TEXT,
+    TAINT_TOLERATION,
+    TOLERATION,
+    Taint,
+    TaintEffect,
+)
 from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, Take, evaluate, fill_with, join
 from scripts.helm_render import CHART, objects, render
 
@@ -186,6 +193,21 @@ def test_the_compiled_requirement_is_what_the_library_evaluates(
 ) -> None:
     # placement.REQUIREMENT: no values, none shown
     assert _compiled(tmp_path, REQUIREMENT, inputs) == evaluate(REQUIREMENT, inputs)
+
+
+@pytest.mark.parametrize("recipe", [TAINT_TEXT, TAINT_TOLERATION], ids=["text", "toleration"])
+@pytest.mark.parametrize(
+    "taint",
+    [Taint("headroom.cdk8s.io/dedicated", "true"), Taint("spot", "", TaintEffect.NO_EXECUTE)],
+    ids=["with-value", "without-value"],
+)
+def test_the_compiled_taint_recipes_are_what_the_library_evaluates(
+    tmp_path: Path, recipe: Any, taint: Taint
+) -> None:
+    # placement.TAINT_TEXT is str(taint), placement.TAINT_TOLERATION is
+    # Taint.toleration's form: the dedicated pool's unit runs both (units.dedicated_unit)
+    inputs = {"key": taint.key, "value": taint.value, "effect": taint.effect.value}
+    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
 
 
 def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:

@@ -21,7 +21,12 @@ from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
-from cdk8s_headroom.vocabulary.placement import REQUIREMENT, TOLERATION
+from cdk8s_headroom.vocabulary.placement import (
+    REQUIREMENT,
+    TAINT_TEXT,
+    TAINT_TOLERATION,
+    TOLERATION,
+)
 from cdk8s_headroom.vocabulary.recipes import (
     Each,
     EachEntry,
@@ -63,6 +68,10 @@ RECIPES: Mapping[str, ChartRecipe] = {
     "toleration": ChartRecipe(TOLERATION, "vocabulary/placement.py TOLERATION: a toleration"),
     "requirement": ChartRecipe(
         REQUIREMENT, "vocabulary/placement.py REQUIREMENT: a node-selector requirement"
+    ),
+    "taintText": ChartRecipe(TAINT_TEXT, "vocabulary/placement.py TAINT_TEXT: a taint as text"),
+    "taintToleration": ChartRecipe(
+        TAINT_TOLERATION, "vocabulary/placement.py TAINT_TOLERATION: a taint's toleration"
     ),
 }
 """The recipes the chart builds objects with, by helper name."""
