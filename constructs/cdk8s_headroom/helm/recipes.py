@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
@@ -73,6 +74,8 @@ RECIPES: Mapping[str, ChartRecipe] = {
     "taintToleration": ChartRecipe(
         TAINT_TOLERATION, "vocabulary/placement.py TAINT_TOLERATION: a taint's toleration"
     ),
+    "readerSubject": ChartRecipe(SUBJECT, "helm/reader.py SUBJECT: a reader binding's subject"),
+    "readerRoleRef": ChartRecipe(ROLE_REF, "helm/reader.py ROLE_REF: the reader binding's roleRef"),
 }
 """The recipes the chart builds objects with, by helper name."""
 
