@@ -20,6 +20,7 @@ from cdk8s_headroom.helm import (
     ValuesError,
     chart_files,
     package_chart,
+    units,
     values_from_app,
     write_chart,
 )
@@ -226,6 +227,15 @@ def test_an_items_fields_are_judged_by_the_librarys_own_list_of_rules(
     called = re.findall(r'include "node-headroom\.rule\.([A-Za-z]+)"', definition)
     assert called == [rule.name for rule in judged]
     assert not (chart_module.LAZY / "placement.tpl").exists()
+
+
+def test_a_generated_unit_is_written_by_make_chart_and_has_no_hand_written_twin() -> None:
+    # units.generated_units: the placement's, the dedicated pool's and the reader's units
+    lazy = CHART / "files" / "lazy"
+    for name, text in units.generated_units().items():
+        assert (lazy / name).read_text() == text
+        assert "Do not edit." in text
+        assert not (chart_module.LAZY / name).exists()
 
 
 def test_the_manifests_take_their_kinds_and_the_autoscalers_metric_from_the_library() -> None:

@@ -3,8 +3,8 @@
      library's ClusterRole (reader.add_reader), named reader.name or names.reader
      after the prefix, its binding's roleRef (reader.ROLE_REF) and its subjects
      (reader.SUBJECT), each after its rules across fields (reader.SUBJECT_RULES),
-     with the apiGroup and the namespace of its kind in the library data. Do not
-     edit. */}}
+     with the apiGroup and the namespace of its kind in the library data.
+     Do not edit. */}}
 {{- define "node-headroom.reader" -}}
 {{- include "node-headroom.load" (list .lib "reader") -}}
 {{- $lib := .lib }}{{ $lr := .lib.reader }}{{ $namespace := .c.namespace.name -}}
