@@ -21,6 +21,7 @@ from cdk8s_headroom.objects.headroom_cost import HeadroomSummary
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import HeadroomReserver, default_reserver_name
+from cdk8s_headroom.objects.windows import check_windows
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, PlacementOptions
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import names, object_names, rules
@@ -44,6 +45,7 @@ from cdk8s_headroom.vocabulary.quantity import (
 )
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, ReserverTask, check_image
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule
 
 _CLASSES_FOR = {
     PriorityModel.GUARDED: (PriorityModel.GUARDED,),
@@ -103,6 +105,11 @@ class NodeHeadroom(HeadroomConstruct):
         prepull_pause_image: with ``prepull_burst_images``: the pre-puller's container
             that keeps its pod running, e.g. from a mirror.
             Default: ``registry.k8s.io/pause:3.10``.
+        schedule: hold the slices only in these time windows (``HeadroomSchedule``),
+            with a CronJob per window in place of the DaemonSet (``HeadroomReserver``'s
+            ``schedule``; docs/schedules.md). Default: none, held all the time.
+        scheduled_nodes: with ``schedule``: how many nodes hold a slice in a window.
+            Required with ``schedule``; default: none.
         placement: ``PlacementOptions``, of the reserver and the pre-puller. Burst
             workloads get the namespace, labels, pool, node selector and node affinity
             by default (they must select the same nodes), but not the tolerations.
@@ -129,6 +136,8 @@ class NodeHeadroom(HeadroomConstruct):
         drift_on_change: bool = False,
         prepull_tools_image: str = PREPULL_TOOLS_IMAGE,
         prepull_pause_image: str = PAUSE_IMAGE,
+        schedule: HeadroomSchedule | None = None,
+        scheduled_nodes: int | None = None,
         **placement: Unpack[PlacementOptions],
     ) -> None:
         check_props(placement, of=NodeHeadroom.__init__)
@@ -171,6 +180,7 @@ class NodeHeadroom(HeadroomConstruct):
             ("task", task),
             ("prepull_burst_images", prepull_burst_images),
             ("drift_on_change", drift_on_change),
+            ("schedule", schedule),
         ):
             rules.NO_TASK_WITHOUT_SLICES.check(prop, given, slices=slices, given=given)
         if slice_spec is not None and isinstance(node_pool, ISizedNodePool):
@@ -218,6 +228,7 @@ class NodeHeadroom(HeadroomConstruct):
             limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
             suffix=PREPULL_SUFFIX,
         )
+        check_windows(schedule, scheduled_nodes, name=reserver_name)
         self._placement: PlacementOptions = {**placement, "tolerations": extra_tolerations}
         """The reserver's and the pre-puller's placement: the props, the dedicated
         taint's toleration added."""
@@ -249,6 +260,8 @@ class NodeHeadroom(HeadroomConstruct):
                 update_strategy=UpdateStrategy.for_reserver(
                     self.priority_classes.headroom.preemption_policy
                 ),
+                schedule=schedule,
+                scheduled_nodes=scheduled_nodes,
                 **self._placement,
             )
             self.reserver.node.add_dependency(self.priority_classes)

@@ -1,0 +1,140 @@
+"""Headroom held in time windows: a CronJob per window, whose Job holds the room.
+
+The CronJob controller (kube-controller-manager) creates a Job when the window opens;
+the Job's pods hold the room, and its ``activeDeadlineSeconds`` (the window's length)
+makes the Job controller delete them when the window closes
+(``pkg/controller/job/job_controller.go``, ``pastActiveDeadline``). Nothing runs in
+the cluster but those controllers and the reserver's pause container: no role, no
+token, no object that a GitOps tool owns is changed (docs/schedules.md has the choice
+and the alternatives).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.labels import WINDOW_LABEL
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule, HeadroomWindow
+
+CRONJOB_NAME_MAX = 52
+"""The longest CronJob name: the controller appends 11 characters to name its Jobs
+(kubernetes ``pkg/apis/batch/validation/validation.go``, ``ValidateCronJobCreate``)."""
+HOSTNAME = "kubernetes.io/hostname"
+DISRUPTION_TARGET = "DisruptionTarget"
+"""The condition the scheduler (preemption) and the eviction API set on a pod they
+remove (kubernetes ``pkg/apis/core/types.go``, ``DisruptionTarget``)."""
+
+
+def check_windows(
+    schedule: object, scheduled_nodes: object, *, name: str
+) -> tuple[HeadroomSchedule | None, int | None, list[str]]:
+    """A reserver's ``schedule`` and ``scheduled_nodes``, and the names of its CronJobs
+    (none without a schedule)."""
+    if schedule is None:
+        if scheduled_nodes is not None:
+            raise HeadroomConfigError(
+                "scheduled_nodes",
+                scheduled_nodes,
+                "None without a schedule: the DaemonSet holds a slice on every node",
+            )
+        return None, None, []
+    if not isinstance(schedule, HeadroomSchedule):
+        raise HeadroomConfigError(
+            "schedule",
+            schedule,
+            "None or a HeadroomSchedule, e.g. HeadroomSchedule("
+            "[HeadroomWindow(schedule='0 8 * * mon-fri', minutes=600)], time_zone='Europe/Berlin')",
+        )
+    if scheduled_nodes is None:
+        raise HeadroomConfigError(
+            "scheduled_nodes",
+            scheduled_nodes,
+            "the number of nodes that hold a slice in a window, 1 or more, with a schedule",
+        )
+    nodes = names.int32(scheduled_nodes, field="scheduled_nodes", minimum=1)
+    objects = [window_object_name(name, window, field="schedule") for window in schedule.names]
+    return schedule, nodes, objects
+
+
+def window_object_name(name: str, window: str, *, field: str) -> str:
+    """The CronJob of ``window`` for the object ``name``: ``<name>-<window>``."""
+    joined = f"{name}-{window}"
+    if len(joined) > CRONJOB_NAME_MAX:
+        raise HeadroomConfigError(
+            field,
+            joined,
+            f"a CronJob name of at most {CRONJOB_NAME_MAX} characters (<name>-<window>): "
+            "shorten the name or the window's name",
+        )
+    return names.dns_label(joined, field=field)
+
+
+def window_cron_job(
+    schedule: HeadroomSchedule,
+    window: HeadroomWindow,
+    window_name: str,
+    *,
+    pod_template: dict[str, Any],
+    pods: int,
+    one_per_node: bool,
+) -> dict[str, Any]:
+    """The body of the CronJob that holds ``pods`` copies of ``pod_template`` while
+    ``window`` is open; with ``one_per_node``, at most one on each node (the slices)."""
+    seconds = window.minutes * 60
+    labels = {**pod_template["metadata"]["labels"], WINDOW_LABEL: window_name}
+    template = {
+        "metadata": {
+            **pod_template.get("metadata", {}),
+            "labels": labels,
+        },
+        "spec": {**pod_template["spec"], "restartPolicy": "Never"},
+    }
+    if one_per_node:
+        affinity = dict(template["spec"].get("affinity") or {})
+        affinity["podAntiAffinity"] = {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {
+                        "matchLabels": {"app": labels["app"], WINDOW_LABEL: window_name}
+                    },
+                    "topologyKey": HOSTNAME,
+                }
+            ]
+        }
+        template["spec"]["affinity"] = affinity
+    return {
+        "spec": {
+            "schedule": window.schedule,
+            "timeZone": schedule.time_zone,
+            # One Job per window: a window never overlaps itself (HeadroomSchedule).
+            "concurrencyPolicy": "Forbid",
+            # A start the controller missed (it was down) still holds the rest of the
+            # window; later than the window's length it is skipped.
+            "startingDeadlineSeconds": seconds,
+            # A Job that ends at its deadline is Failed (DeadlineExceeded); kept, it
+            # would fire job-failure alerts after every window.
+            "successfulJobsHistoryLimit": 0,
+            "failedJobsHistoryLimit": 0,
+            "jobTemplate": {
+                "metadata": {"labels": template["metadata"]["labels"]},
+                "spec": {
+                    "parallelism": pods,
+                    "completions": pods,
+                    "activeDeadlineSeconds": seconds,
+                    # A reserver that a burst pod preempts is replaced, and waits for
+                    # the room as the DaemonSet's does; it is no failure.
+                    "podFailurePolicy": {
+                        "rules": [
+                            {
+                                "action": "Ignore",
+                                "onPodConditions": [{"type": DISRUPTION_TARGET}],
+                            }
+                        ]
+                    },
+                    "template": template,
+                },
+            },
+        }
+    }

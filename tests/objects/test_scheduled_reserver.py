@@ -1,0 +1,99 @@
+"""Slices held only in time windows: a CronJob per window, whose Job holds the slices
+(kubernetes pkg/controller/cronjob and pkg/controller/job; docs/schedules.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cdk8s
+import pytest
+
+from cdk8s_headroom import HeadroomConfigError, NodeHeadroom
+from cdk8s_headroom.vocabulary.labels import WINDOW_LABEL
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule, HeadroomWindow
+from tests.conftest import find_all
+
+SCHEDULE = HeadroomSchedule(
+    [HeadroomWindow("0 8 * * mon-fri", 600, "business"), HeadroomWindow("0 20 * * *", 60)],
+    time_zone="Europe/Berlin",
+)
+
+
+def scheduled(chart: cdk8s.Chart, synth: Any, **props: Any) -> list[dict[str, Any]]:
+    props.setdefault("cpu", "500m")
+    props.setdefault("memory", "512Mi")
+    props.setdefault("schedule", SCHEDULE)
+    props.setdefault("scheduled_nodes", 3)
+    NodeHeadroom(chart, "headroom", **props)
+    return synth(chart)  # type: ignore[no-any-return]
+
+
+def test_a_schedule_replaces_the_daemonset_by_a_cronjob_per_window(
+    chart: cdk8s.Chart, synth: Any
+) -> None:
+    objects = scheduled(chart, synth)
+    assert not find_all(objects, "DaemonSet")
+    jobs = find_all(objects, "CronJob")
+    assert [j["metadata"]["name"] for j in jobs] == [
+        "headroom-reserver-business",
+        "headroom-reserver-window-2",
+    ]
+    assert [(j["spec"]["schedule"], j["spec"]["timeZone"]) for j in jobs] == [
+        ("0 8 * * mon-fri", "Europe/Berlin"),
+        ("0 20 * * *", "Europe/Berlin"),
+    ]
+
+
+def test_the_job_holds_the_slices_for_the_windows_length_one_per_node(
+    chart: cdk8s.Chart, synth: Any
+) -> None:
+    business = find_all(scheduled(chart, synth), "CronJob")[0]
+    job = business["spec"]["jobTemplate"]["spec"]
+    assert job["activeDeadlineSeconds"] == 600 * 60
+    assert (job["parallelism"], job["completions"]) == (3, 3)
+    pod = job["template"]["spec"]
+    assert pod["restartPolicy"] == "Never"
+    assert pod["containers"][0]["resources"]["requests"] == {"cpu": "500m", "memory": "512Mi"}
+    (term,) = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert term["topologyKey"] == "kubernetes.io/hostname"
+    assert term["labelSelector"]["matchLabels"][WINDOW_LABEL] == "business"
+    assert job["template"]["metadata"]["labels"][WINDOW_LABEL] == "business"
+
+
+def test_a_preempted_reserver_is_replaced_and_is_no_failure(chart: cdk8s.Chart, synth: Any) -> None:
+    # Job controller: a pod with a DisruptionTarget condition (the scheduler's preemption
+    # sets it, pkg/scheduler/framework/preemption) matched by an Ignore rule is not counted
+    # against backoffLimit and is recreated (pkg/controller/job/pod_failure_policy.go).
+    job = find_all(scheduled(chart, synth), "CronJob")[0]["spec"]
+    rules = job["jobTemplate"]["spec"]["podFailurePolicy"]["rules"]
+    assert rules == [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]
+    assert (job["concurrencyPolicy"], job["failedJobsHistoryLimit"]) == ("Forbid", 0)
+
+
+def test_the_slices_class_and_hardening_are_the_daemonsets(chart: cdk8s.Chart, synth: Any) -> None:
+    pod = find_all(scheduled(chart, synth), "CronJob")[0]["spec"]["jobTemplate"]["spec"]["template"]
+    spec = pod["spec"]
+    assert spec["priorityClassName"] == "headroom-reserve"
+    assert spec["terminationGracePeriodSeconds"] == 0
+    assert spec["automountServiceAccountToken"] is False
+
+
+@pytest.mark.parametrize(
+    ("props", "field"),
+    [
+        ({"schedule": "0 8 * * *"}, "schedule"),
+        ({"scheduled_nodes": None}, "scheduled_nodes"),
+        ({"scheduled_nodes": 0}, "scheduled_nodes"),
+        ({"scheduled_nodes": True}, "scheduled_nodes"),
+        ({"schedule": None, "scheduled_nodes": 2}, "scheduled_nodes"),
+        ({"cpu": None, "memory": None}, "schedule"),
+        ({"reserver_name": "r" * 45}, "schedule"),
+    ],
+)
+def test_bad_schedule_props_are_refused_before_anything_joins_the_tree(
+    chart: cdk8s.Chart, synth: Any, props: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(HeadroomConfigError) as raised:
+        scheduled(chart, synth, **props)
+    assert raised.value.field == field
+    assert not chart.node.try_find_child("headroom")
