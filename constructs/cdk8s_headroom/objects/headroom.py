@@ -468,7 +468,14 @@ class NodeHeadroom(HeadroomConstruct):
                     workload.name,
                     "a workload without a buffer yet: one buffer per burst workload",
                 )
-            buffer = CapacityBuffer(self, id, workload=workload, labels=self._labels, **options)
+            buffer = CapacityBuffer(
+                self,
+                id,
+                workload=workload,
+                labels=self._labels,
+                priority_class_name=self.priority_classes.headroom.name,
+                **options,
+            )
         self.capacity_buffers.append(buffer)
         return buffer
 

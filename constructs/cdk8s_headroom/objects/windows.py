@@ -28,12 +28,13 @@ remove (kubernetes ``pkg/apis/core/types.go``, ``DisruptionTarget``)."""
 
 
 def check_windows(
-    schedule: object, scheduled_nodes: object, *, name: str
+    schedule: object, scheduled_nodes: object, *, name: str, count: str = "scheduled_nodes"
 ) -> tuple[HeadroomSchedule | None, int | None, list[str]]:
-    """A reserver's ``schedule`` and ``scheduled_nodes``, and the names of its CronJobs
-    (none without a schedule)."""
+    """A reserver's ``schedule`` and ``scheduled_nodes`` (a buffer's ``schedule`` and
+    ``replicas``: ``count`` names it), and the names of its CronJobs (none without a
+    schedule)."""
     if schedule is None:
-        if scheduled_nodes is not None:
+        if scheduled_nodes is not None and count == "scheduled_nodes":
             raise HeadroomConfigError(
                 "scheduled_nodes",
                 scheduled_nodes,
@@ -48,12 +49,11 @@ def check_windows(
             "[HeadroomWindow(schedule='0 8 * * mon-fri', minutes=600)], time_zone='Europe/Berlin')",
         )
     if scheduled_nodes is None:
+        what = "nodes that hold a slice" if count == "scheduled_nodes" else "placeholder pods"
         raise HeadroomConfigError(
-            "scheduled_nodes",
-            scheduled_nodes,
-            "the number of nodes that hold a slice in a window, 1 or more, with a schedule",
+            count, scheduled_nodes, f"the number of {what} in a window, 1 or more, with a schedule"
         )
-    nodes = names.int32(scheduled_nodes, field="scheduled_nodes", minimum=1)
+    nodes = names.int32(scheduled_nodes, field=count, minimum=1)
     objects = [window_object_name(name, window, field="schedule") for window in schedule.names]
     return schedule, nodes, objects
 
@@ -129,7 +129,7 @@ def window_cron_job(
                         "rules": [
                             {
                                 "action": "Ignore",
-                                "onPodConditions": [{"type": DISRUPTION_TARGET}],
+                                "onPodConditions": [{"type": DISRUPTION_TARGET, "status": "True"}],
                             }
                         ]
                     },
