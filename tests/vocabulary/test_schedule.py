@@ -4,7 +4,7 @@ validateTimeZone; robfig/cron parser.go ParseStandard), and which window is in f
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 
 import pytest
 
@@ -22,13 +22,13 @@ def berlin() -> HeadroomSchedule:
 
 def test_the_window_in_force_is_read_on_the_zones_wall_clock() -> None:
     # Monday 2026-12-07 07:30 UTC is 08:30 in Berlin (CET, UTC+1): business is open.
-    window = berlin().in_force(datetime(2026, 12, 7, 7, 30, tzinfo=UTC))
+    window = berlin().in_force(datetime(2026, 12, 7, 7, 30, tzinfo=timezone.utc))
     assert window is not None
     assert (window.name, window.opens.hour, window.closes.hour) == ("business", 8, 18)
 
 
 def test_no_window_is_in_force_between_windows_and_the_next_one_is_named() -> None:
-    saturday_noon = datetime(2026, 12, 5, 11, 0, tzinfo=UTC)
+    saturday_noon = datetime(2026, 12, 5, 11, 0, tzinfo=timezone.utc)
     assert berlin().in_force(saturday_noon) is None
     upcoming = berlin().next_opening(saturday_noon)
     assert upcoming is not None
@@ -37,14 +37,14 @@ def test_no_window_is_in_force_between_windows_and_the_next_one_is_named() -> No
 
 def test_a_window_that_crosses_midnight_is_in_force_after_midnight() -> None:
     # 23:50 UTC on Tuesday is 00:50 Wednesday in Berlin; batch opened 23:30, for 90 min.
-    assert berlin().in_force(datetime(2026, 12, 8, 23, 50, tzinfo=UTC)) is not None
-    assert berlin().in_force(datetime(2026, 12, 9, 0, 1, tzinfo=UTC)) is None
+    assert berlin().in_force(datetime(2026, 12, 8, 23, 50, tzinfo=timezone.utc)) is not None
+    assert berlin().in_force(datetime(2026, 12, 9, 0, 1, tzinfo=timezone.utc)) is None
 
 
 def test_the_window_closes_at_its_last_minute() -> None:
     schedule = HeadroomSchedule([HeadroomWindow("*/2 * * * *", 1)])
-    assert schedule.in_force(datetime(2026, 1, 1, 0, 0, 59, tzinfo=UTC)) is not None
-    assert schedule.in_force(datetime(2026, 1, 1, 0, 1, tzinfo=UTC)) is None
+    assert schedule.in_force(datetime(2026, 1, 1, 0, 0, 59, tzinfo=timezone.utc)) is not None
+    assert schedule.in_force(datetime(2026, 1, 1, 0, 1, tzinfo=timezone.utc)) is None
 
 
 def test_unnamed_windows_are_named_by_position() -> None:

@@ -170,6 +170,8 @@ class BufferHold:
     name: str
     units: int
     unit: NodeSize
+    windows: str | None = None
+    """The time windows it is held in (``HeadroomSchedule.describe``); ``None``: always."""
 
     @property
     def total(self) -> NodeSize:
@@ -179,9 +181,10 @@ class BufferHold:
         )
 
     def __str__(self) -> str:
+        when = "" if self.windows is None else f", only in windows {self.windows}"
         return (
             f"buffer {self.name}: {self.units} x ({self.unit}) = {self.total} held back, "
-            "whatever the node count"
+            f"whatever the node count{when}"
         )
 
 
@@ -440,7 +443,8 @@ class CapacityBuffer(HeadroomConstruct):
         for resource, (_, amount) in self.limits.items():
             if resource in per_pod:
                 units = min(units, int(amount // per_pod[resource]))
-        return BufferHold(self.name, units, NodeSize(cpu=cores, memory=size))
+        windows = None if self.schedule is None else self.schedule.describe()
+        return BufferHold(self.name, units, NodeSize(cpu=cores, memory=size), windows)
 
     def _render_pod_template(self) -> Any:
         workload = self.workload

@@ -354,6 +354,10 @@ class NodeHeadroom(HeadroomConstruct):
             smallest_node=node,
             limits=limits,
             buffers=tuple(buffer.hold() for buffer in self.capacity_buffers),
+            scheduled_nodes=None if reserver is None else reserver.scheduled_nodes,
+            windows=None
+            if reserver is None or not reserver.schedule
+            else reserver.schedule.describe(),
         )
 
     def add_burst_workload(self, id: str, **props: Unpack[BurstWorkloadProps]) -> BurstWorkload:

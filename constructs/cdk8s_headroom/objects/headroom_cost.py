@@ -53,6 +53,10 @@ class HeadroomSummary:
             the pool has none (or there is no pool), ``None`` when a referenced pool
             does not declare them.
         buffers: what each capacity buffer of the headroom holds back. Default: none.
+        scheduled_nodes: with a schedule, the nodes that hold a slice in a window.
+            Default: none, the slices are held on every node all the time.
+        windows: with a schedule, its windows (``HeadroomSchedule.describe``).
+            Default: none.
     """
 
     name: str
@@ -62,6 +66,8 @@ class HeadroomSummary:
     smallest_node: NodeSize | None
     limits: Mapping[str, Fraction] | None
     buffers: tuple[BufferHold, ...] = ()
+    scheduled_nodes: int | None = None
+    windows: str | None = None
 
     @property
     def allocatable(self) -> NodeSize | None:
@@ -86,7 +92,10 @@ class HeadroomSummary:
 
     @property
     def max_nodes(self) -> int | None:
-        """The most nodes the pool's limits allow, or ``None`` (unbounded or unknown)."""
+        """The most nodes that hold a slice: the scheduled nodes, else the most the
+        pool's limits allow, or ``None`` (unbounded or unknown)."""
+        if self.scheduled_nodes is not None:
+            return self.scheduled_nodes
         if self.smallest_node is None or not self.limits:
             return None
         return max_nodes(self.smallest_node, self.limits)
@@ -128,7 +137,9 @@ class HeadroomSummary:
                 "instance-size or instance-type requirement)"
             )
         worst = self.worst_case
-        if worst is not None and self.limits:
+        if worst is not None and self.windows is not None:
+            line += f"; held on {self.max_nodes} nodes ({worst}) only in windows {self.windows}"
+        elif worst is not None and self.limits:
             line += (
                 f"; worst case {self.max_nodes} nodes (limits {_limits_text(self.limits)}) "
                 f"hold {worst}"

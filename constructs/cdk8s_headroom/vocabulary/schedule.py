@@ -123,6 +123,15 @@ class HeadroomSchedule:
         """Each window's name, in order (``window-<n>`` for an unnamed one)."""
         return tuple(w.name or f"window-{n}" for n, w in enumerate(self.windows, start=1))
 
+    def describe(self) -> str:
+        """The windows in words, e.g. ``business (0 8 * * mon-fri for 600 min) in
+        Europe/Berlin``."""
+        windows = ", ".join(
+            f"{name} ({window.schedule} for {window.minutes} min)"
+            for name, window in zip(self.names, self.windows, strict=True)
+        )
+        return f"{windows} in {self.time_zone}"
+
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo(self.time_zone)
