@@ -3,7 +3,6 @@
      decides and the values do not change is files/library.json. */}}
 {{- define "node-headroom.rule.containerMemory" }}{{ if (include "node-headroom.exceeds" (list .lib "4194304" .memory "memory")) }}{{ include "node-headroom.refuse" (list . "containerMemory") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.quantityCap" }}{{ if (include "node-headroom.exceeds" (list .lib .quantity "9223372036854775807" "memory")) }}{{ include "node-headroom.refuse" (list . "quantityCap") }}{{ end }}{{ end }}
-{{- define "node-headroom.rule.requirementNotNegative" }}{{ if (not (or (not (has .operator (list "Gte" "Lte"))) (not (lt (int64 (first (default (list) .values))) 0)))) }}{{ include "node-headroom.refuse" (list . "requirementNotNegative") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.priorityOrder" }}{{ if (not (lt (int64 .low) (int64 .high))) }}{{ include "node-headroom.refuse" (list . "priorityOrder") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.classNamesDiffer" }}{{ if (include "node-headroom.given" .other) }}{{ include "node-headroom.refuse" (list . "classNamesDiffer") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.defaultClassGuardedOnly" }}{{ if (not (or (eq (toString .model) "guarded") (not (include "node-headroom.given" .given)) (eq (toString .given) "false"))) }}{{ include "node-headroom.refuse" (list . "defaultClassGuardedOnly") }}{{ end }}{{ end }}

@@ -18,16 +18,19 @@ from cdk8s_headroom import __doc__ as library_doc
 from cdk8s_headroom import __version__
 from cdk8s_headroom.files.publish import swap_in
 from cdk8s_headroom.helm.library import library_files, rules_files
+from cdk8s_headroom.helm.manifests import manifests_template, reference
+from cdk8s_headroom.helm.units import field_rule_helpers, generated_units
 from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 TEMPLATES = Path(__file__).parent / "templates"
-"""The chart's Go templates: the rules' generic checks and the objects (``_helpers.tpl``),
-the manifests (``headroom.yaml``) and ``NOTES.txt``."""
+"""The chart's hand-written Go templates: the rules' generic checks and the objects
+(``_helpers.tpl``) and ``NOTES.txt``; ``manifests`` writes the manifests
+(``headroom.yaml``)."""
 LAZY = TEMPLATES / "lazy"
-"""The lazy units (``node-headroom.lazy``): hand-written templates the chart keeps in
+"""The hand-written lazy units (``node-headroom.lazy``): templates the chart keeps in
 ``files/lazy/``, parsed only by a render that runs them (the bursts', the buffers', the
-alerts', the refusals'...)."""
+alerts', the refusals'...); ``units.generated_units`` writes the others."""
 README_HEAD = Path(__file__).parent / "chart_readme.md"
 """The chart README's prose, before the table of values; ``{summary}`` is the library's."""
 
@@ -61,7 +64,8 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
     """Every file of the chart, by its path in the chart folder, for an app read back
     into values (``values_from_app``); ``split_app_values`` says which are defaults."""
     chart_defaults, blueprint = split_app_values(app_values)
-    units = _hand_written(LAZY)
+    units = dict(sorted({**_hand_written(LAZY), **generated_units()}.items()))
+    templates = {**_hand_written(TEMPLATES), "headroom.yaml": manifests_template(reference())}
     metadata = {
         "apiVersion": "v2",
         "name": CHART_NAME,
@@ -79,10 +83,9 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
         "values.yaml": values_yaml(chart_defaults),
         BLUEPRINT_VALUES: _BLUEPRINT_HEAD + yaml.safe_dump(blueprint, sort_keys=False, width=88),
         "values.schema.json": schema_json(),
-        **rules_files(_hand_written(TEMPLATES), {Path(n).stem: t for n, t in units.items()}),
+        **rules_files(templates, {Path(n).stem: t for n, t in units.items()}, field_rule_helpers()),
         **library_files(chart_defaults),
-        # The hand-written templates, copied as they are.
-        **{f"templates/{name}": text for name, text in _hand_written(TEMPLATES).items()},
+        **{f"templates/{name}": text for name, text in sorted(templates.items())},
         **{f"files/lazy/{name}": text for name, text in units.items()},
     }
 

@@ -16,9 +16,16 @@ from constructs import Construct
 
 from cdk8s_headroom.cluster.live_listing import reader_rules
 from cdk8s_headroom.core.rendered import RenderedApiObject
-from cdk8s_headroom.vocabulary import rbac, rules
+from cdk8s_headroom.vocabulary import rbac, rule_language, rules
 from cdk8s_headroom.vocabulary.labels import PART_OF
 from cdk8s_headroom.vocabulary.rbac import SubjectKind
+
+SUBJECT_RULES: tuple[tuple[rule_language.Rule, str], ...] = (
+    (rules.SERVICE_ACCOUNT_NAME, "name"),
+    (rules.SUBJECT_NAMESPACE, "namespace"),
+)
+"""A ``reader.subjects`` item's rules across its fields, in order, each with the field
+whose value a refusal shows (the chart's too: ``units.FIELD_RULES``)."""
 
 
 def subject(item: Mapping[str, Any], namespace: str, *, field: str) -> dict[str, Any]:
@@ -26,8 +33,9 @@ def subject(item: Mapping[str, Any], namespace: str, *, field: str) -> dict[str,
     ``apiGroup`` follows its kind, and a service account's namespace is ``namespace``
     unless the item gives one."""
     kind = SubjectKind(item["kind"])
-    rules.SERVICE_ACCOUNT_NAME.check(f"{field}.name", item["name"], kind=kind.value)
-    rules.SUBJECT_NAMESPACE.check(f"{field}.namespace", item.get("namespace"), kind=kind.value)
+    fields = {"kind": kind.value, "name": item["name"], "namespace": item.get("namespace")}
+    for rule, shown in SUBJECT_RULES:
+        rule.check(f"{field}.{shown}", fields[shown], **fields)
     given = item.get("namespace") or namespace
     return {
         "kind": kind.value,

@@ -14,7 +14,15 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from cdk8s_headroom.helm.values import HEADROOM_FIELDS, VALUES, Schema, values_schema
+from cdk8s_headroom.helm.units import TOLERATION_FIELDS
+from cdk8s_headroom.helm.values import (
+    HEADROOM_FIELDS,
+    NAMED_ITEMS,
+    VALUES,
+    Schema,
+    item_lists,
+    values_schema,
+)
 from cdk8s_headroom.vocabulary import quantity, rule_language, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.placement import (
@@ -207,13 +215,10 @@ def check_values(values: Mapping[str, Any]) -> None:
 
 def check_placement(values: Mapping[str, Any]) -> None:
     """Each toleration's and node affinity term's rules across its fields, as the
-    templates check them after the single values: the reserver's, then each burst
-    workload's tolerations, then the node affinity."""
-    lists = [("tolerations", values.get("tolerations"))] + [
-        (f"burstWorkloads[{w['name']}].tolerations", w.get("tolerations"))
-        for w in values.get("burstWorkloads") or ()
-    ]
-    for at, items in lists:
+    templates check them after the single values (``units.placement_unit``): every list
+    of tolerations in the table's order (the reserver's, then each burst workload's),
+    then the node affinity."""
+    for at, items in _lists(values, item_lists(*TOLERATION_FIELDS)):
         for index, item in enumerate(items or ()):
             item_at = f"{at}[{index}]"
             fields = (f"{item_at}.key", f"{item_at}.value", f"{item_at}.tolerationSeconds")
@@ -225,6 +230,20 @@ def check_placement(values: Mapping[str, Any]) -> None:
                 item.get("tolerationSeconds"),
                 fields=fields,
             )
-    for item in values.get("nodeAffinity") or ():
-        field = f"nodeAffinity[{item['key']}].values"
-        check_requirement_values(item["operator"], list(item.get("values") or ()), field=field)
+    for at, items in _lists(values, item_lists("key", "operator", "values")):
+        for item in items or ():
+            field = f"{at}[{item['key']}].values"
+            check_requirement_values(item["operator"], list(item.get("values") or ()), field=field)
+
+
+def _lists(values: Mapping[str, Any], paths: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
+    """Each list at ``paths`` (``a`` or ``a[].b``) with its field: an item of ``a`` by its
+    name where ``a`` is ``NAMED_ITEMS``, else by its index."""
+    for path in paths:
+        outer, _, inner = path.partition("[].")
+        if not inner:
+            yield path, values.get(path)
+            continue
+        for index, item in enumerate(values.get(outer) or ()):
+            label = item.get("name") if outer == NAMED_ITEMS else index
+            yield f"{outer}[{label}].{inner}", item.get(inner)

@@ -306,6 +306,30 @@ VALUES: tuple[Value, ...] = (
 
 BY_PATH = {value.path: value for value in VALUES}
 
+NAMED_ITEMS = "burstWorkloads"
+"""The list whose items an error's field names by their name, not their index
+(``burstWorkloads[api].image``)."""
+
+
+def item_fields(path: str) -> tuple[str, ...]:
+    """The fields of the items of the list at ``path``, in the table's order."""
+    prefix = f"{path}[]."
+    return tuple(
+        v.path.removeprefix(prefix)
+        for v in VALUES
+        if v.path.startswith(prefix) and "." not in v.path.removeprefix(prefix)
+    )
+
+
+def item_lists(*keys: str) -> tuple[str, ...]:
+    """The paths of the lists whose items have each of ``keys``, in the table's order:
+    ``tolerations`` and ``burstWorkloads[].tolerations`` for a toleration's fields."""
+    return tuple(
+        value.path
+        for value in VALUES
+        if value.kind == "list" and all(f"{value.path}[].{key}" in BY_PATH for key in keys)
+    )
+
 
 def props(prefix: str, *, but: tuple[str, ...] = ()) -> dict[str, str]:
     """``{path: prop}`` of the values in ``prefix``'s map (paths after ``prefix``; not in

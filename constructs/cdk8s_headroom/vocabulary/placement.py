@@ -14,7 +14,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
 
-from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary import names, rule_language, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.places import fill
 
@@ -132,6 +132,25 @@ class Taint:
         )
 
 
+TOLERATION_RULES: tuple[tuple[rule_language.Rule, str], ...] = (
+    (rules.TOLERATION_NEEDS_KEY, "key"),
+    (rules.TOLERATION_EXISTS_WITHOUT_VALUE, "value"),
+    (rules.TOLERATION_SECONDS_NO_EXECUTE, "tolerationSeconds"),
+)
+"""A toleration's rules across its fields, in the order they are judged, each with the
+field (Kubernetes' name) whose value a refusal shows. The chart's placement unit is
+generated from it (``helm.units``)."""
+
+REQUIREMENT_RULES: tuple[rule_language.Rule, ...] = (
+    rules.REQUIREMENT_NEEDS_VALUES,
+    rules.REQUIREMENT_NO_VALUES,
+    rules.REQUIREMENT_ONE_INTEGER,
+    rules.REQUIREMENT_NOT_NEGATIVE,
+)
+"""A node-selector requirement's rules on its values for its operator, in order (the
+chart's placement unit too)."""
+
+
 def check_toleration(
     key: object,
     operator: str,
@@ -141,21 +160,22 @@ def check_toleration(
     *,
     fields: tuple[str, str, str],
 ) -> None:
-    """A toleration's rules across its fields (``rules.TOLERATION_*``), each refusal
-    named by ``fields`` (of the key, the value and the seconds)."""
-    rules.TOLERATION_NEEDS_KEY.check(fields[0], key, key=key, operator=operator)
-    rules.TOLERATION_EXISTS_WITHOUT_VALUE.check(fields[1], value, operator=operator)
-    rules.TOLERATION_SECONDS_NO_EXECUTE.check(fields[2], seconds, effect=effect)
+    """A toleration's rules across its fields (``TOLERATION_RULES``), each refusal named
+    by ``fields`` (of the key, the value and the seconds)."""
+    given = {
+        "key": key,
+        "operator": operator,
+        "value": value,
+        "effect": effect,
+        "tolerationSeconds": seconds,
+    }
+    for (rule, shown), field_name in zip(TOLERATION_RULES, fields, strict=True):
+        rule.check(field_name, given[shown], **given)
 
 
 def check_requirement_values(operator: str, values: list[object], *, field: str) -> None:
-    """A node-selector requirement's values for its operator (``rules.REQUIREMENT_*``)."""
-    for rule in (
-        rules.REQUIREMENT_NEEDS_VALUES,
-        rules.REQUIREMENT_NO_VALUES,
-        rules.REQUIREMENT_ONE_INTEGER,
-        rules.REQUIREMENT_NOT_NEGATIVE,
-    ):
+    """A node-selector requirement's values for its operator (``REQUIREMENT_RULES``)."""
+    for rule in REQUIREMENT_RULES:
         rule.check(field, values, operator=operator, values=values)
 
 

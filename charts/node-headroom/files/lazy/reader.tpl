@@ -10,8 +10,7 @@
 {{- $subjects := list -}}
 {{- range $i, $item := $r.subjects -}}
 {{- $at := printf "reader.subjects[%d]." $i -}}
-{{- include "node-headroom.rule.serviceAccountName" (dict "lib" $lib "field" (print $at "name") "value" $item.name "kind" $item.kind) -}}
-{{- include "node-headroom.rule.subjectNamespace" (dict "lib" $lib "field" (print $at "namespace") "value" $item.namespace "kind" $item.kind) -}}
+{{- include "node-headroom.fields.subject" (dict "lib" $lib "at" $at "item" $item) -}}
 {{- $s := merge (dict "kind" $item.kind "name" $item.name) (deepCopy (index $lr.subjects $item.kind)) -}}
 {{- if hasKey $s "namespace" }}{{ $_ := set $s "namespace" (default $namespace $item.namespace) }}{{ end -}}
 {{- $subjects = append $subjects $s -}}
