@@ -48,15 +48,20 @@ from cdk8s_headroom import (
     ReserverTask,
     synth,
 )
+from cdk8s_headroom.objects.windows import CRONJOB_NAME_MAX
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from cdk8s_headroom.vocabulary.pod_security import check_object
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule
 from scripts.validation import kubernetes_versions, load_folder, validate_schemas
 from tests.objects.prop_draws import (
     INVALID_DNS_LABEL,
     INVALID_OPTIONAL_DNS_LABEL,
+    INVALID_SCHEDULE,
+    INVALID_SCHEDULED_NODES,
     VALID_CPU,
     VALID_DNS_LABEL,
     VALID_MEMORY,
+    VALID_SCHEDULE,
     Draw,
     burst_props,
     capacity_buffer_props,
@@ -148,6 +153,15 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
         draw.invalid.add("reserver_name")  # the pre-puller's name would be too long
     if declared(reserver_task) and restricted:
         draw.invalid.add("namespace")  # admission would reject the reserver's pods
+    if draw(st.integers(0, 4), "scheduled?") == 0:
+        schedule = props["schedule"] = draw.prop("schedule", VALID_SCHEDULE, INVALID_SCHEDULE)
+        props["scheduled_nodes"] = draw.prop(
+            "scheduled_nodes", st.integers(1, 20), INVALID_SCHEDULED_NODES
+        )
+        if isinstance(schedule, HeadroomSchedule) and isinstance(reserver_name, str):
+            longest = max(len(name) for name in schedule.names)
+            if len(reserver_name) + 1 + longest > CRONJOB_NAME_MAX:
+                draw.invalid.add("schedule")  # a window's CronJob name would be too long
     headroom = NodeHeadroom(chart, "headroom", **props)
     built.opt_outs[headroom.reserver.name] = declared(reserver_task)
     slice_cpu, slice_memory = headroom.reserver.slice
@@ -310,7 +324,10 @@ def check_output(outdir: Path, built: Built) -> Counter[str]:
     for item in objects:
         report = check_object(item.obj)
         assert report.ok, f"{item.kind}/{item.name}: {[str(v) for v in report.violations]}"
-        expected = built.opt_outs.get(item.name) if item.kind == "DaemonSet" else None
+        # A scheduled reserver is a CronJob per window, named <reserver>-<window>: its
+        # pods' app label names the reserver.
+        owner = item.obj["metadata"]["labels"].get("app", item.name)
+        expected = built.opt_outs.get(owner) if item.kind in ("DaemonSet", "CronJob") else None
         assert {v.control for v in report.excepted} == (expected or set())
         if HAVE_CRDS and is_capacity_buffer(item.obj):
             assert buffer_crd_errors(item.obj) == [], f"{item.kind}/{item.name}"
