@@ -24,6 +24,7 @@ cluster, keeps KWOK's defaults.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -36,7 +37,7 @@ import yaml
 from cdk8s_headroom import HeadroomSchedule, HeadroomWindow, NodeHeadroom
 from cdk8s_headroom.cli import main
 from cdk8s_headroom.vocabulary.labels import WINDOW_LABEL
-from e2e.build import ReleaseBinaries, kwok_file
+from e2e.build import BuildError, ReleaseBinaries, health_binary, kwok_file
 from e2e.cluster import ClusterError, LiveCluster, NodeShape
 
 NAMESPACE = "windows"
@@ -116,6 +117,46 @@ def _kwok_pause(folder: Path) -> Path:
     return changed
 
 
+@pytest.fixture(scope="module")
+def health_helper(live_binaries: ReleaseBinaries) -> Path:
+    try:
+        return health_binary(log=False)
+    except BuildError as error:
+        pytest.fail(f"the GitOps health helper did not build: {error}")
+
+
+def _gitops_verdicts(helper: Path, cluster: LiveCluster) -> dict[str, dict[str, Any]]:
+    """The tools' own verdicts on the windows' CronJobs (e2e/modules/health: kstatus's
+    ``Compute``, gitops-engine's ``GetResourceHealth``), with the status fields Argo
+    CD's CronJob check reads (argo-cd ``resource_customizations/batch/CronJob/
+    health.lua``, a Lua script outside gitops-engine)."""
+    listing = cluster.get_json("cronjobs", "-n", NAMESPACE)["items"]
+    done = subprocess.run(
+        [str(helper)],
+        input=json.dumps({"apiVersion": "v1", "kind": "List", "items": listing}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    verdicts = {v["name"]: v for v in json.loads(done.stdout)}
+    for obj in listing:
+        verdicts[obj["metadata"]["name"]]["status"] = obj.get("status", {})
+    return verdicts
+
+
+def _judged_healthy(verdicts: dict[str, dict[str, Any]]) -> None:
+    """Flux (kstatus) reads each CronJob as Current; gitops-engine has no CronJob rule of
+    its own, and Argo CD's Lua reads one whose Jobs never succeeded (they end at their
+    deadline: no ``lastSuccessfulTime``) as Healthy."""
+    assert len(verdicts) == 2
+    for name, verdict in verdicts.items():
+        assert verdict["kstatus"] == "Current", name
+        assert verdict["argocd"] == "", name
+        assert "lastSuccessfulTime" not in verdict["status"], name
+
+
 def _window_pods(cluster: LiveCluster) -> list[dict[str, Any]]:
     pods = cluster.get_json("pods", "-n", NAMESPACE, "-l", WINDOW_LABEL)["items"]
     return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
@@ -138,7 +179,10 @@ def _windows(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 
 
 def test_slices_and_a_buffer_are_held_in_their_window_and_released_after_it(
-    window_cluster: LiveCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    window_cluster: LiveCluster,
+    health_helper: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     cluster = window_cluster
     cluster.add_nodes([NodeShape("window-0"), NodeShape("window-1")])
@@ -181,6 +225,7 @@ def test_slices_and_a_buffer_are_held_in_their_window_and_released_after_it(
     for owner in ("headroom-reserver", "api-buffer"):
         assert during[owner]["in_force"]["name"] == "live"
         assert (during[owner]["pods"], during[owner]["bound"]) == (2, 2)
+    _judged_healthy(_gitops_verdicts(health_helper, cluster))
 
     # After the window: the Job controller deletes the pods at the deadline.
     cluster.wait_for(
@@ -199,3 +244,11 @@ def test_slices_and_a_buffer_are_held_in_their_window_and_released_after_it(
         "api-buffer": None,
     }
     assert after["headroom-reserver"]["next"]["name"] == "live"
+    # The failed Jobs are gone (failedJobsHistoryLimit: 0), and the CronJobs still read
+    # healthy: nothing for a GitOps tool to report or revert.
+    cluster.wait_for(
+        lambda: cluster.get_json("jobs", "-n", NAMESPACE)["items"] == [],
+        timeout=30,
+        what="the window's Jobs removed",
+    )
+    _judged_healthy(_gitops_verdicts(health_helper, cluster))
