@@ -22,8 +22,6 @@ from cdk8s_headroom import (
     CapacityBufferForm,
     CapacityBufferVersion,
     HeadroomPriorityClasses,
-    HeadroomSchedule,
-    HeadroomWindow,
     HostPathMount,
     ImagePullPolicy,
     NodePoolRef,
@@ -156,20 +154,6 @@ INVALID_IMAGE = st.sampled_from(
 )
 # Commands and arguments: any text that YAML writers and readers agree on: no control
 # characters but tab and newline, no YAML 1.1 line breaks, no tab in a one-line string.
-VALID_SCHEDULE = st.sampled_from(
-    [
-        HeadroomSchedule([HeadroomWindow("0 8 * * mon-fri", 600, "business")]),
-        HeadroomSchedule(
-            [HeadroomWindow("@daily", 60), HeadroomWindow("30 12 * * *", 90)],
-            time_zone="America/New_York",
-        ),
-    ]
-)
-INVALID_SCHEDULE = st.sampled_from(
-    ["0 8 * * *", [HeadroomWindow("0 8 * * *", 60)], HeadroomWindow("0 8 * * *", 60), 1]
-)
-INVALID_SCHEDULED_NODES = st.sampled_from([0, -1, True, "3", None, 2**31])
-
 TEXT = st.text(
     st.characters(exclude_categories=("Cc", "Cs", "Cn", "Zl", "Zp"), include_characters="\t\n"),
     max_size=12,
@@ -612,16 +596,4 @@ def capacity_buffer_props(draw: Draw, label: str, *, on_karpenter: bool) -> dict
             f"{label}limits[{resource}]", VALID_CPU if resource == "cpu" else VALID_MEMORY
         )
         props["limits"] = {resource: amount[0]}
-    if draw(st.integers(0, 4), "scheduled buffer?") == 0:
-        schedule = props["schedule"] = draw.prop(
-            f"{label}schedule", VALID_SCHEDULE, INVALID_SCHEDULE
-        )
-        # A window's Job holds `replicas` placeholders: at least one, and no count an
-        # autoscaler computes (percentage, limits).
-        replicas = props.get("replicas")
-        if isinstance(schedule, HeadroomSchedule):
-            if "percentage" in counts or "limits" in counts:
-                draw.invalid.add(f"{label}schedule")
-            if replicas is None or replicas == 0:
-                draw.invalid.add(f"{label}replicas")
     return props

@@ -56,12 +56,9 @@ from scripts.validation import kubernetes_versions, load_folder, validate_schema
 from tests.objects.prop_draws import (
     INVALID_DNS_LABEL,
     INVALID_OPTIONAL_DNS_LABEL,
-    INVALID_SCHEDULE,
-    INVALID_SCHEDULED_NODES,
     VALID_CPU,
     VALID_DNS_LABEL,
     VALID_MEMORY,
-    VALID_SCHEDULE,
     Draw,
     burst_props,
     capacity_buffer_props,
@@ -72,6 +69,12 @@ from tests.objects.prop_draws import (
     priority_classes,
     task,
     tolerations,
+)
+from tests.objects.schedule_draws import (
+    INVALID_SCHEDULE,
+    INVALID_SCHEDULED_NODES,
+    VALID_SCHEDULE,
+    buffer_schedule,
 )
 from tests.upstream_crds import HAVE_CRDS, buffer_crd_errors
 
@@ -213,6 +216,7 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
                 # Karpenter's nodes: the only selector on its label is the pool's
                 on_karpenter=pool is not None and pool.label_key == "karpenter.sh/nodepool",
             )
+            buffer_schedule(draw, f"capacity_buffers[{workload.name}-buffer].", buffer)
             # Counted again: the first workload also adds the pre-puller, when there is one.
             children = len(headroom.node.children)
             try:
@@ -257,6 +261,7 @@ def buffered(draw: Draw, outdir: Path) -> Built:
         buffer = capacity_buffer_props(
             draw, f"capacity_buffers[{name}-buffer].", on_karpenter=where == "karpenter"
         )
+        buffer_schedule(draw, f"capacity_buffers[{name}-buffer].", buffer)
         headroom.add_capacity_buffer(workload, **buffer)
     return built
 
