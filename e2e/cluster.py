@@ -57,9 +57,16 @@ class NodeShape:
     pods: int = 110
     labels: Mapping[str, str] = field(default_factory=dict)
     taints: Sequence[Mapping[str, str]] = ()
+    devices: Mapping[str, str] = field(default_factory=dict)
+    """Extended resources the node advertises, e.g. ``{"nvidia.com/gpu": "1"}``."""
 
     def manifest(self) -> Manifest:
-        resources = {"cpu": self.cpu, "memory": self.memory, "pods": str(self.pods)}
+        resources = {
+            "cpu": self.cpu,
+            "memory": self.memory,
+            "pods": str(self.pods),
+            **self.devices,
+        }
         spec: Manifest = {}
         if self.taints:
             spec["taints"] = [dict(t) for t in self.taints]

@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from cdk8s_headroom.vocabulary.errors import HeadroomWarning as HeadroomWarning
     from cdk8s_headroom.vocabulary.node_pools import INodePool as INodePool
     from cdk8s_headroom.vocabulary.node_pools import NodePoolRef as NodePoolRef
+    from cdk8s_headroom.vocabulary.node_share import NodeType as NodeType
     from cdk8s_headroom.vocabulary.node_sizes import NodeSize as NodeSize
     from cdk8s_headroom.vocabulary.placement import (
         DEFAULT_DEDICATED_TAINT as DEFAULT_DEDICATED_TAINT,

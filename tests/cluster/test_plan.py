@@ -329,6 +329,7 @@ def test_the_json_has_the_documented_keys(example: PlanReport) -> None:
         "kubernetes_version_from",
         "reservers",
         "buffers",
+        "zones",
         "threats",
         "conflicts",
         "bursts",

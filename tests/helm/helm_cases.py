@@ -213,6 +213,26 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        "a-gpu-in-each-slice-and-a-burst-pod-that-needs-it",
+        "node-headroom",
+        {
+            "reservation": {"extendedResources": {"nvidia.com/gpu": 1}},
+            "task": {"kind": "prepull", "prepullImages": ["ghcr.io/acme/train:3"]},
+            "burstWorkloads": [
+                {
+                    **API,
+                    "extendedResources": {"nvidia.com/gpu": "1"},
+                    "buffer": {"replicas": 1, "zone": "eu-west-1a"},
+                }
+            ],
+        },
+    ),
+    (
+        "a-buffer-kept-in-one-zone",
+        "node-headroom",
+        {"burstWorkloads": [{**API, "buffer": {"replicas": 2, "zone": "eu-west-1b"}}]},
+    ),
+    (
         "buffers-under-a-release-prefix",
         "web",
         {"burstWorkloads": [{**WORKER, "buffer": {"form": "scalableRef", "replicas": 1}}]},

@@ -254,6 +254,49 @@ CASES = [
         "no percentage in the pod-template form",
     ),
     (
+        "devices-without-slices",
+        {
+            **NO_SLICES,
+            "reservation": {"cpu": None, "memory": None, "extendedResources": {"x.io/fpga": 1}},
+            "burstWorkloads": [BUFFERED],
+        },
+        "reservation.extendedResources",
+        "no value without slices",
+    ),
+    (
+        "a-burst-pod-that-needs-more-gpus-than-a-slice-holds",
+        {
+            "reservation": {"extendedResources": {"nvidia.com/gpu": 1}},
+            "burstWorkloads": [burst(extendedResources={"nvidia.com/gpu": 2})],
+        },
+        "burstWorkloads[api].extendedResources['nvidia.com/gpu']",
+        "at most 1, the nvidia.com/gpu each reserver holds",
+    ),
+    (
+        "a-fraction-of-a-gpu",
+        {"reservation": {"extendedResources": {"nvidia.com/gpu": 0.5}}},
+        "reservation.extendedResources['nvidia.com/gpu']",
+        "a whole number of devices",
+    ),
+    (
+        "a-resource-name-kubernetes-refuses",
+        {"reservation": {"extendedResources": {"kubernetes.io/gpu": 1}}},
+        "reservation.extendedResources['kubernetes.io/gpu']",
+        "an extended resource name",
+    ),
+    (
+        "a-zone-in-the-scalable-form",
+        {"burstWorkloads": [burst(buffer={"form": "scalableRef", "replicas": 1, "zone": "a"})]},
+        "burstWorkloads[api].buffer.zone",
+        "no zone in the scalable form",
+    ),
+    (
+        "a-zone-that-is-no-label-value",
+        {"burstWorkloads": [burst(buffer={"replicas": 1, "zone": "eu west"})]},
+        "burstWorkloads[api].buffer.zone",
+        "a label value",
+    ),
+    (
         "replicas-and-percentage",
         {
             "burstWorkloads": [

@@ -94,7 +94,11 @@ def test_the_chart_defaults_are_main_py_read_back_from_its_constructs_but_its_de
     files: dict[str, str], app_values: dict[str, Any]
 ) -> None:
     # GIVEN main.py's app read back into values
-    assert app_values["reservation"] == {"cpu": main.SLICE_CPU, "memory": main.SLICE_MEMORY}
+    assert app_values["reservation"] == {
+        "cpu": main.SLICE_CPU,
+        "memory": main.SLICE_MEMORY,
+        "extendedResources": {},
+    }
     assert app_values["model"] == main.MODEL.value
     assert [w["name"] for w in app_values["burstWorkloads"]] == ["demo-burst"]
     # THEN values.yaml holds its headroom and no burst workload

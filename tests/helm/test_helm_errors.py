@@ -57,10 +57,12 @@ def test_every_rule_has_a_case() -> None:
     messages = " ".join(c[3] for c in CASES)
     checked = {
         "containerMemory", "priorityOrder", "classNamesDiffer", "defaultClassGuardedOnly",
-        "burstFitsSlice", "limitNotBelowRequest", "maxReplicasNotBelowReplicas",
+        "burstFitsSlice", "burstDevicesWithinSlice", "limitNotBelowRequest",
+        "maxReplicasNotBelowReplicas",
         "replicasWithAutoscaler", "dedicatedPoolNeedsPool", "dedicatedPoolNeedsTaint",
         "selectorKeepsPool", "customTaskNeedsImage", "uniqueBurstNames", "slicesNeedBoth",
         "noTaskWithoutSlices", "needsRoom", "prepullerName", "bufferPercentageNeedsScalable",
+        "bufferZoneNeedsPodTemplate",
         "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
         "quantityCap", "ownNamespace", "serviceAccountName", "subjectNamespace",
     }  # fmt: skip

@@ -12,8 +12,11 @@ from cdk8s import Testing as K8sTesting
 from cdk8s_headroom import (
     DEFAULT_DEDICATED_TAINT,
     HeadroomConfigError,
+    KarpenterNodePool,
     NodeHeadroom,
     NodePoolRef,
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
     PriorityModel,
 )
 from cdk8s_headroom.vocabulary import pod_security
@@ -166,3 +169,29 @@ def test_scheduled_objects_pass_the_strict_schemas_and_pod_security(
     assert validate_schemas(jobs) == [[] for _ in jobs]
     for job in jobs:
         assert not pod_security.check_object(job).violations
+
+
+def test_a_share_of_each_node_is_not_scheduled(chart: cdk8s.Chart) -> None:
+    # A share's reservers are one per node size: how many nodes of each size hold one
+    # in a window is a count no prop gives.
+    pool = KarpenterNodePool(
+        chart,
+        "pool",
+        name="web",
+        requirements=[
+            NodeSelectorRequirement(
+                "node.kubernetes.io/instance-type", NodeSelectorOperator.IN, ["m5.large"]
+            )
+        ],
+    )
+    with pytest.raises(HeadroomConfigError, match=r"^schedule: .*a share of each node"):
+        NodeHeadroom(
+            chart,
+            "headroom",
+            cpu="10%",
+            memory="10%",
+            node_pool=pool,
+            schedule=SCHEDULE,
+            scheduled_nodes=2,
+        )
+    assert chart.node.try_find_child("headroom") is None

@@ -192,7 +192,7 @@ def test_template_fields_that_change_scheduling_are_all_listed_as_unsupported() 
     spec = {
         "containers": [
             _container(
-                {"requests": {"cpu": "1", "nvidia.com/gpu": "1"}},
+                {"requests": {"cpu": "1", "hugepages-2Mi": "2Mi"}},
                 ports=[{"containerPort": 80, "hostPort": 80}],
             )
         ],
@@ -209,7 +209,7 @@ def test_template_fields_that_change_scheduling_are_all_listed_as_unsupported() 
     for path in (
         "spec.template.spec.affinity.podAntiAffinity",
         "spec.template.spec.topologySpreadConstraints",
-        "containers[0].resources.requests.nvidia.com/gpu",
+        "containers[0].resources.requests.hugepages-2Mi",
         "containers[0].ports[0].hostPort",
         "volumes[0].persistentVolumeClaim",
         "schedulerName: another scheduler",

@@ -247,13 +247,13 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
 {{- end -}}
 
-{{/* A container's resources, into .resources of (list skeleton cpu memory into): the
-     library's skeleton, its {cpu} and {memory} places filled (places.fill, without
-     fill's round trip through JSON: the skeleton is two levels of text). */}}
+{{/* A container's resources, into .resources of (list skeleton cpu memory into devices):
+     the library's skeleton, its {cpu} and {memory} places filled (places.fill, without
+     fill's round trip through JSON), and the devices in requests and limits alike. */}}
 {{- define "node-headroom.resources" -}}
 {{- $cpu := index . 1 }}{{ $memory := index . 2 }}{{ $out := dict }}{{ $_ := set (index . 3) "resources" $out -}}
 {{- range $key, $amounts := index . 0 }}{{ $filled := dict }}{{ $_ := set $out $key $filled -}}
-{{- range $resource, $place := $amounts }}{{ $_ := set $filled $resource (replace "{memory}" $memory (replace "{cpu}" $cpu $place)) }}{{ end -}}
+{{- range $resource, $place := $amounts }}{{ $_ := set $filled $resource (replace "{memory}" $memory (replace "{cpu}" $cpu $place)) }}{{ end }}{{ range $device, $count := index $ 4 }}{{ $_ := set $filled $device (toString $count) }}{{ end -}}
 {{- end -}}
 {{- end -}}
 
@@ -392,7 +392,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
-{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) -}}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) -}}
 {{- $dedicated := list -}}
 {{- if $m.taintedPool -}}
 {{- $out := dict -}}
@@ -443,7 +443,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $o := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" $lib.components.reserver "into" $o) -}}
 {{- $container := deepCopy $lib.reserverContainer -}}
-{{- include "node-headroom.resources" (list $lib.reserverResources $cpu $memory $container) -}}
+{{- include "node-headroom.resources" (list $lib.reserverResources $cpu $memory $container $r.extendedResources) -}}
 {{- $_ := set $container "name" $task.containerName }}{{ $_ := set $container "image" $image }}{{ $_ := set $container "securityContext" $o.container -}}
 {{- if $task.command }}{{ $_ := set $container "command" $task.command }}{{ end -}}
 {{- if $task.args }}{{ $_ := set $container "args" $task.args }}{{ end -}}
@@ -457,7 +457,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $inits := list -}}
 {{- with uniq $task.prepullImages -}}
 {{- $init := dict "securityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
-{{- include "node-headroom.resources" (list $lib.prepullInitResources $cpu $memory $init) -}}
+{{- include "node-headroom.resources" (list $lib.prepullInitResources $cpu $memory $init $r.extendedResources) -}}
 {{- range $i, $pulled := . -}}
 {{- $inits = append $inits (merge (dict "name" (replace "{index}" (toString $i) $lib.names.prepullInit) "image" $pulled "command" $task.prepullCommand) (deepCopy $init) (deepCopy $lib.prepullInit)) -}}
 {{- end -}}

@@ -14,6 +14,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_json, render_notes
+from cdk8s_headroom.cluster.plan_room import (
+    SHOWN_HOLDERS,
+    BufferPlan,
+    ZoneRoom,
+    buffer_plans,
+    zone_room,
+)
 from cdk8s_headroom.cluster.snapshot import Snapshot
 from cdk8s_headroom.cluster.unmatched_selector import UnmatchedSelector, unmatched_selector
 from cdk8s_headroom.simulate.daemon_targets import (
@@ -24,6 +31,7 @@ from cdk8s_headroom.simulate.daemon_targets import (
 )
 from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
+from cdk8s_headroom.simulate.node_fit import NodeState, resource_status
 from cdk8s_headroom.simulate.report import (
     WhatIfReport,
     describe,
@@ -31,10 +39,10 @@ from cdk8s_headroom.simulate.report import (
     resources_text,
     whatif,
 )
-from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState, resource_status
+from cdk8s_headroom.simulate.scheduler import ClusterState
 from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import Event, Verdict
-from cdk8s_headroom.simulate.workloads import Buffer, ClassRegistry, Workload
+from cdk8s_headroom.simulate.workloads import ClassRegistry, Workload
 from cdk8s_headroom.vocabulary.errors import shown
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
 from cdk8s_headroom.vocabulary.priority_models import (
@@ -121,69 +129,6 @@ class ReserverPlan:
 
 
 @dataclass(frozen=True)
-class BufferPlan:
-    """A ``CapacityBuffer`` of the manifests on the snapshot: the room it asks the
-    autoscaler to keep (``units`` placeholders of ``unit``), and where that room is
-    free on the nodes there are (``Simulation.hold_buffer``)."""
-
-    name: str
-    units: int
-    unit: Resources
-    held: tuple[str, ...]
-    """The node of each placeholder that finds room beside the pods, the reservers and
-    the placeholders before it."""
-    need_new_nodes: int
-    """Placeholders without room on the nodes: the autoscaler adds nodes for them."""
-
-    @property
-    def total(self) -> Resources:
-        return Resources(self.unit.cpu * self.units, self.unit.memory * self.units)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "units": self.units,
-            "unit": resources_json(self.unit),
-            "total": resources_json(self.total),
-            "held": list(self.held),
-            "need_new_nodes": self.need_new_nodes,
-        }
-
-    def render(self) -> str:
-        nodes = sorted(set(self.held))
-        where = f" ({', '.join(nodes[:SHOWN_HOLDERS])}" + (
-            f" and {len(nodes) - SHOWN_HOLDERS} more)" if len(nodes) > SHOWN_HOLDERS else ")"
-        )
-        return (
-            f"{self.name}: {self.units} x ({resources_text(self.unit)}) = "
-            f"{resources_text(self.total)} kept free by the autoscaler; "
-            f"{len(self.held)} placeholder(s) hold room on the nodes there are"
-            + (where if nodes else "")
-            + f", {self.need_new_nodes} need new nodes (the autoscaler adds them)"
-        )
-
-
-def _buffer_plans(buffers: Iterable[Buffer], events: Iterable[Event]) -> list[BufferPlan]:
-    by_owner: dict[str, list[Event]] = {}
-    for event in events:
-        by_owner.setdefault(event.pod.owner, []).append(event)
-    plans = []
-    for buffer in buffers:
-        placed = by_owner.get(buffer.ref, [])
-        held = tuple(e.decision.node for e in placed if e.decision.node is not None)
-        plans.append(
-            BufferPlan(
-                name=f"{buffer.namespace}/{buffer.name}",
-                units=buffer.units,
-                unit=buffer.template.requests,
-                held=held,
-                need_new_nodes=len(placed) - len(held),
-            )
-        )
-    return plans
-
-
-@dataclass(frozen=True)
 class Threat:
     """A class of the cluster whose pods can preempt a reserver and take its slice."""
 
@@ -222,6 +167,8 @@ class PlanReport:
     not_modelled: Mapping[NotModelled, list[str]] = field(default_factory=dict)
     buffers: tuple[BufferPlan, ...] = ()
     """Each CapacityBuffer of the manifests, after the reservers are placed."""
+    zones: tuple[ZoneRoom, ...] = ()
+    """The room held per zone after apply: slices and buffer placeholders."""
 
     @property
     def pending_count(self) -> int:
@@ -272,6 +219,7 @@ class PlanReport:
             "kubernetes_version_from": self.version_from,
             "reservers": [reserver.to_json() for reserver in self.reservers],
             "buffers": [buffer.to_json() for buffer in self.buffers],
+            "zones": [zone.to_json() for zone in self.zones],
             "threats": [threat.to_json() for threat in self.threats],
             "conflicts": [conflict.to_json() for conflict in self.conflicts],
             "bursts": {
@@ -293,6 +241,8 @@ class PlanReport:
         if self.buffers:
             lines.append(f"Buffers: room the autoscaler keeps free ({len(self.buffers)})")
             lines += [f"  {buffer.render()}" for buffer in self.buffers]
+        lines.append(f"Held room per zone ({len(self.zones)})")
+        lines += [f"  {zone.render()}" for zone in self.zones]
         lines.append(f"Threats: classes that can preempt a reserver ({len(self.threats)})")
         lines += [f"  {_describe_threat(threat)}" for threat in self.threats]
         lines.append(f"Conflicts with the cluster's classes ({len(self.conflicts)})")
@@ -308,10 +258,6 @@ class PlanReport:
         lines += [f"  {_describe_verdict(verdict)}" for verdict in self.whatif.verdicts]
         lines += render_notes(self.not_modelled, self.warnings)
         return "\n".join(lines)
-
-
-SHOWN_HOLDERS = 5
-"""The pods the table names per pending node, largest first (--json lists them all)."""
 
 
 def _render_reserver(reserver: ReserverPlan) -> list[str]:
@@ -583,6 +529,7 @@ def plan(
         ordinary=_ordinary_classes(snapshot, classes),
         on_established=judge_establishment,
     )
+    held_buffers = tuple(buffer_plans(manifests.buffers, report.buffers))
     lowest = min((r.priority_class.value for r in reservers), default=None)
     threats = [] if lowest is None else _threats(manifests, snapshot, classes, lowest)
     return PlanReport(
@@ -594,5 +541,15 @@ def plan(
         whatif=report,
         warnings=(*snapshot.warnings, *manifests.warnings, *release_warnings(version)),
         not_modelled=snapshot.not_modelled,
-        buffers=tuple(_buffer_plans(manifests.buffers, report.buffers)),
+        buffers=held_buffers,
+        zones=zone_room(snapshot.nodes, _held_slices(reservers), held_buffers),
     )
+
+
+def _held_slices(reservers: Iterable[ReserverPlan]) -> dict[str, list[Resources]]:
+    """The slices held on each node right after apply."""
+    held: dict[str, list[Resources]] = {}
+    for reserver in reservers:
+        for node in reserver.established:
+            held.setdefault(node.node, []).append(reserver.slice)
+    return held

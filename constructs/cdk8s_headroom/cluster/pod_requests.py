@@ -11,6 +11,7 @@ from typing import Any
 
 from cdk8s_headroom.cluster.listed_object import ListedObject, Quantities
 from cdk8s_headroom.simulate.model import Resources, pod_requests
+from cdk8s_headroom.vocabulary.rules import EXTENDED_RESOURCE
 
 
 def pod_requests_of(
@@ -33,16 +34,18 @@ def pod_requests_of(
         else {}
     )
     cpu = memory = 0
+    devices = Resources()
     for index, container in enumerate(containers):
         amounts = _container(obj, container, "spec.containers", index, quantities)
         if resized:
             amounts = _resized(amounts, container, resized)
         cpu += amounts[0]
         memory += amounts[1]
+        devices += _devices(obj, container, f"spec.containers[{index}]", quantities)
     if not init and not overhead and not pod_level:
         # pod_requests of containers alone is their sum; most pods are that, and a
         # snapshot holds tens of thousands of them.
-        return Resources(cpu, memory)
+        return Resources(cpu, memory, devices.extended)
     quantity = quantities.get
     inits = []
     for index, container in enumerate(init):
@@ -50,10 +53,11 @@ def pod_requests_of(
         if resized and amounts[2]:
             # Only sidecars are resized in place; the others have finished.
             amounts = _resized(amounts, container, resized)
-        inits.append((Resources(amounts[0], amounts[1]), amounts[2]))
+        held = _devices(obj, container, f"spec.initContainers[{index}]", quantities)
+        inits.append((Resources(amounts[0], amounts[1], held.extended), amounts[2]))
     level = _pod_level(obj, pod_level, quantities)
     return pod_requests(
-        (Resources(cpu, memory),),
+        (Resources(cpu, memory, devices.extended),),
         inits,
         Resources(
             quantity(obj, overhead["cpu"], "spec.overhead.cpu", 1000) if "cpu" in overhead else 0,
@@ -158,6 +162,21 @@ def _container(
                     else quantities.get(obj, text, f"{field}[{index}].resources.{kind}.memory", 1)
                 )
     return cpu, memory, data.get("restartPolicy") == "Always"
+
+
+def _devices(obj: ListedObject, data: object, field: str, quantities: Quantities) -> Resources:
+    """A container's extended resources (``nvidia.com/gpu``...), a missing request taking
+    the limit; none for most containers, which name none (a cheap look for a '/')."""
+    resources = data.get("resources") if isinstance(data, Mapping) else None
+    found: dict[str, int] = {}
+    for kind in ("limits", "requests"):
+        given = resources.get(kind) if isinstance(resources, Mapping) else None
+        if not isinstance(given, Mapping):
+            continue
+        for name, text in given.items():
+            if "/" in name and EXTENDED_RESOURCE.matches(name):
+                found[name] = quantities.get(obj, text, f"{field}.resources.{kind}.{name}", 1)
+    return Resources(extended=tuple(sorted(found.items())))
 
 
 def _resized(

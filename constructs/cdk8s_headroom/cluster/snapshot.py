@@ -72,6 +72,7 @@ from cdk8s_headroom.vocabulary.priority_models import (
     PreemptionPolicy,
     PriorityClassSpec,
 )
+from cdk8s_headroom.vocabulary.rules import EXTENDED_RESOURCE
 
 DEFAULT_MAX_PODS = 110
 """A node's ``allocatable.pods`` when it reports none: the kubelet's default maxPods."""
@@ -229,6 +230,13 @@ class _SnapshotReader:
             if amount is None:
                 raise obj.fail(f"status.allocatable.{resource}", amount, "a Kubernetes quantity")
             amounts.append(self.quantities.get(obj, amount, f"status.allocatable.{resource}", unit))
+        devices = tuple(
+            sorted(
+                (name, self.quantities.get(obj, amount, f"status.allocatable.{name}", 1))
+                for name, amount in allocatable.items()
+                if "/" in name and EXTENDED_RESOURCE.matches(name)
+            )
+        )
         pods = allocatable.get("pods")
         max_pods = (
             DEFAULT_MAX_PODS
@@ -263,7 +271,7 @@ class _SnapshotReader:
         self.snapshot.nodes.append(
             Node(
                 obj.name,
-                Resources(amounts[0], amounts[1]),
+                Resources(amounts[0], amounts[1], tuple((n, a) for n, a in devices if a)),
                 max_pods,
                 obj.labels(metadata.get("labels"), "metadata.labels"),
                 node_taints,

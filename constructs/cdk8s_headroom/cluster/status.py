@@ -35,8 +35,9 @@ from cdk8s_headroom.simulate.daemon_targets import (
 )
 from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
+from cdk8s_headroom.simulate.node_fit import NodeState
 from cdk8s_headroom.simulate.report import Usage, resources_json, resources_text
-from cdk8s_headroom.simulate.scheduler import ClusterState, NodeState
+from cdk8s_headroom.simulate.scheduler import ClusterState
 from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import usage_by_role
 from cdk8s_headroom.vocabulary.labels import WINDOW_LABEL

@@ -25,10 +25,10 @@ from cdk8s_headroom.helm.values import (
 from cdk8s_headroom.helm.values_to_app import HEADROOM_ID
 from cdk8s_headroom.objects.alerts import DEFAULT_NAME, HeadroomAlerts
 from cdk8s_headroom.objects.burst import BurstWorkload
+from cdk8s_headroom.objects.capacity_buffer import buffer_name
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.reserver import default_reserver_name
-from cdk8s_headroom.vocabulary import object_names
 from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT, workload_labels
@@ -95,6 +95,8 @@ def values_from_app(app: Construct) -> Values:
         **class_values["default"],
     }
     reserver = headroom.reserver
+    if headroom.sized_slices:
+        raise _unsupported("one slice on every node (no share of each node size)", "%")
     pool = headroom.node_pool
     if pool is not None and not isinstance(pool, NodePoolRef):
         raise _unsupported("a node pool given as NodePoolRef", pool.pool_name)
@@ -124,6 +126,7 @@ def values_from_app(app: Construct) -> Values:
         "reservation": {
             "cpu": reserver.cpu if reserver else None,
             "memory": reserver.memory if reserver else None,
+            "extendedResources": dict(headroom.extended_resources),
         },
         "reserverName": None if not reserver or reserver.name == default_name else reserver.name,
         "task": {
@@ -204,6 +207,7 @@ def _burst_values(
         else workload.container_name,
         tolerations=[_toleration(t) for t in workload.targeting.tolerations if t not in implied],
         labels=None if labels == dict(headroom_labels) else labels,
+        extended_resources=workload.extended_resources or None,
     )
     return {"name": workload.name, **item, **_buffer_values(workload, headroom)}
 
@@ -212,7 +216,7 @@ def _buffer_values(workload: BurstWorkload, headroom: NodeHeadroom) -> dict[str,
     """The ``buffer`` of a burst workload's item, if the headroom keeps one for it."""
     for buffer in headroom.capacity_buffers:
         if buffer.workload is workload:
-            if buffer.name != fill(object_names.BUFFER, {"workload": workload.name}):
+            if buffer.name != buffer_name(workload.name, buffer.zone):
                 raise _unsupported("capacity buffers named <workload>-buffer", buffer.name)
             limits = {resource: text for resource, (text, _) in buffer.limits.items()}
             return {"buffer": read_back(buffer, BURST_BUFFER, limits=limits or None)}

@@ -52,6 +52,7 @@ from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import (
     alert_rules,
     labels,
+    node_labels,
     object_names,
     quantity,
     quantity_arithmetic,
@@ -207,6 +208,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "reserverOnPool": object_names.RESERVER_ON_POOL,
             "prepuller": object_names.PREPULLER,
             "buffer": object_names.BUFFER,
+            "zonedBuffer": object_names.ZONED_BUFFER,
             "alerts": object_names.ALERTS,
             "reader": object_names.READER,
             "scratchVolume": object_names.SCRATCH_VOLUME,
@@ -272,6 +274,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "bufferContainer": _without(buffer_pod["containers"][0], "resources"),
         "bufferSpec": _without(objects["CapacityBuffer"]["spec"], "podTemplateRef", "replicas"),
         "bufferApiGroup": API_GROUP,
+        "zoneLabel": node_labels.ZONE_LABEL,
         "bufferScalableRef": _without(scalable_ref, "name"),
         "bufferDefaults": {
             "form": buffer["form"].default.value,
@@ -391,6 +394,8 @@ def value_rules() -> dict[str, dict[str, Any]]:
     keys, labels = rules.LABEL_KEY.name, rules.LABEL_VALUE.name
     judged["labels"] = {"keys": keys, "items": labels}
     judged["quantities"] = {"keys": keys, "items": rules.QUANTITY.name, "quantity": True}
+    devices = rules.EXTENDED_RESOURCE.name
+    judged["devices"] = {"keys": devices, "items": rules.DEVICE_COUNT.name}
     return judged
 
 

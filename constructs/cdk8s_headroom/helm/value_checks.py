@@ -17,6 +17,7 @@ from typing import Any
 from cdk8s_headroom.helm.units import TOLERATION_FIELDS
 from cdk8s_headroom.helm.values import (
     HEADROOM_FIELDS,
+    MAP_KINDS,
     NAMED_ITEMS,
     VALUES,
     Schema,
@@ -53,6 +54,8 @@ def in_values(
             path = outside[field]
         elif bracket and head in outside:
             path = f"{outside[head]}[{rest}"
+        elif bracket and head == "extended_resources":  # a map value: keys as the chart's
+            path = f"{prefix}{table.get(head, head)}['{rest.removesuffix(']')}']"
         else:
             path = prefix + table.get(field, field)
         raise ValuesError(path, error.value, error.allowed) from None
@@ -70,6 +73,14 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 """The Python types of values that load as each JSON Schema type (an ``integer`` also
 as a whole float, as the schema's validator reads ``2.0``; a boolean is no number)."""
 
+
+_MAP_RULES: dict[str, tuple[rule_language.Grammar, rule_language.Grammar]] = {
+    "labels": (rules.LABEL_KEY, rules.LABEL_VALUE),
+    "quantities": (rules.LABEL_KEY, rules.QUANTITY),
+    "devices": (rules.EXTENDED_RESOURCE, rules.DEVICE_COUNT),
+}
+"""Each map kind's rules for its keys and its items (``library.value_rules`` gives the
+templates the same pairs)."""
 
 _WORDS = {
     "string": "a string",
@@ -183,10 +194,10 @@ def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
     if isinstance(value, list):
         for index in range(len(value)):
             _check(value, index, field, rule)
-    elif rule in ("labels", "quantities"):
+    elif rule in MAP_KINDS:
+        keys, item = _MAP_RULES[rule]
         for name in sorted(value):
-            rules.LABEL_KEY.check(name, field=f"{field}[{shown(name)}]")
-            item = rules.LABEL_VALUE if rule == "labels" else rules.QUANTITY
+            keys.check(name, field=f"{field}[{shown(name)}]")
             _check(value, name, f"{field}[{shown(name)}]", item)
     elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
         if isinstance(value, float):  # a whole one is its digits by now (_as_given)

@@ -76,7 +76,11 @@ class Value:
     def checked_by(self) -> Grammar | IntRange | Rule | str | None:
         """What checks the value: its rule, or its map kind (``labels``, ``quantities``),
         whose keys and items are checked one by one."""
-        return self.kind if self.kind in ("labels", "quantities") else self.rule
+        return self.kind if self.kind in MAP_KINDS else self.rule
+
+
+MAP_KINDS = ("labels", "quantities", "devices")
+"""The map kinds: each key and item checked by its rule (``value_checks._check``)."""
 
 
 def _enum(enum: Any) -> tuple[str, ...]:
@@ -153,6 +157,9 @@ VALUES: tuple[Value, ...] = (
           "the burst workloads' `buffer`s keep the room.", _Q, nullable=True, prop="cpu"),
     Value("reservation.memory", "quantity", "The memory each node holds, e.g. `512Mi`; at "
           "least 4Mi. Null with `reservation.cpu`.", _MEM, nullable=True, prop="memory"),
+    Value("reservation.extendedResources", "devices", "Whole devices each node holds besides "
+          "the slice, e.g. `nvidia.com/gpu: 1`: a burst pod that needs the device preempts the "
+          "reserver for it. Empty: none.", prop="extended_resources"),
     Value("reserverName", "string", "The DaemonSet's name, after the prefix. Null: "
           "`headroom-reserver`, or `headroom-reserver-<nodePool.name>`.", _DNS, nullable=True,
           prop="reserver_name"),
@@ -226,6 +233,9 @@ VALUES: tuple[Value, ...] = (
           nullable=True, prop="cpu_limit"),
     Value("burstWorkloads[].resources.limits.memory", "quantity", "Null: the request.", _Q,
           nullable=True, prop="memory_limit"),
+    Value("burstWorkloads[].extendedResources", "devices", "Whole devices per pod, e.g. "
+          "`nvidia.com/gpu: 1`, at most what `reservation.extendedResources` holds with slices. "
+          "Empty: none.", nullable=True, prop="extended_resources"),
     Value("burstWorkloads[].command", "strings", "The entrypoint. Default: the image's.",
           prop="command"),
     Value("burstWorkloads[].args", "strings", "The arguments. Default: the image's.", prop="args"),
@@ -263,6 +273,10 @@ VALUES: tuple[Value, ...] = (
           "(Cluster Autoscaler 1.35+, Karpenter 1.14+ with its `CapacityBuffer` feature gate) "
           "or `v1alpha1` (Cluster Autoscaler 1.34; refused on Karpenter's nodes, which serve "
           "only `v1beta1`). Default: `v1beta1`.", nullable=True, prop="api_version"),
+    Value("burstWorkloads[].buffer.zone", "string", "With `podTemplateRef`: keep the copies in "
+          "this zone (`topology.kubernetes.io/zone`), so the autoscaler adds nodes there; the "
+          "buffer is named `<workload>-buffer-<zone>`. Null: any zone.", rules.LABEL_VALUE,
+          nullable=True, prop="zone"),
     Value("alerts.enabled", "boolean", "Render a PrometheusRule (Prometheus Operator) whose "
           "alerts page when the slices run low or erode, or a burst pod waits; it reads "
           "kube-state-metrics' standard series. Needs the Operator's CRDs, so off by default "
@@ -393,6 +407,9 @@ _TYPES: dict[str, Schema] = {
     "strings": {"type": "array", "items": {"type": "string"}},
     "labels": {"type": "object", "additionalProperties": {"type": "string"}},
     "quantities": {"type": "object", "additionalProperties": {"type": ["string", "number"]}},
+    # A fraction passes the schema, so that the device count's rule refuses it, with its
+    # message (a fraction of a GPU), as the library does.
+    "devices": {"type": "object", "additionalProperties": {"type": ["string", "number"]}},
 }
 
 
@@ -525,6 +542,7 @@ def _kind(value: Value) -> str:
             "strings": "list of strings",
             "labels": "map of labels",
             "quantities": "map of quantities",
+            "devices": "map of extended resources to whole counts",
             "list": "list of maps",
         }.get(value.kind, value.kind)
     if value.rule is not None:

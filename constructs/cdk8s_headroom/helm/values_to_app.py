@@ -37,7 +37,7 @@ from cdk8s_headroom.helm.values import (
 )
 from cdk8s_headroom.objects.alerts import HeadroomAlerts
 from cdk8s_headroom.objects.burst import ImagePullPolicy
-from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
+from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm, buffer_name
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
@@ -232,6 +232,7 @@ def build(
             f"{prefix}{HEADROOM_ID}",
             cpu=value_at(values, "reservation.cpu"),
             memory=value_at(values, "reservation.memory"),
+            extended_resources=value_at(values, "reservation.extendedResources") or None,
             model=model,
             node_pool=pool,
             namespace=namespace,
@@ -264,7 +265,7 @@ def build(
         buffer = workload.get("buffer")
         if buffer is not None:
             at = f"burstWorkloads[{name}].buffer"
-            _prefixed(fill(object_names.BUFFER, {"workload": burst.name}), at, values, release)
+            _prefixed(buffer_name(burst.name, buffer.get("zone")), at, values, release)
             # Empty limits are none, as the templates read them
             given = {prop: buffer.get(key) for key, prop in BURST_BUFFER.items()}
             props = {prop: item for prop, item in given.items() if item not in (None, {})}

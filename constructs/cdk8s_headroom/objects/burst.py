@@ -13,6 +13,10 @@ from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, rules, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.extended_resources import (
+    ExtendedResources,
+    check_extended_resources,
+)
 from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT
 from cdk8s_headroom.vocabulary.priority_models import DEFAULT_BURST_CLASS
 from cdk8s_headroom.vocabulary.props import (
@@ -67,6 +71,7 @@ class BurstWorkloadOptions(PlacementOptions, total=False):
     run_as_user: int
     max_replicas: int | None
     target_cpu_utilization: int
+    extended_resources: ExtendedResources | None
 
 
 class BurstWorkloadProps(BurstWorkloadOptions, total=False):
@@ -95,6 +100,7 @@ BURST_DEFAULTS: BurstWorkloadOptions = {
     "run_as_user": security_context.NOBODY_UID,
     "max_replicas": None,
     "target_cpu_utilization": 80,
+    "extended_resources": None,
 }
 
 
@@ -130,6 +136,8 @@ class BurstWorkload(HeadroomWorkload):
         run_as_user: a non-zero user id. Default: 65534 (``nobody``).
         max_replicas: add an HPA scaling from ``replicas`` to this. Default: no HPA.
         target_cpu_utilization: the HPA's target, in percent of the request. Default: 80.
+        extended_resources: whole devices per pod, e.g. ``{"nvidia.com/gpu": "1"}``,
+            requested and limited alike (``extended_resources`` module). Default: none.
         placement: ``PlacementOptions``: the namespace, the pool to run on (it should
             be the headroom's), node selector, tolerations, node affinity and labels.
     """
@@ -180,6 +188,9 @@ class BurstWorkload(HeadroomWorkload):
             )
         self.image_pull_policy = image_pull_policy
         self.run_as_user = rules.POSITIVE.check(given["run_as_user"], field="run_as_user")
+        self.extended_resources = check_extended_resources(
+            given["extended_resources"], field="extended_resources"
+        )
 
         super().__init__(
             scope,
@@ -234,8 +245,12 @@ class BurstWorkload(HeadroomWorkload):
             "command": self.command or None,
             "args": self.args or None,
             "resources": {
-                "requests": {"cpu": self.cpu, "memory": self.memory},
-                "limits": {"cpu": self.cpu_limit, "memory": self.memory_limit},
+                "requests": {"cpu": self.cpu, "memory": self.memory, **self.extended_resources},
+                "limits": {
+                    "cpu": self.cpu_limit,
+                    "memory": self.memory_limit,
+                    **self.extended_resources,
+                },
             },
             "securityContext": security_context.container_security_context(self.run_as_user),
             "volumeMounts": mounts,

@@ -31,6 +31,7 @@ from cdk8s_headroom.vocabulary import names, node_labels, object_names, rules, s
 from cdk8s_headroom.vocabulary.capacity_buffer_api import ACTIVE_CAPACITY, CapacityBufferVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
 from cdk8s_headroom.vocabulary.labels import BUFFER_COMPONENT, workload_labels
+from cdk8s_headroom.vocabulary.node_labels import ZONE_LABEL
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
 from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool, NodeSize, check_slice_fits
 from cdk8s_headroom.vocabulary.placement import (
@@ -85,6 +86,24 @@ def _limits(value: Mapping[str, QuantityLike] | None) -> dict[str, tuple[str, Fr
 AUTO_MODE_LABEL_PREFIX = NodePoolFlavour.EKS_AUTO_MODE.label_prefix
 REQUIRING_OPERATORS = tuple(NodeSelectorOperator(op) for op in rules.REQUIRING_OPERATORS)
 """``rules.REQUIRING_OPERATORS``: the operators a node must carry the key to match."""
+
+
+def buffer_name(workload: str, zone: str | None) -> str:
+    """A buffer's default name: ``<workload>-buffer``, ``-<zone>`` added for a zone."""
+    if zone is None:
+        return str(fill(object_names.BUFFER, {"workload": workload}))
+    return str(fill(object_names.ZONED_BUFFER, {"workload": workload, "zone": zone}))
+
+
+def check_zone(zone: object, *, form: CapacityBufferForm) -> str | None:
+    """A buffer's ``zone``: a label value, in the pod-template form only."""
+    if zone is None:
+        return None
+    text = names.label_value(zone, field="zone")
+    if not text:
+        raise HeadroomConfigError("zone", zone, "a zone name, e.g. 'eu-west-1a', or None")
+    rules.BUFFER_ZONE_NEEDS_POD_TEMPLATE.check("zone", zone, zone=text, form=form.value)
+    return text
 
 
 def is_auto_mode(pool: INodePool) -> bool:
@@ -199,6 +218,7 @@ class CapacityBufferOptions(TypedDict, total=False):
     limits: Mapping[str, QuantityLike] | None
     api_version: CapacityBufferVersion
     name: str | None
+    zone: str | None
     schedule: HeadroomSchedule | None
 
 
@@ -209,6 +229,7 @@ BUFFER_DEFAULTS: CapacityBufferOptions = {
     "limits": None,
     "api_version": CapacityBufferVersion.V1BETA1,
     "name": None,
+    "zone": None,
     "schedule": None,
 }
 
@@ -233,7 +254,13 @@ class CapacityBuffer(HeadroomConstruct):
         api_version: default: ``CapacityBufferVersion.V1BETA1`` (Cluster Autoscaler
             1.35+, Karpenter 1.14+); ``V1ALPHA1`` for Cluster Autoscaler 1.34 (Karpenter
             serves no ``v1alpha1``, so it is refused for pods on Karpenter's nodes).
-        name: the buffer's (and its PodTemplate's) name. Default: ``<workload>-buffer``.
+        name: the buffer's (and its PodTemplate's) name. Default: ``<workload>-buffer``,
+            or ``<workload>-buffer-<zone>`` with a ``zone``.
+        zone: keep the chunks in this zone: the PodTemplate's pods select the node label
+            ``topology.kubernetes.io/zone``, so the autoscaler adds nodes there. One
+            buffer per zone spreads the room across zones, with ``replicas`` chunks in
+            each (``POD_TEMPLATE`` form only: a scalable buffer copies the
+            Deployment's own pods). Default: none, any zone.
         schedule: hold the room only in these time windows (``HeadroomSchedule``):
             in place of the ``CapacityBuffer``, a CronJob per window
             (``<name>-<window>``) whose Job holds ``replicas`` placeholder pods of the
@@ -284,6 +311,7 @@ class CapacityBuffer(HeadroomConstruct):
             raise HeadroomConfigError(
                 "form", form, "CapacityBufferForm.POD_TEMPLATE or CapacityBufferForm.SCALABLE"
             )
+        self.zone = check_zone(given["zone"], form=form)
         if not isinstance(api_version, CapacityBufferVersion):
             raise HeadroomConfigError(
                 "api_version",
@@ -295,8 +323,7 @@ class CapacityBuffer(HeadroomConstruct):
         self.form = form
         self.api_version = api_version
         self.name = names.dns_label(
-            fill(object_names.BUFFER, {"workload": workload.name}) if name is None else name,
-            field="name",
+            buffer_name(workload.name, self.zone) if name is None else name, field="name"
         )
         self.replicas = (
             None if replicas is None else rules.REPLICAS.check(replicas, field="replicas")
@@ -458,8 +485,16 @@ class CapacityBuffer(HeadroomConstruct):
                     "image": PAUSE_IMAGE,
                     "imagePullPolicy": "IfNotPresent",
                     "resources": {
-                        "requests": {"cpu": workload.cpu, "memory": workload.memory},
-                        "limits": {"cpu": workload.cpu_limit, "memory": workload.memory_limit},
+                        "requests": {
+                            "cpu": workload.cpu,
+                            "memory": workload.memory,
+                            **workload.extended_resources,
+                        },
+                        "limits": {
+                            "cpu": workload.cpu_limit,
+                            "memory": workload.memory_limit,
+                            **workload.extended_resources,
+                        },
                     },
                     "securityContext": security_context.container_security_context(
                         security_context.PAUSE_UID
@@ -470,6 +505,8 @@ class CapacityBuffer(HeadroomConstruct):
         # The burst pod's targeting, read at synthesis like the workload's own, so the
         # placeholders land where the burst pods may (the dedicated taint included).
         workload.targeting.apply(pod)
+        if self.zone is not None:
+            pod["nodeSelector"] = {**(pod.get("nodeSelector") or {}), ZONE_LABEL: self.zone}
         return {"template": {"metadata": {"labels": self.labels}, "spec": pod}}
 
     def _render(self) -> Any:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -16,17 +15,36 @@ from cdk8s_headroom.objects.capacity_buffer import (
     BUFFER_DEFAULTS,
     CapacityBuffer,
     CapacityBufferOptions,
+    buffer_name,
 )
 from cdk8s_headroom.objects.headroom_cost import HeadroomSummary
+from cdk8s_headroom.objects.headroom_rules import (
+    check_devices,
+    describe,
+    require_dedicated_pool,
+    require_gpu_instances,
+    within,
+)
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import HeadroomReserver, default_reserver_name
-from cdk8s_headroom.objects.windows import check_windows
+from cdk8s_headroom.objects.windows import window_props, window_summary
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, PlacementOptions
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
-from cdk8s_headroom.vocabulary import names, object_names, rules
+from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
+from cdk8s_headroom.vocabulary.extended_resources import (
+    ExtendedResources,
+    check_extended_resources,
+)
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting, check_tolerations
+from cdk8s_headroom.vocabulary.node_share import (
+    NodeType,
+    SliceAmount,
+    judge_amount,
+    sized_slices,
+    slice_of,
+)
 from cdk8s_headroom.vocabulary.node_sizes import (
     ISizedNodePool,
     NodeSize,
@@ -70,10 +88,20 @@ class NodeHeadroom(HeadroomConstruct):
     autoscaler's ``CapacityBuffer`` instead of, or as well as, the slices.
 
     Args:
-        cpu: the CPU slice per node, e.g. ``"500m"``. Default: none, with ``memory``
+        cpu: the CPU slice per node, e.g. ``"500m"``, or a share of each node's
+            allocatable, e.g. ``"10%"``: then one reserver per node size
+            (``node_types``) holds that share of it. Default: none, with ``memory``
             none too: no slices, the headroom is kept by capacity buffers alone
             (``add_capacity_buffer``; synthesis fails without one).
-        memory: the memory slice per node, e.g. ``"512Mi"``. Default: none.
+        memory: the memory slice per node, e.g. ``"512Mi"`` or ``"10%"``. Default: none.
+        node_types: with a share: the pool's node sizes (``NodeType``: the
+            ``node.kubernetes.io/instance-type`` and allocatable), one reserver each,
+            named ``<reserver name>-<type>``. Default: the instance types an emitted or
+            referenced ``KarpenterNodePool`` lists (``node.kubernetes.io/instance-type
+            In``), estimated; a share with neither is an error.
+        extended_resources: whole devices each node holds besides the slice, e.g.
+            ``{"nvidia.com/gpu": "1"}``; a burst pod that requests the device preempts
+            the reserver for it (slices only). Default: none.
         model: default: ``PriorityModel.GUARDED``.
         priority_classes: classes shared with other ``NodeHeadroom`` s (PriorityClasses
             are cluster-scoped; share one instance per cluster). Their model must be
@@ -105,11 +133,8 @@ class NodeHeadroom(HeadroomConstruct):
         prepull_pause_image: with ``prepull_burst_images``: the pre-puller's container
             that keeps its pod running, e.g. from a mirror.
             Default: ``registry.k8s.io/pause:3.10``.
-        schedule: hold the slices only in these time windows (``HeadroomSchedule``),
-            with a CronJob per window in place of the DaemonSet (``HeadroomReserver``'s
-            ``schedule``; docs/schedules.md). Default: none, held all the time.
-        scheduled_nodes: with ``schedule``: how many nodes hold a slice in a window.
-            Required with ``schedule``; default: none.
+        schedule, scheduled_nodes: the slices only in time windows, on that many nodes, as
+            ``HeadroomReserver``'s (docs/schedules.md). Default: none, all the time.
         placement: ``PlacementOptions``, of the reserver and the pre-puller. Burst
             workloads get the namespace, labels, pool, node selector and node affinity
             by default (they must select the same nodes), but not the tolerations.
@@ -134,6 +159,8 @@ class NodeHeadroom(HeadroomConstruct):
         reserver_name: str | None = None,
         dedicated_taint: Taint = DEFAULT_DEDICATED_TAINT,
         drift_on_change: bool = False,
+        node_types: Sequence[NodeType] | None = None,
+        extended_resources: ExtendedResources | None = None,
         prepull_tools_image: str = PREPULL_TOOLS_IMAGE,
         prepull_pause_image: str = PAUSE_IMAGE,
         schedule: HeadroomSchedule | None = None,
@@ -161,21 +188,24 @@ class NodeHeadroom(HeadroomConstruct):
         if not isinstance(dedicated_taint, Taint):
             raise HeadroomConfigError("dedicated_taint", dedicated_taint, "a Taint")
         slices = cpu is not None or memory is not None
-        judged: dict[str, Quantity | None] = {}
-        for prop, quantity, other, judge in (
-            ("cpu", cpu, memory, Quantity.positive),
-            ("memory", memory, cpu, Quantity.memory),
-        ):
+        judged: dict[str, SliceAmount | None] = {}
+        for prop, quantity, other in (("cpu", cpu, memory), ("memory", memory, cpu)):
             # Judged once, here, before the headroom joins the tree, so a refused slice
             # leaves nothing; the reserver, the pool's check and the promises take the
             # judged Quantity. None is the absent slice: an empty text is a bad quantity,
             # and shown as given.
-            judged[prop] = None if quantity is None else judge(quantity, field=prop)
+            judged[prop] = (
+                None
+                if quantity is None
+                else judge_amount(quantity, field=prop, memory=prop == "memory")
+            )
             rules.SLICES_NEED_BOTH.check(prop, quantity, quantity=quantity, other=other)
-        slice_cpu, slice_memory = judged["cpu"], judged["memory"]
-        slice_spec = None
-        if slice_cpu is not None and slice_memory is not None:
-            slice_spec = SliceSpec(slice_cpu, slice_memory)
+        self.extended_resources = check_extended_resources(
+            extended_resources, field="extended_resources"
+        )
+        self.sized_slices = sized_slices(judged["cpu"], judged["memory"], node_types, node_pool)
+        """Each node size and its slice, when the slice is a share; else empty."""
+        slice_spec = slice_of(judged["cpu"], judged["memory"], self.sized_slices)
         for prop, given in (
             ("task", task),
             ("prepull_burst_images", prepull_burst_images),
@@ -183,12 +213,16 @@ class NodeHeadroom(HeadroomConstruct):
             ("schedule", schedule),
         ):
             rules.NO_TASK_WITHOUT_SLICES.check(prop, given, slices=slices, given=given)
-        if slice_spec is not None and isinstance(node_pool, ISizedNodePool):
+        # Shown as null: a map reads alike in no two engines (the chart's too)
+        rules.NO_TASK_WITHOUT_SLICES.check(
+            "extended_resources", None, slices=slices, given=self.extended_resources
+        )
+        if not self.sized_slices and slice_spec and isinstance(node_pool, ISizedNodePool):
             self._check_slice_on_pool(node_pool.pool_name, node_pool.smallest_node, slice_spec)
         self.dedicated_taint: Taint | None = None
         extra_tolerations = check_tolerations(placement["tolerations"], field="tolerations")
         if self.model.tainted_pool:
-            self._require_dedicated_pool(node_pool, dedicated_taint)
+            require_dedicated_pool(node_pool, dedicated_taint)
             self.dedicated_taint = dedicated_taint
             extra_tolerations.append(dedicated_taint.toleration())
         self.node_pool = node_pool
@@ -219,7 +253,8 @@ class NodeHeadroom(HeadroomConstruct):
                     f"a name of at most {names.DNS_LABEL_MAX} characters: the default "
                     "headroom-reserver-<pool> is too long for this pool, pass reserver_name=",
                 )
-        names.dns_label(reserver_name, field="reserver_name")
+        self.reserver_name = names.dns_label(reserver_name, field="reserver_name")
+        """The reserver's name, or the stem of one per node size (``<name>-<type>``)."""
         rules.PREPULLER_NAME.check(
             "reserver_name",
             reserver_name,
@@ -228,7 +263,7 @@ class NodeHeadroom(HeadroomConstruct):
             limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
             suffix=PREPULL_SUFFIX,
         )
-        check_windows(schedule, scheduled_nodes, name=reserver_name)
+        self._windows = window_props(schedule, scheduled_nodes, reserver_name, self.sized_slices)
         self._placement: PlacementOptions = {**placement, "tolerations": extra_tolerations}
         """The reserver's and the pre-puller's placement: the props, the dedicated
         taint's toleration added."""
@@ -246,25 +281,38 @@ class NodeHeadroom(HeadroomConstruct):
         self.priority_classes = priority_classes or HeadroomPriorityClasses(
             self, "PriorityClasses", model=self.model
         )
-        self.reserver: HeadroomReserver | None = None
-        """The slices' DaemonSet; ``None`` for a headroom kept by buffers alone."""
-        if slice_spec is not None:
-            self.reserver = HeadroomReserver(
+        self.reservers: list[HeadroomReserver] = []
+        """The slices' DaemonSets: one, or one per node size for a share."""
+        unsized: tuple[tuple[NodeType | None, SliceSpec], ...] = (
+            () if slice_spec is None else ((None, slice_spec),)
+        )
+        for node_type, spec in self.sized_slices or unsized:
+            placement = self._placement
+            if node_type is not None:
+                # A node selector, not affinity: the DaemonSet controller replaces a
+                # pod's node affinity with its node, and status reads the pods.
+                selector = {**(placement["node_selector"] or {}), **node_type.selector}
+                placement = {**placement, "node_selector": selector}
+            reserver = HeadroomReserver(
                 self,
-                "Reserver",
-                cpu=slice_spec.cpu,
-                memory=slice_spec.memory,
+                "Reserver" if node_type is None else f"Reserver-{node_type.suffix}",
+                cpu=spec.cpu,
+                memory=spec.memory,
                 priority_class_name=self.priority_classes.headroom.name,
-                name=reserver_name,
+                name=reserver_name if node_type is None else f"{reserver_name}-{node_type.suffix}",
                 task=task,
                 update_strategy=UpdateStrategy.for_reserver(
                     self.priority_classes.headroom.preemption_policy
                 ),
-                schedule=schedule,
-                scheduled_nodes=scheduled_nodes,
-                **self._placement,
+                extended_resources=self.extended_resources,
+                **self._windows,
+                **placement,
             )
-            self.reserver.node.add_dependency(self.priority_classes)
+            reserver.node.add_dependency(self.priority_classes)
+            self.reservers.append(reserver)
+        self.reserver: HeadroomReserver | None = self.reservers[0] if self.reservers else None
+        """The slices' DaemonSet (the smallest node size's, for a share); ``None`` for a
+        headroom kept by buffers alone."""
         self.burst_workloads: list[BurstWorkload] = []
         """The burst workloads added so far."""
         self.prepuller: ImagePrepuller | None = None
@@ -277,8 +325,9 @@ class NodeHeadroom(HeadroomConstruct):
             # pool as it was. The pod templates read the pool's taints at synthesis.
             if self.dedicated_taint is not None:
                 node_pool.add_taint(self.dedicated_taint)
+            require_gpu_instances(node_pool, self.extended_resources)
             pool = node_pool
-            if slice_spec is not None:
+            if slice_spec is not None and not self.sized_slices:
                 held = slice_spec
                 node_pool.watch_slice(
                     lambda node: self._check_slice_on_pool(pool.pool_name, node, held)
@@ -347,17 +396,22 @@ class NodeHeadroom(HeadroomConstruct):
             limits = {}  # every node of the cluster: nothing bounds the node count
         reserver = self.reserver
         return HeadroomSummary(
-            name=self.node.id if reserver is None else reserver.name,
+            name=self.node.id if reserver is None else self.reserver_name,
             model=self.model.name,
             pool_name=None if pool is None else pool.pool_name,
             slice=None if reserver is None else NodeSize(*reserver.slice),
             smallest_node=node,
             limits=limits,
             buffers=tuple(buffer.hold() for buffer in self.capacity_buffers),
-            scheduled_nodes=None if reserver is None else reserver.scheduled_nodes,
-            windows=None
-            if reserver is None or not reserver.schedule
-            else reserver.schedule.describe(),
+            **window_summary(reserver),
+            sizes=tuple(
+                (
+                    node_type.name,
+                    NodeSize(spec.cpu.amount, spec.memory.amount),
+                    node_type.allocatable,
+                )
+                for node_type, spec in self.sized_slices
+            ),
         )
 
     def add_burst_workload(self, id: str, **props: Unpack[BurstWorkloadProps]) -> BurstWorkload:
@@ -372,7 +426,7 @@ class NodeHeadroom(HeadroomConstruct):
         Errors name the field as ``burst_workloads[<name>].<prop>``.
         """
         name = props.get("name") or id
-        with _within("burst_workloads", name):
+        with within("burst_workloads", name):
             return self._add_burst_workload(id, dict(props))
 
     def _add_burst_workload(self, id: str, props: dict[str, Any]) -> BurstWorkload:
@@ -417,11 +471,13 @@ class NodeHeadroom(HeadroomConstruct):
         if not wanted.same_target(targeting):
             raise HeadroomConfigError(
                 "node_pool",
-                _describe(wanted),
-                f"the headroom's targeting ({_describe(targeting)}): a burst workload "
+                describe(wanted),
+                f"the headroom's targeting ({describe(targeting)}): a burst workload "
                 "only finds the slice on the nodes that hold it",
             )
         fitted = self._check_fit(props.get("name", id), props["cpu"], props["memory"])
+        if self.reserver is not None:  # without slices, a buffer holds the pod's own devices
+            check_devices(props.get("extended_resources"), self.extended_resources)
         if fitted is not None:
             props["cpu"], props["memory"] = fitted  # judged: the workload takes them as is
 
@@ -448,15 +504,14 @@ class NodeHeadroom(HeadroomConstruct):
         carries its scheduling shape (requests, pool, selector, affinity, tolerations,
         the dedicated taint's included) and the headroom's labels. The other props are
         those of ``CapacityBuffer``; errors name the field as
-        ``capacity_buffers[<name>].<prop>``. Under GUARDED or SEED the pool admits
+        ``capacity_buffers[<name>].<prop>``. Call it once per ``zone`` to spread the
+        room across zones. Under GUARDED or SEED the pool admits
         ordinary pods, which can take the buffer's room: a ``HeadroomWarning`` says so.
         """
-        name = options.get("name")
-        workload_name = getattr(workload, "name", workload)
-        buffer_name = (
-            fill(object_names.BUFFER, {"workload": workload_name}) if name is None else name
-        )
-        with _within("capacity_buffers", buffer_name):
+        name, zone = options.get("name"), options.get("zone")
+        workload_name = str(getattr(workload, "name", workload))
+        shown_name = buffer_name(workload_name, zone) if name is None else name
+        with within("capacity_buffers", shown_name):
             check_props(options, of=NodeHeadroom.add_capacity_buffer)
             if workload not in self.burst_workloads:
                 raise HeadroomConfigError(
@@ -465,12 +520,15 @@ class NodeHeadroom(HeadroomConstruct):
                     f"a burst workload of this headroom: one of "
                     f"{[w.name for w in self.burst_workloads]} (add it with add_burst_workload)",
                 )
-            id = f"{workload.node.id}Buffer"
+            if zone is not None:  # judged before it names the buffer's construct id
+                names.label_value(zone, field="zone")
+            id = f"{workload.node.id}Buffer" + ("" if zone is None else f"-{zone}")
             if self.node.try_find_child(id) is not None:
                 raise HeadroomConfigError(
                     "workload",
                     workload.name,
-                    "a workload without a buffer yet: one buffer per burst workload",
+                    "a workload without a buffer yet (in that zone): one buffer per burst "
+                    "workload and zone",
                 )
             buffer = CapacityBuffer(
                 self,
@@ -507,15 +565,17 @@ class NodeHeadroom(HeadroomConstruct):
         reserver = self.reserver
         if reserver is None:
             return None  # no slice to fit in: a buffer's chunk is the burst pod itself
-        judged: list[Quantity] = []
-        for field, given, room in (("cpu", cpu, reserver.cpu), ("memory", memory, reserver.memory)):
-            request = Quantity.positive(given, field=field)
-            judged.append(request)
+        judged = (Quantity.positive(cpu, field="cpu"), Quantity.positive(memory, field="memory"))
+        for index, (field, given, request) in enumerate(
+            (("cpu", cpu, judged[0]), ("memory", memory, judged[1]))
+        ):
+            # The smallest node size's slice: a burst pod may land on any of them.
+            held = min(self.reservers, key=lambda reserver: reserver.slice[index])
             message = rules.BURST_FITS_SLICE.broken(
                 request=request.text,
-                room=room,
+                room=held.memory if index else held.cpu,
                 resource=field,
-                slice=fill(rules.SLICE_TEXT, {"cpu": reserver.cpu, "memory": reserver.memory}),
+                slice=fill(rules.SLICE_TEXT, {"cpu": held.cpu, "memory": held.memory}),
             )
             if message is None:
                 continue
@@ -537,52 +597,3 @@ class NodeHeadroom(HeadroomConstruct):
             cpu_value=slice_spec.cpu.given,
             memory_value=slice_spec.memory.given,
         )
-
-    @staticmethod
-    def _require_dedicated_pool(node_pool: INodePool | None, taint: Taint) -> None:
-        rules.DEDICATED_POOL_NEEDS_POOL.check(
-            "node_pool",
-            None,
-            pool=node_pool,
-            taint=taint,
-            advice="pass node_pool=KarpenterNodePool(...) (the headroom taints it) or, for "
-            "a pool that exists and carries the taint, KarpenterNodePool.from_name("
-            "'<pool>', taints=[<its taint>])",
-        )
-        if isinstance(node_pool, KarpenterNodePool):
-            return  # an emitted pool: the headroom taints it
-        assert node_pool is not None
-        rules.DEDICATED_POOL_NEEDS_TAINT.check(
-            "node_pool.taints",
-            [str(t) for t in node_pool.taints],
-            taint=taint,
-            declared=list(node_pool.taints),
-            advice="taint the pool and declare it in the pool's taints: pass node_pool="
-            f"KarpenterNodePool.from_name({shown(node_pool.pool_name)}, taints=[Taint("
-            f"{shown(taint.key)}, {shown(taint.value)}, TaintEffect.{taint.effect.name})]) "
-            "once the pool carries it, or emit the pool as a KarpenterNodePool, which the headroom "
-            "taints itself",
-        )
-
-
-def _describe(targeting: Targeting) -> str:
-    parts = []
-    if targeting.pool is not None:
-        parts.append(f"pool {targeting.pool.pool_name}")
-    if targeting.node_selector:
-        parts.append(f"nodeSelector {targeting.node_selector}")
-    if targeting.node_affinity:
-        parts.append(f"{len(targeting.node_affinity)} affinity terms")
-    return ", ".join(parts) or "every node"
-
-
-@contextmanager
-def _within(collection: str, name: object) -> Iterator[None]:
-    """Names a child's errors ``<collection>[<name>].<field>``: a headroom may have
-    several burst workloads and buffers, and a bare ``replicas`` would not say which."""
-    try:
-        yield
-    except HeadroomConfigError as error:
-        raise HeadroomConfigError(
-            f"{collection}[{name}].{error.field}", error.value, error.allowed
-        ) from None

@@ -29,6 +29,17 @@ def _percent(share: Fraction) -> str:
     return f"{round(share * 100)}%"
 
 
+def _size_percent(size: NodeSize, allocatable: NodeSize) -> str:
+    """``10% CPU, 5% memory``: what a node size's slice takes of its allocatable."""
+    return ", ".join(
+        f"{_percent(_share(part or Fraction(0), whole) or Fraction(0))} {resource}"
+        for part, whole, resource in (
+            (size.cpu, allocatable.cpu, "CPU"),
+            (size.memory, allocatable.memory, "memory"),
+        )
+    )
+
+
 def _limits_text(limits: Mapping[str, Fraction]) -> str:
     parts = []
     for resource, amount in sorted(limits.items()):
@@ -53,6 +64,8 @@ class HeadroomSummary:
             the pool has none (or there is no pool), ``None`` when a referenced pool
             does not declare them.
         buffers: what each capacity buffer of the headroom holds back. Default: none.
+        sizes: for a slice given as a share, each node size's name, its slice and its
+            allocatable, one reserver each. Default: none (one slice on every node).
         scheduled_nodes: with a schedule, the nodes that hold a slice in a window.
             Default: none, the slices are held on every node all the time.
         windows: with a schedule, its windows (``HeadroomSchedule.describe``).
@@ -66,6 +79,7 @@ class HeadroomSummary:
     smallest_node: NodeSize | None
     limits: Mapping[str, Fraction] | None
     buffers: tuple[BufferHold, ...] = ()
+    sizes: tuple[tuple[str, NodeSize, NodeSize], ...] = ()
     scheduled_nodes: int | None = None
     windows: str | None = None
 
@@ -122,6 +136,13 @@ class HeadroomSummary:
         return "\n".join([first, *(str(buffer) for buffer in self.buffers)])
 
     def _slice_line(self, where: str) -> str:
+        if self.sizes:
+            held = "; ".join(
+                f"{name} holds {size} of {allocatable} allocatable "
+                f"({_size_percent(size, allocatable)})"
+                for name, size, allocatable in self.sizes
+            )
+            return f"{self.name} ({self.model}) on {where}: a share of each node size: {held}"
         line = f"{self.name} ({self.model}) on {where}: {self.slice} per node"
         cpu_share, memory_share = self.cpu_share, self.memory_share
         if cpu_share is not None or memory_share is not None:

@@ -13,6 +13,10 @@ from cdk8s_headroom.objects.windows import check_windows, window_cron_job
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, object_names, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.extended_resources import (
+    ExtendedResources,
+    check_extended_resources,
+)
 from cdk8s_headroom.vocabulary.labels import RESERVER_COMPONENT
 from cdk8s_headroom.vocabulary.node_sizes import ISizedNodePool
 from cdk8s_headroom.vocabulary.places import fill
@@ -47,6 +51,8 @@ class HeadroomReserver(HeadroomWorkload):
         priority_class_name: default: ``headroom-reserve`` (the GUARDED class).
         name: the DaemonSet's name. Default: ``headroom-reserver``.
         task: what the pods do. Default: ``ReserverTask.pause()``.
+        extended_resources: whole devices each pod holds besides its slice, e.g.
+            ``{"nvidia.com/gpu": "1"}`` (``extended_resources`` module). Default: none.
         update_strategy: how the DaemonSet replaces reservers after a template change.
             Default: ``UpdateStrategy.ON_DELETE`` (its docstring says why; roll by
             deleting reserver pods, docs/gitops.md).
@@ -74,6 +80,7 @@ class HeadroomReserver(HeadroomWorkload):
         name: str = DEFAULT_RESERVER_NAME,
         task: ReserverTask | None = None,
         update_strategy: UpdateStrategy = UpdateStrategy.ON_DELETE,
+        extended_resources: ExtendedResources | None = None,
         schedule: HeadroomSchedule | None = None,
         scheduled_nodes: int | None = None,
         **placement: Unpack[PlacementOptions],
@@ -85,6 +92,9 @@ class HeadroomReserver(HeadroomWorkload):
         )
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
         self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
+        self.extended_resources = check_extended_resources(
+            extended_resources, field="extended_resources"
+        )
         if task is None:
             task = ReserverTask.pause()
         if not isinstance(task, ReserverTask):
@@ -162,11 +172,10 @@ class HeadroomReserver(HeadroomWorkload):
             self._prepull.append(image)
 
     def _resources(self) -> dict[str, Any]:
-        # requests == limits for every container: Guaranteed QoS.
-        return {
-            "requests": {"cpu": self.cpu, "memory": self.memory},
-            "limits": {"cpu": self.cpu, "memory": self.memory},
-        }
+        # requests == limits for every container: Guaranteed QoS, and the API server
+        # refuses an extended resource whose request differs from its limit.
+        amounts = {"cpu": self.cpu, "memory": self.memory, **self.extended_resources}
+        return {"requests": dict(amounts), "limits": dict(amounts)}
 
     def _render(self) -> Any:
         task = self.task

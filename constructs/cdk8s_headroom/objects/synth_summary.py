@@ -105,8 +105,8 @@ def summarize(app: Construct) -> list[HeadroomReport]:
             HeadroomReport(
                 path=headroom.node.path,
                 pool=headroom.node_pool.pool_name if headroom.node_pool else "every node",
-                slice_cpu="-" if reserver is None else format_cpu(reserver.cpu_cores),
-                slice_memory="-" if reserver is None else format_memory(reserver.memory_bytes),
+                slice_cpu="-" if reserver is None else slice_text(headroom, 0),
+                slice_memory="-" if reserver is None else slice_text(headroom, 1),
                 model=headroom.model,
                 bursts=bursts,
                 promises=promises,
@@ -149,3 +149,11 @@ def render(summaries: Sequence[HeadroomReport], files: Sequence[str]) -> str:
         lines.extend(f"  {key}: {value}" for key, value in sorted(summary.promises.items()))
     lines.append("files: " + (", ".join(files) if files else "none"))
     return "\n".join(lines)
+
+
+def slice_text(headroom: NodeHeadroom, index: int) -> str:
+    """A slice's cpu (``index`` 0) or memory (1) for the table: the amount, or for a share
+    the range it holds over the node sizes, e.g. ``200m-800m``."""
+    amounts = sorted({reserver.slice[index] for reserver in headroom.reservers})
+    show = format_memory if index else format_cpu
+    return "-".join(show(amount) for amount in (amounts[0], amounts[-1])[: len(amounts)])

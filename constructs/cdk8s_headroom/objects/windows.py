@@ -11,6 +11,7 @@ and the alternatives).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from cdk8s_headroom.vocabulary import names
@@ -56,6 +57,34 @@ def check_windows(
     nodes = names.int32(scheduled_nodes, field=count, minimum=1)
     objects = [window_object_name(name, window, field="schedule") for window in schedule.names]
     return schedule, nodes, objects
+
+
+def window_props(
+    schedule: object, scheduled_nodes: object, name: str, per_size: Sequence[object]
+) -> dict[str, Any]:
+    """``NodeHeadroom``'s ``schedule`` and ``scheduled_nodes``, checked before it joins
+    the tree, as its reserver takes them. A share's reservers (one per node size,
+    ``per_size``) are not scheduled: how many nodes of each size hold one in a window
+    is a count no one gives."""
+    checked, nodes, _ = check_windows(schedule, scheduled_nodes, name=name)
+    if checked is not None and per_size:
+        raise HeadroomConfigError(
+            "schedule",
+            checked.describe(),
+            "None with a share of each node (cpu or memory as a percentage): a schedule "
+            "holds a fixed slice on scheduled_nodes nodes",
+        )
+    return {"schedule": checked, "scheduled_nodes": nodes}
+
+
+def window_summary(reserver: Any) -> dict[str, Any]:
+    """The summary's (``HeadroomSummary``) ``scheduled_nodes`` and ``windows`` of a
+    reserver, or of none."""
+    schedule = getattr(reserver, "schedule", None)
+    return {
+        "scheduled_nodes": getattr(reserver, "scheduled_nodes", None),
+        "windows": None if schedule is None else schedule.describe(),
+    }
 
 
 def window_object_name(name: str, window: str, *, field: str) -> str:

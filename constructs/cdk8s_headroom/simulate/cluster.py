@@ -15,6 +15,8 @@ from cdk8s_headroom.files.documents import read_document
 from cdk8s_headroom.simulate.fields import (
     Reader,
     Value,
+    extended_amounts,
+    extended_names,
     label_selector,
     preemption_policy,
     resources,
@@ -100,8 +102,15 @@ def _nodes(value: Value) -> list[Node]:
     fields = value.fields(
         ("name", "count", "allocatable", "labels", "taints"), required=("name", "allocatable")
     )
-    amounts = fields["allocatable"].fields(("cpu", "memory", "pods"), required=("cpu", "memory"))
-    allocatable = Resources(amounts["cpu"].quantity(1000), amounts["memory"].quantity(1))
+    devices = extended_names(fields["allocatable"])
+    amounts = fields["allocatable"].fields(
+        ("cpu", "memory", "pods"), required=("cpu", "memory"), ignored=devices
+    )
+    allocatable = Resources(
+        amounts["cpu"].quantity(1000),
+        amounts["memory"].quantity(1),
+        extended_amounts(fields["allocatable"], devices),
+    )
     max_pods = amounts["pods"].integer_or(DEFAULT_MAX_PODS, minimum=0)
     labels = fields["labels"].string_map()
     node_taints = taints(fields["taints"])
@@ -252,6 +261,7 @@ def _check_fit(cluster: ClusterFile, pods: Value) -> None:
             total.cpu > node.allocatable.cpu
             or total.memory > node.allocatable.memory
             or counts[node.name] > node.max_pods
+            or node.allocatable.short_of(total, Resources())
         ):
             raise HeadroomConfigError(
                 pods.where,

@@ -12,10 +12,10 @@ import calendar
 import datetime
 import math
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from cdk8s_headroom.simulate.model import LabelSelector, Resources
+from cdk8s_headroom.simulate.model import Extended, LabelSelector, Resources
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, printable, shown
 from cdk8s_headroom.vocabulary.names import INT64_MAX, INT64_MIN, int_text
 from cdk8s_headroom.vocabulary.placement import (
@@ -30,6 +30,7 @@ from cdk8s_headroom.vocabulary.placement import (
 )
 from cdk8s_headroom.vocabulary.priority_models import PreemptionPolicy
 from cdk8s_headroom.vocabulary.quantity import parse_quantity
+from cdk8s_headroom.vocabulary.rules import EXTENDED_RESOURCE
 
 
 class UnsupportedInputError(HeadroomConfigError):
@@ -406,8 +407,33 @@ def _valid_label_requirement(req: NodeSelectorRequirement) -> bool:
 
 
 def resources(value: Value) -> Resources:
-    """A ``{cpu, memory}`` map of quantities."""
-    fields = value.fields(("cpu", "memory"))
+    """A ``{cpu, memory}`` map of quantities, and any extended resources in it."""
+    names = extended_names(value)
+    fields = value.fields(("cpu", "memory"), ignored=names)
     return Resources(
-        cpu=fields["cpu"].quantity_or(0, 1000), memory=fields["memory"].quantity_or(0, 1)
+        cpu=fields["cpu"].quantity_or(0, 1000),
+        memory=fields["memory"].quantity_or(0, 1),
+        extended=extended_amounts(value, names),
     )
+
+
+def extended_names(value: Value) -> tuple[str, ...]:
+    """The keys of a resources map that name extended resources
+    (``rules.EXTENDED_RESOURCE``, e.g. ``nvidia.com/gpu``): the simulator counts them."""
+    return tuple(
+        key for key in value.mapping() if isinstance(key, str) and EXTENDED_RESOURCE.matches(key)
+    )
+
+
+def extended_amounts(value: Value, names: Iterable[str]) -> Extended:
+    """The whole units of each extended resource ``names`` gives, as the scheduler counts
+    them (a fraction is refused: the API server takes only whole units)."""
+    found = []
+    for name in names:
+        child = value.child(name)
+        amount = child.quantity(1000)
+        if amount % 1000:
+            raise child.fail("a whole number: extended resources are counted in whole units")
+        if amount:
+            found.append((name, amount // 1000))
+    return tuple(sorted(found))

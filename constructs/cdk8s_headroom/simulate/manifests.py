@@ -7,7 +7,8 @@ autoscaler computes: ``replicas``, or ``percentage`` of the scalable Deployment'
 replicas rounded up to at least 1, capped by ``limits`` on cpu and memory (as many
 chunks as fit, when they are the only count). Pod template fields that change scheduling
 in ways the simulator does not model (inter-pod affinity, topology spread, volumes
-that bind storage, host ports, extended resources...) make the input unsupported.
+that bind storage, host ports...) make the input unsupported; extended resources
+(``nvidia.com/gpu``...) are counted in whole units, as the scheduler counts them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from cdk8s_headroom.simulate.fields import (
     Reader,
     UnsupportedInputError,
     Value,
+    extended_amounts,
+    extended_names,
     node_selector_terms,
     preemption_policy,
     tolerations,
@@ -44,7 +47,8 @@ from cdk8s_headroom.vocabulary.priority_models import MAX_USER_PRIORITY, Priorit
 MODELS = (
     "The simulator reads PriorityClasses, DaemonSets, Deployments, CapacityBuffers and "
     "their PodTemplates; in pod templates it "
-    "models container and init container cpu/memory requests, overhead, "
+    "models container and init container cpu/memory and extended resource (nvidia.com/gpu...) "
+    "requests, overhead, "
     "priorityClassName, nodeSelector, required node affinity and tolerations "
     "(see docs/simulate.md)."
 )
@@ -177,13 +181,17 @@ def _container_requests(value: Value, *, init: bool) -> tuple[Resources, bool]:
         port.fields(("containerPort", "name", "protocol"))
     resources = fields["resources"].fields(("requests", "limits"))
     amounts = {}
+    extended: dict[str, int] = {}
     for kind in ("limits", "requests"):
-        given = resources[kind].fields(("cpu", "memory"))
+        names = extended_names(resources[kind])
+        given = resources[kind].fields(("cpu", "memory"), ignored=names)
         for name, unit in (("cpu", 1000), ("memory", 1)):
             if not given[name].is_null():
                 amounts[name] = given[name].quantity(unit)
+        extended.update(extended_amounts(resources[kind], names))
     sidecar = init and fields["restartPolicy"].text_or("") == "Always"
-    return Resources(amounts.get("cpu", 0), amounts.get("memory", 0)), sidecar
+    devices = tuple(sorted(extended.items()))
+    return Resources(amounts.get("cpu", 0), amounts.get("memory", 0), devices), sidecar
 
 
 def _pod_level(value: Value) -> tuple[int | None, int | None]:

@@ -8,7 +8,8 @@ budgets. Quantities are integers as the scheduler holds them: millicores and byt
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import operator
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -30,18 +31,63 @@ class Role(Enum):
     """A CapacityBuffer's placeholder: it exists only inside the autoscaler."""
 
 
+Extended = tuple[tuple[str, int], ...]
+"""Extended resources (``nvidia.com/gpu``...) in whole units, by name, sorted."""
+
+
+def _merge(one: Extended, other: Extended, combine: Callable[[int, int], int]) -> Extended:
+    if not other:
+        return one
+    if not one and combine is operator.add:
+        return other
+    merged = dict(one)
+    for name, amount in other:
+        merged[name] = combine(merged.get(name, 0), amount)
+    return tuple(sorted((name, amount) for name, amount in merged.items() if amount))
+
+
 @dataclass(frozen=True)
 class Resources:
-    """Requests or allocatable amounts: millicores of CPU and bytes of memory."""
+    """Requests or allocatable amounts: millicores of CPU and bytes of memory, and
+    extended resources in whole units (none by default)."""
 
     cpu: int = 0
     memory: int = 0
+    extended: Extended = ()
 
     def __add__(self, other: Resources) -> Resources:
-        return Resources(self.cpu + other.cpu, self.memory + other.memory)
+        return Resources(
+            self.cpu + other.cpu,
+            self.memory + other.memory,
+            _merge(self.extended, other.extended, operator.add),
+        )
+
+    def __sub__(self, other: Resources) -> Resources:
+        return Resources(
+            self.cpu - other.cpu,
+            self.memory - other.memory,
+            _merge(self.extended, other.extended, operator.sub),
+        )
 
     def max(self, other: Resources) -> Resources:
-        return Resources(max(self.cpu, other.cpu), max(self.memory, other.memory))
+        return Resources(
+            max(self.cpu, other.cpu),
+            max(self.memory, other.memory),
+            _merge(self.extended, other.extended, max),
+        )
+
+    def short_of(self, request: Resources, used: Resources) -> list[str]:
+        """The extended resources ``request`` asks for beyond what ``used`` leaves of
+        these (allocatable) amounts: ``fitsRequest`` of noderesources/fit.go, which
+        checks a scalar resource only when the pod requests it."""
+        if not request.extended:
+            return []
+        have, taken = dict(self.extended), dict(used.extended)
+        return [
+            name
+            for name, wanted in request.extended
+            if wanted > have.get(name, 0) - taken.get(name, 0)
+        ]
 
 
 def pod_requests(
@@ -72,7 +118,9 @@ def pod_requests(
     cpu, memory = pod_level
     return (
         Resources(
-            aggregate.cpu if cpu is None else cpu, aggregate.memory if memory is None else memory
+            aggregate.cpu if cpu is None else cpu,
+            aggregate.memory if memory is None else memory,
+            aggregate.extended,
         )
         + overhead
     )

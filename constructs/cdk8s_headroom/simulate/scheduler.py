@@ -29,9 +29,17 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 from cdk8s_headroom.simulate.model import DisruptionBudget, Node, Pod, Resources
+from cdk8s_headroom.simulate.node_fit import (
+    Code,
+    NodeState,
+    Victims,
+    devices_of,
+    exceeds,
+    fits,
+    resource_status,
+)
 from cdk8s_headroom.simulate.scores import node_scores
 from cdk8s_headroom.simulate.versions import NEWEST_VALIDATED, KubernetesVersion
 from cdk8s_headroom.vocabulary.placement import Placement, Taint, TaintEffect, Toleration
@@ -50,60 +58,6 @@ BLOCKING_EFFECTS = (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE)
 """The taint effects that keep a pod off a node (PreferNoSchedule only scores)."""
 
 _NOT_SELECTED = "node(s) didn't match Pod's node affinity/selector"
-
-
-class Code(Enum):
-    """A filter status code, as the framework reports it."""
-
-    SUCCESS = "Success"
-    UNSCHEDULABLE = "Unschedulable"
-    UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
-
-
-Victims = tuple[tuple[Pod, ...], int] | None
-"""``select_victims_on_node``'s answer: the victims and their PDB violations, or None."""
-
-
-class NodeState:
-    """A node with its pods and the sums of their requests (the scheduler's NodeInfo).
-
-    ``victims`` remembers ``select_victims_on_node``'s answer per preemptor priority and
-    requests until a pod is added or removed: a burst of replicas asks every node the
-    same question, and only the node the last one landed on has changed since. That
-    holds because a bound pod is not changed in place (``Simulation.place`` sets a pod's
-    start time before binding it) and a state's PDBs and version are fixed.
-    """
-
-    __slots__ = ("cpu", "memory", "node", "pods", "victims")
-
-    def __init__(self, node: Node) -> None:
-        self.node = node
-        self.pods: list[Pod] = []
-        self.cpu = 0
-        self.memory = 0
-        self.victims: dict[tuple[int, Resources], Victims] = {}
-
-    @property
-    def name(self) -> str:
-        return self.node.name
-
-    @property
-    def free(self) -> Resources:
-        """Allocatable cpu and memory that the pods on the node do not request."""
-        allocatable = self.node.allocatable
-        return Resources(allocatable.cpu - self.cpu, allocatable.memory - self.memory)
-
-    def add(self, pod: Pod) -> None:
-        self.pods.append(pod)
-        self.cpu += pod.requests.cpu
-        self.memory += pod.requests.memory
-        self.victims.clear()
-
-    def remove(self, pod: Pod) -> None:
-        self.pods.remove(pod)
-        self.cpu -= pod.requests.cpu
-        self.memory -= pod.requests.memory
-        self.victims.clear()
 
 
 class ClusterState:
@@ -176,7 +130,7 @@ class ClusterState:
             cached = [
                 state
                 for state in self.reachable(placement)
-                if not _exceeds(request, state.node.allocatable)
+                if not exceeds(request, state.node.allocatable)
             ]
             self._within_allocatable[key] = cached
         return cached
@@ -219,49 +173,6 @@ def untolerated_taints(
     for taint in taints:
         if taint.effect in effects and not any(t.tolerates(taint) for t in tolerations):
             yield taint
-
-
-def _fits(request: Resources, node: Node, cpu: int, memory: int, count: int) -> bool:
-    """NodeResourcesFit with the given usage: pod count, then cpu and memory."""
-    if count + 1 > node.max_pods:
-        return False
-    if request.cpu > 0 and request.cpu > node.allocatable.cpu - cpu:
-        return False
-    return not (request.memory > 0 and request.memory > node.allocatable.memory - memory)
-
-
-def _exceeds(request: Resources, allocatable: Resources) -> bool:
-    """Whether a resource is requested beyond the node's allocatable: no preemption
-    makes room for it."""
-    return (request.cpu > 0 and request.cpu > allocatable.cpu) or (
-        request.memory > 0 and request.memory > allocatable.memory
-    )
-
-
-def fits_beside(request: Resources, state: NodeState, held: Sequence[Pod]) -> bool:
-    """Whether ``request`` fits on the node beside its pods and the ``held`` pods, which
-    count against it without being bound (a CapacityBuffer's placeholders)."""
-    cpu = state.cpu + sum(pod.requests.cpu for pod in held)
-    memory = state.memory + sum(pod.requests.memory for pod in held)
-    return _fits(request, state.node, cpu, memory, len(state.pods) + len(held))
-
-
-def resource_status(request: Resources, state: NodeState) -> tuple[Code, list[str]]:
-    """NodeResourcesFit's status and reasons for ``state`` as it is."""
-    node = state.node
-    reasons = []
-    code = Code.UNSCHEDULABLE
-    if len(state.pods) + 1 > node.max_pods:
-        reasons.append("Too many pods")
-    for resource, wanted, have, used in (
-        ("cpu", request.cpu, node.allocatable.cpu, state.cpu),
-        ("memory", request.memory, node.allocatable.memory, state.memory),
-    ):
-        if wanted > 0 and wanted > have - used:
-            reasons.append(f"Insufficient {resource}")
-            if wanted > have:
-                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
-    return (code, reasons) if reasons else (Code.SUCCESS, [])
 
 
 @dataclass(frozen=True)
@@ -375,9 +286,10 @@ def _select_victims(state: ClusterState, node: NodeState, pod: Pod) -> Victims:
     for victim in potential:
         cpu -= victim.requests.cpu
         memory -= victim.requests.memory
+    devices = node.devices - devices_of(potential)
     count = len(node.pods) - len(potential)
     request, spec = pod.requests, node.node
-    if not _fits(request, spec, cpu, memory, count):
+    if not fits(request, spec, cpu, memory, count, devices):
         return None
     potential.sort(key=importance)
     violating, non_violating = _split_by_pdb(state, potential)
@@ -386,8 +298,10 @@ def _select_victims(state: ClusterState, node: NodeState, pod: Pod) -> Victims:
     for group_is_violating, group in ((True, violating), (False, non_violating)):
         for other in group:
             with_other = (cpu + other.requests.cpu, memory + other.requests.memory)
-            if _fits(request, spec, with_other[0], with_other[1], count + 1):
+            devices_with = devices + devices_of((other,))
+            if fits(request, spec, with_other[0], with_other[1], count + 1, devices_with):
                 cpu, memory = with_other
+                devices = devices_with
                 count += 1
             else:
                 victims.append(other)
@@ -481,7 +395,7 @@ def schedule(state: ClusterState, pod: Pod, *, offset: int = 0) -> Decision:
     feasible = [
         node
         for node in reachable
-        if _fits(request, node.node, node.cpu, node.memory, len(node.pods))
+        if fits(request, node.node, node.cpu, node.memory, len(node.pods), node.devices)
     ]
     if feasible:
         nominated = [node for node in feasible if node.name == pod.nominated_node]

@@ -12,7 +12,7 @@ from cdk8s_headroom.simulate.versions import KubernetesVersion
 from cdk8s_headroom.vocabulary.placement import TaintEffect
 
 if TYPE_CHECKING:
-    from cdk8s_headroom.simulate.scheduler import NodeState
+    from cdk8s_headroom.simulate.node_fit import NodeState
 
 DEFAULT_MILLI_CPU_REQUEST = 100
 """``schedutil.DefaultMilliCPURequest``: what a pod without a cpu request counts as when

@@ -36,11 +36,11 @@ from cdk8s_headroom.simulate.daemon_targets import (
     daemon_targets,
 )
 from cdk8s_headroom.simulate.model import Pod, Resources, Role
+from cdk8s_headroom.simulate.node_fit import fits_beside
 from cdk8s_headroom.simulate.scheduler import (
     ClusterState,
     Decision,
     apply,
-    fits_beside,
     placement_problem,
     schedule,
 )

@@ -22,3 +22,8 @@ AUTO_MODE_COMPUTE_TYPE = "auto"
 AUTO_MODE_BUILTIN_POOLS = ("general-purpose", "system")
 """The NodePools EKS Auto Mode creates and manages (the ``karpenter.sh/nodepool`` of
 their nodes); reference them, never emit them."""
+ZONE_LABEL = "topology.kubernetes.io/zone"
+"""The well-known label of a node's zone (cloud providers and Karpenter set it): a
+zoned buffer's placeholders select it, and ``plan`` sums the held room by it."""
+NO_ZONE = "(no zone)"
+"""How ``plan`` names the nodes that carry no ``ZONE_LABEL``."""

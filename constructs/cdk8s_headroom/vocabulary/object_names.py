@@ -18,6 +18,8 @@ PREPULLER = "{reserver}" + PREPULL_SUFFIX
 """The image pre-puller DaemonSet beside a reserver."""
 BUFFER = "{workload}-buffer"
 """A burst workload's CapacityBuffer (and its PodTemplate)."""
+ZONED_BUFFER = BUFFER + "-{zone}"
+"""A buffer kept in one zone (``zone``): one per zone spreads the room."""
 ALERTS = "{headroom}-alerts"
 """A headroom's PrometheusRule."""
 READER = "headroom-reader"

@@ -190,6 +190,51 @@ QUANTITY = Grammar(
 )
 """A quantity greater than zero, as a string."""
 
+_SHARE_ALLOWED = (
+    'a share of each node\'s allocatable above 0% and below 100%, e.g. "10%" or "12.5%": '
+    "the reserver of a node size holds that share of it"
+)
+SHARE = Grammar(
+    "share",
+    (
+        Clause(r"(0|[1-9][0-9]?)(\.[0-9]{1,3})?%", _SHARE_ALLOWED),
+        Clause(r"0(\.0*)?%", _SHARE_ALLOWED, forbid=True),
+    ),
+)
+"""A slice as a share of each node (``cpu="10%"``), of at most three decimals."""
+
+# --- extended resources --------------------------------------------------------------
+
+_EXTENDED_RESOURCE_ALLOWED = (
+    "an extended resource name: a DNS subdomain outside kubernetes.io, '/', then at most "
+    "63 letters, digits, '-', '_' or '.', e.g. \"nvidia.com/gpu\" (Kubernetes' "
+    "IsExtendedResourceName; cpu, memory and hugepages are native, not extended)"
+)
+EXTENDED_RESOURCE = Grammar(
+    "extendedResource",
+    (
+        Clause(f"{_DNS_SUBDOMAIN}/{_LABEL_NAME}", _EXTENDED_RESOURCE_ALLOWED),
+        Clause(r"(.*\.)?kubernetes\.io/.*|requests\..*", _EXTENDED_RESOURCE_ALLOWED, forbid=True),
+        Clause.at_most(244, _EXTENDED_RESOURCE_ALLOWED, cut="/.*"),
+        Clause.at_most(63, _EXTENDED_RESOURCE_ALLOWED, cut=".*/"),
+    ),
+)
+"""``IsExtendedResourceName`` of ``pkg/apis/core/helper/helpers.go``: a name with a
+domain that is not ``kubernetes.io`` (``IsNativeResource``), which stays a qualified name
+as ``requests.<name>`` (so its domain has at most 244 characters)."""
+DEVICE_COUNT = Grammar(
+    "deviceCount",
+    (
+        Clause(
+            r"[1-9][0-9]{0,5}",
+            'a whole number of devices from 1 to 999999, as a string, e.g. "1": '
+            "kube-scheduler counts extended resources in whole units and never "
+            "overcommits them (noderesources/fit.go), so a fraction of a GPU cannot be held",
+        ),
+    ),
+)
+"""An extended resource's count in a slice (API validation: ``must be an integer``)."""
+
 
 MIN_CONTAINER_MEMORY = 4 * 2**20
 """4Mi, in bytes: less memory than any container starts with. A smaller slice or request
@@ -234,6 +279,13 @@ BURST_FITS_SLICE = Rule(
     "a request that fits in the headroom slice ({slice}); a larger burst pod also "
     "evicts ordinary pods or other slices",
     AtMost("request", "room", "resource"),
+)
+BURST_DEVICES_WITHIN_SLICE = Rule(
+    "burstDevicesWithinSlice",
+    "at most {room}, the {device} each reserver holds: the scheduler never shares a "
+    "device, so a burst pod that needs more evicts more than one slice",
+    # Devices are whole units, counted as memory's bytes are (unit 1)
+    AtMost("request", "room", Const("memory")),
 )
 LIMIT_NOT_BELOW_REQUEST = Rule(
     "limitNotBelowRequest",
@@ -386,6 +438,12 @@ BUFFER_PERCENTAGE_NEEDS_SCALABLE = Rule(
     "scalable object, so use the scalable form (scalableRef), or replicas",
     AnyOf(Not(Given("percentage")), Eq("form", Const("scalableRef"))),
 )
+BUFFER_ZONE_NEEDS_POD_TEMPLATE = Rule(
+    "bufferZoneNeedsPodTemplate",
+    "no zone in the scalable form: a scalable buffer copies the Deployment's pods, which "
+    "select no zone; use the pod-template form (podTemplateRef)",
+    AnyOf(Not(Given("zone")), Eq("form", Const("podTemplateRef"))),
+)
 BUFFER_ONE_COUNT = Rule(
     "bufferOneCount",
     "either replicas or percentage, not both: Karpenter uses the smaller of the two "
@@ -494,6 +552,8 @@ GRAMMARS = (
     CLASS_NAME,
     IMAGE,
     QUANTITY,
+    EXTENDED_RESOURCE,
+    DEVICE_COUNT,
     PROMETHEUS_DURATION,
     SUBJECT_NAME,
 )
@@ -512,6 +572,7 @@ RULES = (
     CLASS_NAMES_DIFFER,
     DEFAULT_CLASS_GUARDED_ONLY,
     BURST_FITS_SLICE,
+    BURST_DEVICES_WITHIN_SLICE,
     LIMIT_NOT_BELOW_REQUEST,
     MAX_REPLICAS_NOT_BELOW_REPLICAS,
     REPLICAS_WITH_AUTOSCALER,
@@ -526,6 +587,7 @@ RULES = (
     NEEDS_ROOM,
     PREPULLER_NAME,
     BUFFER_PERCENTAGE_NEEDS_SCALABLE,
+    BUFFER_ZONE_NEEDS_POD_TEMPLATE,
     BUFFER_ONE_COUNT,
     BUFFER_NEEDS_COUNT,
     BUFFER_NOT_ON_AUTO_MODE,

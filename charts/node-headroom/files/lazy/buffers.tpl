@@ -5,13 +5,13 @@
      its values, at .at; the workload's name, resources, placement and tolerations. */}}
 {{- define "node-headroom.buffer" -}}
 {{- $lib := .lib }}{{ $b := .b }}{{ $bat := .at }}{{ $buffer := .into -}}
-{{- $bufferName := replace "{workload}" .workload $lib.names.buffer -}}
+{{- $zone := $b.zone }}{{ $bufferName := replace "{workload}" .workload (ternary $lib.names.buffer (replace "{zone}" (toString $zone) $lib.names.zonedBuffer) (kindIs "invalid" $zone)) -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" .release) -}}
 {{- $form := default $lib.bufferDefaults.form $b.form -}}
 {{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
 {{- $counts := dict "percentage" $percentage "replicas" $count -}}
 {{- include "node-headroom.rule.bufferPercentageNeedsScalable" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage "form" $form) $counts) -}}
-{{- include "node-headroom.rule.bufferOneCount" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage) $counts) -}}
+{{- include "node-headroom.rule.bufferZoneNeedsPodTemplate" (dict "lib" $lib "field" (print $bat ".zone") "value" $zone "zone" $zone "form" $form) }}{{ include "node-headroom.rule.bufferOneCount" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage) $counts) -}}
 {{- include "node-headroom.rule.bufferNeedsCount" (merge (dict "lib" $lib "field" (print $bat ".replicas") "value" nil "limits" (keys $bufferLimits)) $counts) -}}
 {{- if .pool }}{{ include "node-headroom.rule.bufferNotOnAutoMode" (dict "lib" $lib "field" "nodePool.name" "value" .pool "pool" .pool) }}{{ end -}}
 {{- $onKarpenter := false -}}
@@ -29,7 +29,7 @@
 {{- if eq $form "podTemplateRef" -}}
 {{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
 {{- $bufferPod := merge (dict "containers" (list (merge (dict "resources" (deepCopy .resources)) (deepCopy $lib.bufferContainer)))) (deepCopy .placement) (deepCopy $lib.bufferPod) -}}
-{{- if .tolerations }}{{ $_ := set $bufferPod "tolerations" (deepCopy .tolerations) }}{{ end -}}
+{{- if .tolerations }}{{ $_ := set $bufferPod "tolerations" (deepCopy .tolerations) }}{{ end }}{{ if not (kindIs "invalid" $zone) }}{{ $_ := set $bufferPod "nodeSelector" (merge (dict $lib.zoneLabel $zone) (default (dict) $bufferPod.nodeSelector)) }}{{ end -}}
 {{- $_ := set $buffer "pod" $bufferPod -}}
 {{- else -}}
 {{- $_ := set $spec "scalableRef" (merge (dict "name" .workload) $lib.bufferScalableRef) -}}

@@ -2,6 +2,7 @@
      values (rules.RULES), each with its test, that only the bursts unit calls. Do not edit. What the library
      decides and the values do not change is files/library.json. */}}
 {{- define "node-headroom.rule.burstFitsSlice" }}{{ if (include "node-headroom.exceeds" (list .lib .request .room .resource)) }}{{ include "node-headroom.refuse" (list . "burstFitsSlice") }}{{ end }}{{ end }}
+{{- define "node-headroom.rule.burstDevicesWithinSlice" }}{{ if (include "node-headroom.exceeds" (list .lib .request .room "memory")) }}{{ include "node-headroom.refuse" (list . "burstDevicesWithinSlice") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.limitNotBelowRequest" }}{{ if (include "node-headroom.exceeds" (list .lib .request .limit .resource)) }}{{ include "node-headroom.refuse" (list . "limitNotBelowRequest") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.maxReplicasNotBelowReplicas" }}{{ if (lt (int64 .maxReplicas) (int64 .replicas)) }}{{ include "node-headroom.refuse" (list . "maxReplicasNotBelowReplicas") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.replicasWithAutoscaler" }}{{ if (lt (int64 .replicas) 1) }}{{ include "node-headroom.refuse" (list . "replicasWithAutoscaler") }}{{ end }}{{ end }}

@@ -32,14 +32,14 @@
 {{- if $broken -}}
 {{- $warnings = append $warnings (replace "{field}" (print $at $resource) (replace "{value}" (include "node-headroom.shownBy" (list $lib $request)) (replace "{message}" $broken $lib.burstOverSliceWarning))) -}}
 {{- end -}}
-{{- end -}}
+{{- end }}{{ range $device, $count := $w.extendedResources }}{{ include "node-headroom.rule.burstDevicesWithinSlice" (dict "lib" $lib "field" (printf "%sextendedResources['%s']" $at $device) "value" $count "request" $count "room" (default "0" (index (default (dict) $v.reservation.extendedResources) $device)) "device" $device) }}{{ end -}}
 {{- end -}}
 {{- $fullName := print $prefix $name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" (print $at "name") "name" $fullName "release" $release) -}}
 {{- /* The library's resources of a burst pod (burstResources), its limits as given */ -}}
 {{- $requested := dict "cpu" (include "node-headroom.quantity" $requests.cpu) "memory" (include "node-headroom.quantity" $requests.memory) -}}
 {{- $container := dict -}}
-{{- include "node-headroom.resources" (list $lib.burstResources $requested.cpu $requested.memory $container) -}}
+{{- include "node-headroom.resources" (list $lib.burstResources $requested.cpu $requested.memory $container $w.extendedResources) -}}
 {{- $resources := $container.resources }}{{ $limits := default (dict) $w.resources.limits -}}
 {{- range $resource, $request := $requested -}}
 {{- $limit := index $limits $resource -}}

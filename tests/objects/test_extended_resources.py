@@ -1,0 +1,106 @@
+"""Extended resources (GPUs and any ``domain/name``) in a slice, as kube-scheduler and
+the API server treat them: whole, requests equal to limits, never overcommitted
+(``pkg/scheduler/framework/plugins/noderesources/fit.go``, ``fitsRequest``;
+``pkg/apis/core/validation``, ``ValidateResourceRequirements``)."""
+
+from typing import Any
+
+import pytest
+
+from cdk8s_headroom import (
+    HeadroomConfigError,
+    KarpenterNodePool,
+    NodeHeadroom,
+    NodeSelectorOperator,
+)
+from tests.conftest import find, pod_spec
+
+GPU = {"nvidia.com/gpu": "1"}
+
+
+def test_the_reserver_holds_whole_devices_in_requests_and_limits(chart: Any, synth: Any) -> None:
+    headroom = NodeHeadroom(chart, "h", cpu="500m", memory="512Mi", extended_resources=GPU)
+    headroom.add_burst_workload(
+        "train", image="nginx:1", cpu="500m", memory="512Mi", extended_resources=GPU
+    )
+    objects = synth(chart)
+    reserver = pod_spec(find(objects, "DaemonSet"))["containers"][0]["resources"]
+    assert reserver["requests"] == reserver["limits"] == {"cpu": "500m", "memory": "512Mi", **GPU}
+    burst = pod_spec(find(objects, "Deployment"))["containers"][0]["resources"]
+    assert burst["requests"]["nvidia.com/gpu"] == burst["limits"]["nvidia.com/gpu"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("gpu", "extended resource name"),
+        ("kubernetes.io/gpu", "outside kubernetes.io"),
+        ("example.kubernetes.io/gpu", "outside kubernetes.io"),
+        ("requests.example.com/gpu", "extended resource name"),
+        ("nvidia.com/", "extended resource name"),
+        ("Nvidia.com/gpu", "extended resource name"),
+        ("nvidia.com/" + "g" * 64, "at most 63"),
+    ],
+)
+def test_a_name_kubernetes_refuses_is_refused(chart: Any, name: str, why: str) -> None:
+    with pytest.raises(HeadroomConfigError, match=rf"^extended_resources.name: .*{why}"):
+        NodeHeadroom(chart, "h", cpu="1", memory="1Gi", extended_resources={name: "1"})
+
+
+@pytest.mark.parametrize("count", ["0.5", "500m", "0", "-1", 1, "1.0", ""])
+def test_a_fraction_of_a_device_is_refused(chart: Any, count: object) -> None:
+    with pytest.raises(HeadroomConfigError, match=r"whole number of devices"):
+        NodeHeadroom(
+            chart, "h", cpu="1", memory="1Gi", extended_resources={"nvidia.com/gpu": count}
+        )
+
+
+def test_devices_without_slices_are_refused(chart: Any) -> None:
+    with pytest.raises(HeadroomConfigError, match=r"^extended_resources: .*without slices"):
+        NodeHeadroom(chart, "h", extended_resources=GPU)
+
+
+def test_a_burst_pod_needing_more_devices_than_the_slice_is_refused(chart: Any) -> None:
+    headroom = NodeHeadroom(chart, "h", cpu="1", memory="1Gi", extended_resources=GPU)
+    with pytest.raises(
+        HeadroomConfigError,
+        match=r"^burst_workloads\[train\]\.extended_resources\[nvidia.com/gpu\]: .*at most 1",
+    ):
+        headroom.add_burst_workload(
+            "train",
+            image="nginx:1",
+            cpu="1",
+            memory="1Gi",
+            extended_resources={"nvidia.com/gpu": "2"},
+        )
+
+
+def test_an_emitted_karpenter_pool_launches_instances_with_the_held_gpus(
+    chart: Any, synth: Any
+) -> None:
+    pool = KarpenterNodePool(chart, "pool", name="gpu")
+    NodeHeadroom(
+        chart,
+        "h",
+        cpu="1",
+        memory="1Gi",
+        node_pool=pool,
+        extended_resources={"nvidia.com/gpu": "2"},
+    )
+
+    spec = find(synth(chart), "NodePool")["spec"]["template"]["spec"]
+    # karpenter-provider-aws labels each GPU instance type instance-gpu-count In [n].
+    assert {
+        "key": "karpenter.k8s.aws/instance-gpu-count",
+        "operator": "Gt",
+        "values": ["1"],
+    } in spec["requirements"]
+
+
+def test_a_pool_that_already_requires_a_gpu_count_is_left_as_it_is(chart: Any) -> None:
+    pool = KarpenterNodePool(chart, "pool", name="gpu")
+    pool.add_requirement("karpenter.k8s.aws/instance-gpu-count", NodeSelectorOperator.IN, ["8"])
+    NodeHeadroom(chart, "h", cpu="1", memory="1Gi", node_pool=pool, extended_resources=GPU)
+
+    keys = [r.key for r in pool.requirements]
+    assert keys.count("karpenter.k8s.aws/instance-gpu-count") == 1
