@@ -125,6 +125,11 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
         pool = node_pool(draw, dedicated=dedicated)
     cpu = draw.quantity("cpu", VALID_CPU)
     memory = draw.quantity("memory", VALID_MEMORY)
+    if cpu[0] is None and memory[0] is None:
+        # Both absent is a headroom without slices (kept by buffers), not a bad slice:
+        # a slice is drawn, and the absent memory alone stays invalid.
+        draw.invalid.discard("cpu")
+        cpu = draw(VALID_CPU, "cpu (memory absent)")
     reserver_task = task(draw)
     props: dict[str, Any] = {
         "cpu": cpu[0],
