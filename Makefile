@@ -97,9 +97,9 @@ test: install $(CHECKOV_STAMP) promtool live-build ## run the whole test suite, 
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing" >&2; exit 1; fi; exit $$rc
 
 # e2e/build.py builds the control plane of each release (Kubernetes, etcd, KWOK), the
-# GitOps health helper and kube-state-metrics from their pinned Go modules, once per
-# machine, into ~/.cache/cdk8s-headroom/e2e (HEADROOM_E2E_CACHE); it fetches the Go 1.27
-# toolchain that the health helper needs as GOTOOLCHAIN=go1.27.3 itself.
+# GitOps health helper, kube-state-metrics and Karpenter from their pinned Go modules, once
+# per machine, into ~/.cache/cdk8s-headroom/e2e (HEADROOM_E2E_CACHE); it fetches the Go 1.27
+# toolchain that the health helper and Karpenter need as GOTOOLCHAIN=go1.27.3 itself.
 live-build: install ## build the live tier's components from their pinned Go modules (cold: about 20 minutes on 2 cores; then cached)
 	@if command -v go > /dev/null; then $(PY) e2e/build.py; \
 	else echo "make: no Go on PATH: the live tier will $(if $(CI),fail (CI runs it),be skipped)" >&2; fi

@@ -48,6 +48,7 @@ def _cold_build() -> None:
             build.release_binaries(release)
         build.health_binary()
         build.kube_state_metrics_binary()
+        build.karpenter_binary()
         _build_rows()  # read while the scratch cache exists
         _disk_rows()
     del os.environ["GOCACHE"], os.environ["HEADROOM_E2E_CACHE"]
@@ -65,6 +66,7 @@ def _build_rows() -> list[str]:
         build.KWOK,
         build.HEALTH,
         build.KUBE_STATE_METRICS,
+        build.KARPENTER,
     ):
         folder = build.ensure(module, log=False)
         seconds = build.build_seconds(folder)

@@ -108,6 +108,12 @@ HEALTH = GoModule(
     toolchain=NEWER_TOOLCHAIN,
 )
 
+KARPENTER = GoModule(
+    "karpenter",
+    (("karpenter-kwok", "sigs.k8s.io/karpenter/kwok"),),
+    toolchain=NEWER_TOOLCHAIN,
+)
+
 
 def kwok_file(path: str) -> Path:
     """A file of the pinned KWOK module (``e2e/modules/kwok/go.mod``), as ``go mod
@@ -315,6 +321,45 @@ def kube_state_metrics_binary(*, log: bool = True) -> Path:
     return ensure(KUBE_STATE_METRICS, log=log) / "kube-state-metrics"
 
 
+def karpenter_binary(*, log: bool = True) -> Path:
+    """Karpenter with its KWOK cloud provider (modules/karpenter), built when missing."""
+    return ensure(KARPENTER, log=log) / "karpenter-kwok"
+
+
+def karpenter_version() -> str:
+    """The pinned Karpenter release ("v1.14.3")."""
+    return _required_version(KARPENTER.path / "go.mod", "sigs.k8s.io/karpenter")
+
+
+def karpenter_newest_kubernetes() -> tuple[int, int]:
+    """The newest Kubernetes release the pinned Karpenter is made for: the release of the
+    client-go it builds with (v1.14.3: client-go v0.35, so 1.35). Karpenter's
+    compatibility matrix lists no newer release for it, so the live tier runs the
+    Karpenter checks on its releases up to this one only."""
+    client_go = _required_version(KARPENTER.path / "go.mod", "k8s.io/client-go")
+    return (1, int(client_go.removeprefix("v").split(".")[1]))
+
+
+def karpenter_crds() -> tuple[Path, ...]:
+    """Karpenter's CRDs and the KWOKNodeClass CRD, as the pinned module ships them (in the
+    Go module cache after the build; nothing is copied into this repository)."""
+    version = karpenter_version()
+    out = _go(KARPENTER, "env", "GOMODCACHE")
+    if out.returncode != 0:
+        raise BuildError(f"e2e/modules/karpenter: `go env GOMODCACHE` failed: {out.stderr}")
+    root = Path(out.stdout.strip()) / f"sigs.k8s.io/karpenter@{version}" / "kwok"
+    found = (
+        *sorted((root / "charts" / "crds").glob("*.yaml")),
+        root / "apis" / "crds" / "karpenter.kwok.sh_kwoknodeclasses.yaml",
+    )
+    missing = [str(path) for path in found if not path.exists()]
+    if missing or len(found) < 2:
+        raise BuildError(
+            f"e2e/modules/karpenter: CRDs missing from the module cache: {missing or root}"
+        )
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="e2e/build.py", description=__doc__.split("\n")[0])
     parser.add_argument("--release", action="append", choices=releases(), help="only these")
@@ -332,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"e2e/build.py: kube-state-metrics: {kube_state_metrics_binary()}", file=sys.stderr
             )
+            print(f"e2e/build.py: Karpenter (KWOK provider): {karpenter_binary()}", file=sys.stderr)
     except BuildError as error:
         print(f"e2e/build.py: {error}", file=sys.stderr)
         return 1

@@ -104,6 +104,9 @@ class LiveCluster:
         ``pkg/kwok/cmd/root.go``: a kind with stages in the configuration gets none of
         the defaults); none: KWOK's defaults."""
         self._pids: list[int] = []
+        self.kept_crds: set[str] = set()
+        """CRDs :meth:`reset` leaves: those of a controller that runs across tests
+        (Karpenter's, ``e2e/karpenter.py``), which would fail without them."""
 
     # -- life cycle -------------------------------------------------------------------
     @classmethod
@@ -230,7 +233,8 @@ class LiveCluster:
 
     def reset(self) -> None:
         """Deletes what tests create: namespaces but the system's, PriorityClasses but
-        ``system-*``, CRDs (with their objects), cluster roles of ours, and nodes; waits
+        ``system-*``, CRDs but ``kept_crds`` (with their objects), cluster roles of ours,
+        and nodes; waits
         until they are gone, so the next test starts from an empty cluster."""
         namespaces = [
             n["metadata"]["name"]
@@ -246,7 +250,13 @@ class LiveCluster:
         ]
         if classes:
             self.kubectl("delete", "priorityclass", *classes)
-        self.kubectl("delete", "customresourcedefinitions", "--all", "--wait=false")
+        crds = [
+            c["metadata"]["name"]
+            for c in self.get_json("customresourcedefinitions")["items"]
+            if c["metadata"]["name"] not in self.kept_crds
+        ]
+        if crds:
+            self.kubectl("delete", "customresourcedefinitions", "--wait=false", *crds)
         self.kubectl("delete", "clusterrole,clusterrolebinding", "-l", RESET_LABEL)
         self.wait_for(
             lambda: (
@@ -262,7 +272,11 @@ class LiveCluster:
         self.wait_for(
             lambda: (
                 not self.get_json("pods", "-A")["items"]
-                and not self.get_json("customresourcedefinitions")["items"]
+                and not [
+                    c
+                    for c in self.get_json("customresourcedefinitions")["items"]
+                    if c["metadata"]["name"] not in self.kept_crds
+                ]
             ),
             timeout=120,
             what="every pod and CRD gone",

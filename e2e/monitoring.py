@@ -103,7 +103,7 @@ class Monitoring:
         rule_groups: Sequence[Mapping[str, Any]],
     ) -> None:
         for name in ("metrics", "telemetry", "prometheus"):
-            self.ports[name] = _free_port()
+            self.ports[name] = free_port()
         kubeconfig = self.workdir / "kubeconfig"
         shutil.copyfile(cluster.kubeconfig, kubeconfig)
         self._run(
@@ -252,7 +252,7 @@ class Monitoring:
             delay = min(delay * 2, 1.0)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     """A loopback port free now. The process that binds it starts a moment later; a
     port taken meanwhile makes that process exit, which its log says."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:

@@ -33,6 +33,7 @@ from cdk8s_headroom import (
     CapacityBufferForm,
     Ec2NodeClass,
     KarpenterNodePool,
+    NodeClassRef,
     NodeHeadroom,
     NodeSelectorOperator,
     PriorityModel,
@@ -48,21 +49,29 @@ MODEL = PriorityModel.DEDICATED_POOL
 NAMESPACE = "burst"
 
 
-def build(app: cdk8s.App) -> None:
-    """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
+def build(app: cdk8s.App, *, node_class: NodeClassRef | None = None) -> None:
+    """Builds the example into ``app``: cluster-scoped objects first, then workloads.
+
+    ``node_class``: the pools' node class. Default: an ``Ec2NodeClass`` the app emits;
+    the live tier passes ``NodeClassRef.kwok()`` to run the example on Karpenter's KWOK
+    provider.
+    """
     charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
-    node_class = Ec2NodeClass(
-        charts.cluster,
-        "node-class",
-        name="burst",
-        role=f"KarpenterNodeRole-{CLUSTER_NAME}",
-        discovery_tag_value=CLUSTER_NAME,
-    )
+    if node_class is None:
+        node_class = Ec2NodeClass(
+            charts.cluster,
+            "node-class",
+            name="burst",
+            role=f"KarpenterNodeRole-{CLUSTER_NAME}",
+            discovery_tag_value=CLUSTER_NAME,
+        ).ref
     pools = {}
     for name in ("checkout", "search"):
         pool = KarpenterNodePool(charts.cluster, name, node_class=node_class, limits={"cpu": "64"})
         # Sizes bound the share of a slice and which buffer pods fit on one node.
-        pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["4", "8"])
+        pool.add_requirement(
+            pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4", "8"]
+        )
         pools[name] = pool
 
     both = NodeHeadroom(

@@ -24,6 +24,7 @@ import cdk8s
 from cdk8s_headroom import (
     Ec2NodeClass,
     KarpenterNodePool,
+    NodeClassRef,
     NodeHeadroom,
     NodeSelectorOperator,
     PriorityModel,
@@ -32,20 +33,26 @@ from cdk8s_headroom import (
 )
 
 
-def build(app: cdk8s.App) -> NodeHeadroom:
-    """Builds the example into ``app``: the Namespace and pool first, then workloads."""
+def build(app: cdk8s.App, *, node_class: NodeClassRef | None = None) -> NodeHeadroom:
+    """Builds the example into ``app``: the Namespace and pool first, then workloads.
+
+    ``node_class``: the pools' node class. Default: an ``Ec2NodeClass`` the app emits;
+    the live tier passes ``NodeClassRef.kwok()`` to run the example on Karpenter's KWOK
+    provider.
+    """
     # Namespace "shop" (Pod Security restricted) and the GUARDED classes in
     # 0000-cluster.k8s.yaml; the workload chart (0001-headroom.k8s.yaml) comes after.
     charts = headroom_charts(app, namespace="shop", model=PriorityModel.GUARDED)
-    node_class = Ec2NodeClass(
-        charts.cluster,
-        "node-class",
-        name="general",
-        role="KarpenterNodeRole-shop",  # Karpenter's getting-started names
-        discovery_tag_value="shop",
-    )
+    if node_class is None:
+        node_class = Ec2NodeClass(
+            charts.cluster,
+            "node-class",
+            name="general",
+            role="KarpenterNodeRole-shop",  # Karpenter's getting-started names
+            discovery_tag_value="shop",
+        ).ref
     pool = KarpenterNodePool(charts.cluster, "general", node_class=node_class, limits={"cpu": "64"})
-    pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["4"])
+    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4"])
 
     headroom = NodeHeadroom(
         charts.workloads,

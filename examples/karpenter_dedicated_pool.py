@@ -22,6 +22,7 @@ import cdk8s
 from cdk8s_headroom import (
     Ec2NodeClass,
     KarpenterNodePool,
+    NodeClassRef,
     NodeHeadroom,
     NodeSelectorOperator,
     PriorityModel,
@@ -37,20 +38,26 @@ MODEL = PriorityModel.DEDICATED_POOL
 NAMESPACE = "burst"
 
 
-def build(app: cdk8s.App) -> None:
-    """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
+def build(app: cdk8s.App, *, node_class: NodeClassRef | None = None) -> None:
+    """Builds the example into ``app``: cluster-scoped objects first, then workloads.
+
+    ``node_class``: the pools' node class. Default: an ``Ec2NodeClass`` the app emits;
+    the live tier passes ``NodeClassRef.kwok()`` to run the example on Karpenter's KWOK
+    provider.
+    """
     charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
-    node_class = Ec2NodeClass(
-        charts.cluster,
-        "node-class",
-        name="burst",
-        role=f"KarpenterNodeRole-{CLUSTER_NAME}",
-        discovery_tag_value=CLUSTER_NAME,
-    )
+    if node_class is None:
+        node_class = Ec2NodeClass(
+            charts.cluster,
+            "node-class",
+            name="burst",
+            role=f"KarpenterNodeRole-{CLUSTER_NAME}",
+            discovery_tag_value=CLUSTER_NAME,
+        ).ref
     pool = KarpenterNodePool(charts.cluster, "burst", node_class=node_class, limits={"cpu": "64"})
     # Sizes the pool may launch: they bound the share each slice takes, and the
     # limits then bound how many nodes (so slices) the pool can hold.
-    pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["4", "8"])
+    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4", "8"])
 
     headroom = NodeHeadroom(
         charts.workloads,

@@ -68,3 +68,19 @@ def test_kube_state_metrics_is_pinned_and_reports_its_version_and_client_go() ->
         f"-X k8s.io/kube-state-metrics/v2/pkg/app.ClientGoVersion={client_go}",
     )
     assert build.KUBE_STATE_METRICS.toolchain == "local"  # it asks for Go 1.26.0
+
+
+def test_karpenter_is_pinned_at_the_release_the_design_names_with_go_1_27() -> None:
+    go_mod = build.KARPENTER.path / "go.mod"
+
+    assert build._required_version(go_mod, "sigs.k8s.io/karpenter") == "v1.14.3"
+    assert "tool sigs.k8s.io/karpenter/kwok" in go_mod.read_text()
+    assert build.KARPENTER.toolchain == build.NEWER_TOOLCHAIN
+
+
+def test_the_karpenter_checks_run_on_a_release_karpenter_is_made_for() -> None:
+    newest = build.karpenter_newest_kubernetes()
+    releases = [tuple(int(n) for n in r.split(".")) for r in build.releases()]
+
+    assert newest == (1, 35)
+    assert [r for r in releases if r <= newest]

@@ -510,8 +510,11 @@ def test_the_auto_mode_key_error_names_the_auto_mode_key(chart: cdk8s.Chart) -> 
     assert "use eks.amazonaws.com/instance-cpu" in str(error)
 
 
-def test_a_node_class_ref_of_an_unknown_kind_is_an_error() -> None:
-    raises_on("node_class", lambda: NodeClassRef("karpenter.k8s.aws", "NodeClass", "default"))
+def test_a_node_class_ref_of_another_kind_in_a_known_group_is_an_error() -> None:
+    error = raises_on(
+        "node_class.kind", lambda: NodeClassRef("karpenter.k8s.aws", "NodeClass", "default")
+    )
+    assert "karpenter.k8s.aws/EC2NodeClass" in str(error)
 
 
 def test_no_jsii_type_error_reaches_the_user_for_a_non_string_limit(chart: cdk8s.Chart) -> None:

@@ -299,7 +299,8 @@ def test_summary_reflects_requirements_added_after_the_headroom(chart: cdk8s.Cha
             NodePoolRef.karpenter("burst"),
             "headroom-reserver-burst (GUARDED) on pool burst: 500m CPU, 512Mi memory per "
             "node; node size unknown (the pool declares no instance-cpu, instance-memory, "
-            "instance-size or instance-type requirement); worst case unknown: the pool's "
+            "instance-size or instance-type requirement, nor node_cpu or node_memory); "
+            "worst case unknown: the pool's "
             "limits are not declared",
             id="plain reference",
         ),
@@ -307,7 +308,8 @@ def test_summary_reflects_requirements_added_after_the_headroom(chart: cdk8s.Cha
             KarpenterNodePool.from_name("burst", limits={}),
             "headroom-reserver-burst (GUARDED) on pool burst: 500m CPU, 512Mi memory per "
             "node; node size unknown (the pool declares no instance-cpu, instance-memory, "
-            "instance-size or instance-type requirement); worst case unbounded: one slice "
+            "instance-size or instance-type requirement, nor node_cpu or node_memory); "
+            "worst case unbounded: one slice "
             "per node, and the pool has no limits",
             id="reference without limits",
         ),
@@ -315,7 +317,8 @@ def test_summary_reflects_requirements_added_after_the_headroom(chart: cdk8s.Cha
             KarpenterNodePool.from_name("burst", limits={"cpu": "100"}),
             "headroom-reserver-burst (GUARDED) on pool burst: 500m CPU, 512Mi memory per "
             "node; node size unknown (the pool declares no instance-cpu, instance-memory, "
-            "instance-size or instance-type requirement); worst case unknown (limits cpu "
+            "instance-size or instance-type requirement, nor node_cpu or node_memory); "
+            "worst case unknown (limits cpu "
             "100, node size unknown)",
             id="reference with limits of unknown nodes",
         ),

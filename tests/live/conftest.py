@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from e2e import build
-from e2e.cluster import ClusterError, LiveCluster, processes_under
+from e2e.cluster import ClusterError, LiveCluster, listening_ports, processes_under
+from e2e.karpenter import Karpenter
 from tests.conftest import ROOT
 
 LIVE_DIR = Path(__file__).resolve().parent
@@ -101,3 +102,45 @@ def _fresh_cluster(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if "cluster" in request.fixturenames:
         request.getfixturevalue("cluster").reset()
+
+
+@pytest.fixture(scope="session")
+def karpenter_binary(live_binaries: build.ReleaseBinaries) -> Path:
+    newest = build.karpenter_newest_kubernetes()
+    release = tuple(int(n) for n in live_binaries.release.split("."))
+    if release > newest:
+        made_for = f"{newest[0]}.{newest[1]}"
+        pytest.skip(
+            f"Karpenter {build.karpenter_version()} is made for Kubernetes up to {made_for} "
+            f"(its client-go), not {live_binaries.release}: its checks run on the live "
+            "tier's older release"
+        )
+    try:
+        return build.karpenter_binary(log=False)
+    except build.BuildError as error:
+        pytest.fail(f"Karpenter (its kwok command) did not build: {error}")
+
+
+@pytest.fixture(scope="module")
+def karpenter_process(karpenter_binary: Path, cluster: LiveCluster) -> Iterator[Karpenter]:
+    """One Karpenter per test module, with the KWOK provider and the ``CapacityBuffer``
+    gate, its log beside the components' (kept when a test fails); afterwards no
+    process, port, folder or CRD of it is left."""
+    running = Karpenter.start(cluster, karpenter_binary, log=cluster.logs_dir / "karpenter.log")
+    try:
+        yield running
+    finally:
+        running.stop()
+    assert running.pid is not None and not Path(f"/proc/{running.pid}").exists()
+    assert not running.workdir.exists()
+    assert not set(running.ports.values()) & listening_ports()
+    names = {c["metadata"]["name"] for c in cluster.get_json("crd")["items"]}
+    assert not names & set(running.crds)
+
+
+@pytest.fixture
+def karpenter(karpenter_process: Karpenter) -> Iterator[Karpenter]:
+    """The module's Karpenter; after the test it terminates every node it launched,
+    before the cluster's reset (``_fresh_cluster`` is set up first, so torn down last)."""
+    yield karpenter_process
+    karpenter_process.release_nodes()

@@ -1,5 +1,6 @@
-"""A NodePool's node class: a reference to one (``NodeClassRef``), and the
-``karpenter.k8s.aws/v1`` EC2NodeClass this app can emit (``Ec2NodeClass``)."""
+"""A NodePool's node class: a reference to one of any Karpenter provider
+(``NodeClassRef``), and the ``karpenter.k8s.aws/v1`` EC2NodeClass this app can emit
+(``Ec2NodeClass``)."""
 
 from __future__ import annotations
 
@@ -22,13 +23,31 @@ _AMI_FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", 
 _IAM_ROLE_NAME = re.compile(r"^[\w+=,.@-]{1,64}$")
 
 
+_KIND = re.compile(r"^[A-Z][A-Za-z0-9]{0,62}$")
+
+KNOWN_NODE_CLASS_KINDS = {
+    NodePoolFlavour.KARPENTER_EC2: "EC2NodeClass",
+    NodePoolFlavour.EKS_AUTO_MODE: "NodeClass",
+    NodePoolFlavour.KWOK: "KWOKNodeClass",
+}
+"""The node class kind of each provider this project knows, by flavour."""
+
+
 @dataclass(frozen=True)
 class NodeClassRef:
-    """A NodePool's ``nodeClassRef``. Build it with ``ec2()`` or ``eks_auto_mode()``.
+    """A NodePool's ``nodeClassRef``: the node class of any Karpenter provider.
+
+    Build it with ``ec2()``, ``eks_auto_mode()`` or ``kwok()``, or name another
+    provider's class, e.g. ``NodeClassRef("karpenter.azure.com", "AKSNodeClass",
+    "default")``. The group decides the pool's flavour (``NodePoolFlavour``): which
+    instance labels its requirements may use and the project reads node sizes from;
+    for another provider declare the sizes (``KarpenterNodePool(node_cpu=...,
+    node_memory=...)``).
 
     Args:
-        group: the node class's API group; it decides the flavour.
-        kind: ``EC2NodeClass`` or ``NodeClass``.
+        group: the node class's API group, a DNS subdomain.
+        kind: the node class's kind, e.g. ``AKSNodeClass``; for the groups this project
+            knows, their kind (``EC2NodeClass``, ``NodeClass``, ``KWOKNodeClass``).
         name: the node class's name.
     """
 
@@ -37,30 +56,40 @@ class NodeClassRef:
     name: str
 
     def __post_init__(self) -> None:
-        kinds = {"karpenter.k8s.aws": "EC2NodeClass", "eks.amazonaws.com": "NodeClass"}
-        if kinds.get(self.group) != self.kind:
+        names.dns_subdomain(self.group, field="node_class.group")
+        known = KNOWN_NODE_CLASS_KINDS.get(NodePoolFlavour.of_group(self.group))
+        if not isinstance(self.kind, str) or not _KIND.match(self.kind):
             raise HeadroomConfigError(
-                "node_class",
+                "node_class.kind", self.kind, "a kind in CamelCase, e.g. AKSNodeClass"
+            )
+        if known is not None and self.kind != known:
+            raise HeadroomConfigError(
+                "node_class.kind",
                 f"{self.group}/{self.kind}",
-                "NodeClassRef.ec2(name) (karpenter.k8s.aws/EC2NodeClass) or "
-                "NodeClassRef.eks_auto_mode(name) (eks.amazonaws.com/NodeClass)",
+                f"{self.group}/{known}, the node class of that provider",
             )
         names.dns_subdomain(self.name, field="node_class.name")
 
     @staticmethod
     def ec2(name: str = "default") -> NodeClassRef:
         """An existing ``karpenter.k8s.aws/v1`` EC2NodeClass. Default name: ``default``."""
-        return NodeClassRef("karpenter.k8s.aws", "EC2NodeClass", name)
+        return NodeClassRef(NodePoolFlavour.KARPENTER_EC2.value, "EC2NodeClass", name)
 
     @staticmethod
     def eks_auto_mode(name: str = "default") -> NodeClassRef:
         """An EKS Auto Mode ``eks.amazonaws.com`` NodeClass. Default: ``default``, the
         class Auto Mode creates with its built-in pools."""
-        return NodeClassRef("eks.amazonaws.com", "NodeClass", name)
+        return NodeClassRef(NodePoolFlavour.EKS_AUTO_MODE.value, "NodeClass", name)
+
+    @staticmethod
+    def kwok(name: str = "default") -> NodeClassRef:
+        """A ``karpenter.kwok.sh/v1alpha1`` KWOKNodeClass of Karpenter's KWOK provider,
+        which launches fake nodes (tests, demos). Default name: ``default``."""
+        return NodeClassRef(NodePoolFlavour.KWOK.value, "KWOKNodeClass", name)
 
     @property
     def flavour(self) -> NodePoolFlavour:
-        return NodePoolFlavour(self.group)
+        return NodePoolFlavour.of_group(self.group)
 
     def to_json(self) -> dict[str, str]:
         return {"group": self.group, "kind": self.kind, "name": self.name}

@@ -1,9 +1,11 @@
-"""Karpenter NodePools the headroom can target: Karpenter on EC2, and EKS Auto Mode.
+"""Karpenter NodePools the headroom can target, for any Karpenter provider.
 
 A ``KarpenterNodePool`` emits a ``karpenter.sh/v1`` NodePool. Its node class decides
 the flavour: an ``EC2NodeClass`` (``karpenter.k8s.aws``, Karpenter on EC2; reference
-one with ``NodeClassRef.ec2()`` or create one with ``Ec2NodeClass``), or the EKS Auto
-Mode ``NodeClass`` (``eks.amazonaws.com``, ``NodeClassRef.eks_auto_mode()``). The pool
+one with ``NodeClassRef.ec2()`` or create one with ``Ec2NodeClass``), the EKS Auto
+Mode ``NodeClass`` (``eks.amazonaws.com``, ``NodeClassRef.eks_auto_mode()``), the
+``KWOKNodeClass`` of Karpenter's KWOK provider (``NodeClassRef.kwok()``), or another
+provider's class (``NodeClassRef(group, kind, name)``). The pool
 implements ``INodePool``: headrooms and burst workloads select its nodes by the label
 ``karpenter.sh/nodepool``, which Karpenter and Auto Mode both put on the nodes.
 
@@ -25,7 +27,9 @@ Default pool, with the source of each value:
   ``expireAfter: 336h``, the built-in pools' generation 5 and later and the node
   lifetime Auto Mode applies by default (EKS user guide, "Create a Node Pool for EKS
   Auto Mode" and "Enable or Disable Built-in NodePools"). Auto Mode does not support
-  ``kubernetes.io/os``, so that requirement is left out.
+  ``kubernetes.io/os``, so that requirement is left out;
+- on KWOK and other providers: the guide's provider-neutral requirements only (arch,
+  OS, capacity type), since instance categories and generations are EC2's.
 """
 
 from __future__ import annotations
@@ -57,7 +61,12 @@ from cdk8s_headroom.vocabulary.labels import PART_OF
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
 from cdk8s_headroom.vocabulary.node_sizes import NodeSize, smallest_node
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, NodeSelectorRequirement, Taint
-from cdk8s_headroom.vocabulary.quantity import QuantityLike, parse_quantity, quantity_text
+from cdk8s_headroom.vocabulary.quantity import (
+    QuantityLike,
+    parse_quantity,
+    positive_quantity,
+    quantity_text,
+)
 from cdk8s_headroom.vocabulary.rules import QUANTITY_SYNTAX
 
 AUTO_MODE_MAX_EXPIRE_AFTER_HOURS = 336
@@ -88,9 +97,11 @@ class KarpenterNodePool(HeadroomConstruct):
     calls made later still reach the output.
 
     Args:
-        node_class: ``NodeClassRef.ec2(name)``, an ``Ec2NodeClass`` this app emits, or
-            ``NodeClassRef.eks_auto_mode(name)``. Default: ``NodeClassRef.ec2()``, the
-            EC2NodeClass ``default`` of Karpenter's getting-started guide.
+        node_class: ``NodeClassRef.ec2(name)``, an ``Ec2NodeClass`` this app emits,
+            ``NodeClassRef.eks_auto_mode(name)``, ``NodeClassRef.kwok(name)`` or another
+            provider's ``NodeClassRef(group, kind, name)``. Default:
+            ``NodeClassRef.ec2()``, the EC2NodeClass ``default`` of Karpenter's
+            getting-started guide.
         name: the NodePool's name, a DNS-1123 label. Default: the construct id.
         labels: labels on the pool's nodes (``spec.template.metadata.labels``). Keys
             that Karpenter, EC2, Auto Mode or the kubelet set (``karpenter.sh/*`` but
@@ -119,6 +130,14 @@ class KarpenterNodePool(HeadroomConstruct):
         termination_grace_period: how long Karpenter drains a node before it deletes
             the pods left, PDBs and ``karpenter.sh/do-not-disrupt`` included, e.g.
             ``"24h"`` (not ``"Never"``). Default: none, Karpenter waits for ever.
+        node_cpu: the CPU capacity of the smallest node the pool launches, e.g.
+            ``"4"``: a lower bound beside what the requirements' instance labels say
+            (AWS ``instance-cpu``, ``instance-size``; KWOK's ``instance-cpu``). Declare
+            it for a provider whose labels the project does not read (Azure's
+            ``karpenter.azure.com/sku-cpu``...), so slices and buffers are checked
+            against it. Default: none, from the requirements only.
+        node_memory: the memory capacity of that node, e.g. ``"16Gi"``. Default: none,
+            from the requirements only.
     """
 
     def __init__(
@@ -138,6 +157,8 @@ class KarpenterNodePool(HeadroomConstruct):
         weight: int | None = None,
         budgets: Sequence[DisruptionBudget] = (),
         termination_grace_period: DurationLike | None = None,
+        node_cpu: QuantityLike | None = None,
+        node_memory: QuantityLike | None = None,
     ) -> None:
         if node_class is None:
             node_class = NodeClassRef.ec2()
@@ -147,7 +168,8 @@ class KarpenterNodePool(HeadroomConstruct):
             raise HeadroomConfigError(
                 "node_class",
                 node_class,
-                "NodeClassRef.ec2(name), an Ec2NodeClass or NodeClassRef.eks_auto_mode(name)",
+                "NodeClassRef.ec2(name), an Ec2NodeClass, NodeClassRef.eks_auto_mode(name), "
+                "NodeClassRef.kwok(name) or NodeClassRef(group, kind, name)",
             )
         self.node_class = node_class
         self.flavour = node_class.flavour
@@ -160,6 +182,7 @@ class KarpenterNodePool(HeadroomConstruct):
                 "which EKS manages: target one with "
                 f"KarpenterNodePool.from_name({shown(self.name)}) instead of emitting it",
             )
+        self.declared_node = declared_node_size(node_cpu, node_memory)
         self._labels = check_template_labels(labels, self.flavour)
         if requirements is None:
             requirements = default_requirements(self.flavour)
@@ -252,6 +275,8 @@ class KarpenterNodePool(HeadroomConstruct):
         taints: Sequence[Taint] = (),
         requirements: Sequence[NodeSelectorRequirement] = (),
         limits: Mapping[str, QuantityLike] | None = None,
+        node_cpu: QuantityLike | None = None,
+        node_memory: QuantityLike | None = None,
     ) -> KarpenterNodePoolRef:
         """A NodePool that exists already (Karpenter or Auto Mode), without emitting it.
 
@@ -264,6 +289,9 @@ class KarpenterNodePool(HeadroomConstruct):
             taints: default: none.
             requirements: default: none (node size unknown).
             limits: default: ``None``, not declared (worst case unknown).
+            node_cpu: the CPU capacity of its smallest node, as for a
+                ``KarpenterNodePool``. Default: none, from the requirements only.
+            node_memory: the memory capacity of its smallest node. Default: none.
         """
         declared = None if limits is None else tuple(_limits(limits).items())
         return KarpenterNodePoolRef(
@@ -271,6 +299,7 @@ class KarpenterNodePool(HeadroomConstruct):
             taints=tuple(taints),
             requirements=tuple(requirements),
             limits=declared,
+            declared_node=declared_node_size(node_cpu, node_memory),
         )
 
     @property
@@ -298,10 +327,35 @@ class KarpenterNodePool(HeadroomConstruct):
     def requirements(self) -> tuple[NodeSelectorRequirement, ...]:
         return tuple(self._requirements)
 
+    def instance_label(self, name: str) -> str:
+        """The key of the instance label ``name`` on this pool's provider, e.g.
+        ``instance_label("instance-cpu")`` is ``karpenter.k8s.aws/instance-cpu`` on EC2
+        and ``karpenter.kwok.sh/instance-cpu`` on KWOK, so one app runs on both.
+
+        Raises:
+            HeadroomConfigError: (on ``node_class``) for a provider whose instance labels
+                this project does not know: write its keys out.
+        """
+        prefix = self.flavour.label_prefix
+        if prefix is None:
+            raise HeadroomConfigError(
+                "node_class",
+                f"{self.node_class.group}/{self.node_class.kind}",
+                "a provider whose instance labels the project knows (EC2, EKS Auto Mode, "
+                f"KWOK) for instance_label({shown(name)}); on another provider write the "
+                "label key out",
+            )
+        return f"{prefix}{names.text(name, field='instance_label')}"
+
     @property
     def smallest_node(self) -> NodeSize:
         """The lower bound of the capacity of the nodes the requirements allow."""
-        return smallest_node(self._requirements, field="requirements", auto_mode=self.auto_mode)
+        return smallest_node(
+            self._requirements,
+            field="requirements",
+            auto_mode=self.auto_mode,
+            declared=self.declared_node,
+        )
 
     @property
     def limit_amounts(self) -> Mapping[str, Fraction]:
@@ -349,7 +403,9 @@ class KarpenterNodePool(HeadroomConstruct):
         candidate = [*self._requirements, requirement]
         for label, value in self._labels.items():
             check_label_against(label, value, [requirement], field=field)
-        new_size = smallest_node(candidate, field=field, auto_mode=self.auto_mode)
+        new_size = smallest_node(
+            candidate, field=field, auto_mode=self.auto_mode, declared=self.declared_node
+        )
         for check in self._slice_checks:
             try:
                 check(new_size)
@@ -445,13 +501,16 @@ class KarpenterNodePool(HeadroomConstruct):
 
 def default_requirements(flavour: NodePoolFlavour) -> list[NodeSelectorRequirement]:
     """The getting-started requirements of a flavour (sources in the module docstring)."""
-    prefix = flavour.label_prefix
     in_ = NodeSelectorOperator.IN
     requirements = [
         NodeSelectorRequirement("kubernetes.io/arch", in_, ("amd64",)),
         NodeSelectorRequirement("karpenter.sh/capacity-type", in_, ("on-demand", "spot")),
-        NodeSelectorRequirement(f"{prefix}instance-category", in_, ("c", "m", "r")),
     ]
+    prefix = flavour.label_prefix
+    if flavour not in (NodePoolFlavour.KARPENTER_EC2, NodePoolFlavour.EKS_AUTO_MODE):
+        requirements.insert(1, NodeSelectorRequirement("kubernetes.io/os", in_, ("linux",)))
+        return requirements
+    requirements.append(NodeSelectorRequirement(f"{prefix}instance-category", in_, ("c", "m", "r")))
     if flavour is NodePoolFlavour.EKS_AUTO_MODE:
         requirements.append(
             NodeSelectorRequirement(f"{prefix}instance-generation", NodeSelectorOperator.GT, ("4",))
@@ -477,3 +536,13 @@ def _limits(value: Mapping[str, QuantityLike]) -> dict[str, str]:
             raise HeadroomConfigError(field, value[resource], "a quantity of zero or more")
         limits[resource] = quantity_text(value[resource], field=field, grammar=QUANTITY_SYNTAX)
     return limits
+
+
+def declared_node_size(cpu: QuantityLike | None, memory: QuantityLike | None) -> NodeSize | None:
+    """The smallest node a user declares (``node_cpu``, ``node_memory``), or ``None``."""
+    if cpu is None and memory is None:
+        return None
+    amounts: list[Fraction | None] = []
+    for field, value in (("node_cpu", cpu), ("node_memory", memory)):
+        amounts.append(None if value is None else positive_quantity(value, field=field)[1])
+    return NodeSize(cpu=amounts[0], memory=amounts[1])

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
+from cdk8s_headroom.karpenter.pool_ref import KNOWN_INSTANCE_LABEL_PREFIXES, NodePoolFlavour
 from cdk8s_headroom.vocabulary import names
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.node_pools import KARPENTER_NODEPOOL_LABEL
-from cdk8s_headroom.vocabulary.node_sizes import INSTANCE_LABEL_PREFIXES
+from cdk8s_headroom.vocabulary.node_sizes import KWOK_INSTANCE_LABELS, KWOK_LABEL_PREFIX
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, NodeSelectorRequirement
 
 KNOWN_INSTANCE_CATEGORIES = frozenset(
@@ -32,7 +32,12 @@ MAX_REQUIREMENTS = 100
 MAX_TEMPLATE_LABELS = 100
 """The most labels a NodePool template holds (the CRD's ``maxProperties``)."""
 
-_RESERVED_LABEL_DOMAINS = ("karpenter.sh", "karpenter.k8s.aws", "eks.amazonaws.com")
+_RESERVED_LABEL_DOMAINS = (
+    "karpenter.sh",
+    "karpenter.k8s.aws",
+    "eks.amazonaws.com",
+    KWOK_LABEL_PREFIX.removesuffix("/"),
+)
 _KUBERNETES_LABELS = (
     "kubernetes.io/arch",
     "kubernetes.io/os",
@@ -68,13 +73,25 @@ def check_requirement(
             "pool's own name)",
         )
     own = flavour.label_prefix
-    other = next(p for p in INSTANCE_LABEL_PREFIXES if p != own)
-    if key.startswith(other):
+    other = next((p for p in KNOWN_INSTANCE_LABEL_PREFIXES if p != own and key.startswith(p)), None)
+    if other is not None:
+        hint = (
+            f"use {own}{key.removeprefix(other)}"
+            if own
+            else "use the instance labels of the pool's own provider"
+        )
         raise HeadroomConfigError(
             field,
             list(requirement.values),
-            f"the {flavour.name} instance labels: use {own}{key.removeprefix(other)} "
-            f"({other}* labels are not set on these nodes)",
+            f"the {flavour.name} instance labels: {hint} ({other}* labels are not set on "
+            "these nodes)",
+        )
+    if key.startswith(KWOK_LABEL_PREFIX) and key not in KWOK_INSTANCE_LABELS:
+        raise HeadroomConfigError(
+            field,
+            list(requirement.values),
+            f"a KWOK instance label: {', '.join(KWOK_INSTANCE_LABELS)} (Karpenter's KWOK "
+            "provider restricts the rest of its domain)",
         )
     if flavour is NodePoolFlavour.EKS_AUTO_MODE and key in _OS_LABELS:
         raise HeadroomConfigError(
@@ -84,7 +101,7 @@ def check_requirement(
             "support this label",
         )
     listed = requirement.operator in (NodeSelectorOperator.IN, NodeSelectorOperator.NOT_IN)
-    if listed and key == f"{own}instance-category":
+    if listed and own is not None and key == f"{own}instance-category":
         unknown = [v for v in requirement.values if v not in KNOWN_INSTANCE_CATEGORIES]
         if unknown:
             raise HeadroomConfigError(
@@ -135,8 +152,8 @@ def check_template_labels(
                 checked[key],
                 "a label Karpenter, EC2, EKS and the kubelet do not set themselves: "
                 "karpenter.sh/* (but capacity-type), karpenter.k8s.aws/*, "
-                "eks.amazonaws.com/* and the kubernetes.io and k8s.io domains (but "
-                "well-known labels and node.kubernetes.io/*) are theirs "
+                "eks.amazonaws.com/*, karpenter.kwok.sh/* and the kubernetes.io and "
+                "k8s.io domains (but well-known labels and node.kubernetes.io/*) are theirs "
                 "(karpenter.sh/nodepool is the pool's name); use a requirement to "
                 "choose instances",
             )

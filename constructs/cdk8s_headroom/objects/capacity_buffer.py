@@ -83,7 +83,7 @@ def _limits(value: Mapping[str, QuantityLike] | None) -> dict[str, tuple[str, Fr
     return parsed
 
 
-AUTO_MODE_LABEL_PREFIX = NodePoolFlavour.EKS_AUTO_MODE.label_prefix
+AUTO_MODE_LABEL_PREFIX = f"{NodePoolFlavour.EKS_AUTO_MODE.value}/"
 REQUIRING_OPERATORS = tuple(NodeSelectorOperator(op) for op in rules.REQUIRING_OPERATORS)
 """``rules.REQUIRING_OPERATORS``: the operators a node must carry the key to match."""
 

@@ -155,7 +155,7 @@ class HeadroomSummary:
         elif self.pool_name:
             line += (
                 "; node size unknown (the pool declares no instance-cpu, instance-memory, "
-                "instance-size or instance-type requirement)"
+                "instance-size or instance-type requirement, nor node_cpu or node_memory)"
             )
         worst = self.worst_case
         if worst is not None and self.windows is not None:

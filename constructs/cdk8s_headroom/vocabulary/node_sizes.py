@@ -13,6 +13,13 @@ interpret (both the Karpenter ``karpenter.k8s.aws/`` keys and the EKS Auto Mode
 - memory from vCPUs, when every allowed ``instance-category`` has a known ratio:
   c 2 GiB, m 4 GiB, r 8 GiB per vCPU (the ratio since generation 5; older c4 and m4
   hold a little less, which this estimate ignores);
+- on Karpenter's KWOK provider, its ``karpenter.kwok.sh/`` labels (Karpenter's
+  ``kwok/cloudprovider/helpers.go``, ``setDefaultOptions``): ``instance-cpu`` and
+  ``instance-size`` (both the vCPUs, as KWOK names its types ``c-4x-amd64-linux``),
+  ``instance-memory`` (a quantity such as ``8Gi``, ``In`` values only), and memory
+  from vCPUs by ``instance-family`` (``KWOK_MEMORY_PER_VCPU``);
+- sizes the user declares (``declared``) for any other provider, whose labels this
+  project does not read;
 - on EKS Auto Mode, at least 2 vCPUs: Auto Mode only launches instances with more than
   one CPU, and no nano, micro or small sizes (EKS user guide, "Learn about Amazon EKS
   Auto Mode Managed instances"). A pool counts as Auto Mode when it says so, or when
@@ -37,7 +44,7 @@ from typing import Protocol, runtime_checkable
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.node_pools import INodePool
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, NodeSelectorRequirement
-from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory
+from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory, parse_quantity
 
 MIB = 2**20
 GIB = 2**30
@@ -45,10 +52,25 @@ GIB = 2**30
 INSTANCE_LABEL_PREFIXES = ("karpenter.k8s.aws/", "eks.amazonaws.com/")
 """Karpenter on EC2 and EKS Auto Mode name the same instance facts under these prefixes."""
 
+KWOK_LABEL_PREFIX = "karpenter.kwok.sh/"
+"""The instance labels of Karpenter's KWOK provider (``kwok/apis/v1alpha1/labels.go``)."""
+
+KWOK_INSTANCE_LABELS = tuple(
+    f"{KWOK_LABEL_PREFIX}{name}"
+    for name in ("instance-cpu", "instance-family", "instance-memory", "instance-size")
+)
+"""The only ``karpenter.kwok.sh/`` keys a NodePool may use: the provider restricts its
+domain and registers these four as well-known labels (``labels.go``, ``init``)."""
+
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 
 MEMORY_PER_VCPU = {"c": 2 * GIB, "m": 4 * GIB, "r": 8 * GIB}
 """Memory per vCPU of the general-purpose categories (generation 5 and later)."""
+
+KWOK_MEMORY_PER_VCPU = {"c": 2 * GIB, "s": 4 * GIB, "m": 8 * GIB}
+"""Memory per vCPU of the KWOK provider's instance families, as its built-in
+``kwok/cloudprovider/instance_types.json`` defines them (``c-4x`` 8Gi, ``s-4x`` 16Gi,
+``m-4x`` 32Gi)."""
 
 _SMALL_SIZES = {"nano": 1, "micro": 1, "small": 1, "medium": 1}
 """Sizes below ``large``: at least 1 vCPU."""
@@ -145,6 +167,10 @@ def _instance_key(key: str, name: str) -> bool:
     return any(key == prefix + name for prefix in INSTANCE_LABEL_PREFIXES)
 
 
+def _kwok_vcpu_key(key: str) -> bool:
+    return key in (f"{KWOK_LABEL_PREFIX}instance-cpu", f"{KWOK_LABEL_PREFIX}instance-size")
+
+
 def _integer_lower_bound(
     requirements: Sequence[NodeSelectorRequirement], name: str, *, field: str
 ) -> int | None:
@@ -153,7 +179,11 @@ def _integer_lower_bound(
     excluded: set[int] = set()
     above = -1
     below: int | None = None
-    relevant = [r for r in requirements if _instance_key(r.key, name)]
+    relevant = [
+        r
+        for r in requirements
+        if _instance_key(r.key, name) or (name == "instance-cpu" and _kwok_vcpu_key(r.key))
+    ]
     for requirement in relevant:
         values = {int(v) for v in requirement.values if v.lstrip("-").isdigit()}
         if requirement.operator is NodeSelectorOperator.IN:
@@ -258,13 +288,19 @@ def _max_or_none(*values: Fraction | None) -> Fraction | None:
 
 
 def smallest_node(
-    requirements: Sequence[NodeSelectorRequirement], *, field: str, auto_mode: bool = False
+    requirements: Sequence[NodeSelectorRequirement],
+    *,
+    field: str,
+    auto_mode: bool = False,
+    declared: NodeSize | None = None,
 ) -> NodeSize:
     """The lower bound of the capacity of any node the requirements allow.
 
     Each bound is the largest of the bounds the requirements imply: ``instance-cpu In
     [4, 8]`` and ``instance-size In [large]`` give 4 vCPUs. ``auto_mode`` (or a
     requirement on an ``eks.amazonaws.com/`` key) adds Auto Mode's 2-vCPU floor.
+    ``declared`` is the smallest node the user says the pool launches; it is a bound
+    too, and the only one on a provider whose labels this module does not read.
 
     Raises:
         HeadroomConfigError: (on ``field``) when the requirements on instance-cpu or
@@ -295,7 +331,30 @@ def smallest_node(
     if cpu is not None and categories and categories <= MEMORY_PER_VCPU.keys():
         ratio = min(MEMORY_PER_VCPU[c] for c in categories)
         memory = _max_or_none(memory, cpu * ratio)
+    memory = _max_or_none(memory, _kwok_memory(requirements, cpu, field=field))
+    if declared is not None:
+        cpu = _max_or_none(cpu, declared.cpu)
+        memory = _max_or_none(memory, declared.memory)
     return NodeSize(cpu=cpu, memory=memory)
+
+
+def _kwok_memory(
+    requirements: Sequence[NodeSelectorRequirement], cpu: Fraction | None, *, field: str
+) -> Fraction | None:
+    """The memory bound of KWOK's labels: the smallest ``instance-memory`` allowed, and
+    vCPUs (read from KWOK's labels) times the smallest memory per vCPU of the allowed
+    ``instance-family`` s, every built-in family when no requirement names one."""
+    bounds: list[Fraction] = []
+    listed = _allowed_values(requirements, f"{KWOK_LABEL_PREFIX}instance-memory")
+    if listed:
+        bounds.append(min(parse_quantity(v, field=f"{field}.values") for v in listed))
+    families = _allowed_values(requirements, f"{KWOK_LABEL_PREFIX}instance-family")
+    on_kwok = any(_kwok_vcpu_key(r.key) for r in requirements)
+    if families is None and on_kwok:
+        families = set(KWOK_MEMORY_PER_VCPU)
+    if cpu is not None and families and families <= KWOK_MEMORY_PER_VCPU.keys():
+        bounds.append(cpu * min(KWOK_MEMORY_PER_VCPU[f] for f in families))
+    return max(bounds) if bounds else None
 
 
 def _type_memory(types: set[str]) -> Fraction | None:
