@@ -29,6 +29,7 @@ from cdk8s_headroom import (
     HeadroomSchedule,
     HeadroomWindow,
     KarpenterNodePool,
+    NodeClassRef,
     NodeHeadroom,
     NodeSelectorOperator,
     PriorityModel,
@@ -47,18 +48,23 @@ BATCH_WINDOW = HeadroomSchedule(
 )
 
 
-def build(app: cdk8s.App) -> None:
-    """Builds the example into ``app``: cluster-scoped objects first, then workloads."""
+def build(app: cdk8s.App, *, node_class: NodeClassRef | None = None) -> None:
+    """Builds the example into ``app``: cluster-scoped objects first, then workloads.
+
+    ``node_class``: the pool's node class. Default: an ``Ec2NodeClass`` the app emits;
+    ``NodeClassRef.kwok()`` runs it on Karpenter's KWOK provider.
+    """
     charts = headroom_charts(app, namespace=NAMESPACE, model=MODEL)
-    node_class = Ec2NodeClass(
-        charts.cluster,
-        "node-class",
-        name="burst",
-        role=f"KarpenterNodeRole-{CLUSTER_NAME}",
-        discovery_tag_value=CLUSTER_NAME,
-    )
+    if node_class is None:
+        node_class = Ec2NodeClass(
+            charts.cluster,
+            "node-class",
+            name="burst",
+            role=f"KarpenterNodeRole-{CLUSTER_NAME}",
+            discovery_tag_value=CLUSTER_NAME,
+        ).ref
     pool = KarpenterNodePool(charts.cluster, "burst", node_class=node_class, limits={"cpu": "64"})
-    pool.add_requirement("karpenter.k8s.aws/instance-cpu", NodeSelectorOperator.IN, ["4", "8"])
+    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4", "8"])
 
     headroom = NodeHeadroom(
         charts.workloads,
