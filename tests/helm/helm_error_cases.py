@@ -141,6 +141,12 @@ CASES = [
         "priorityClasses.default.name",
         "no value with model dedicated-pool",
     ),
+    (
+        "bad-node-size",
+        {"nodePool": {"name": "aks-pool", "nodeMemory": "16GB"}},
+        "nodePool.nodeMemory",
+        'e.g. "500m"',
+    ),
     ("dedicated-pool-without-a-pool", {"model": "dedicated-pool"}, "nodePool.name", "a node pool"),
     (
         "dedicated-pool-without-its-taint",

@@ -202,6 +202,14 @@ VALUES: tuple[Value, ...] = (
     Value("nodePool.taints", "list", "The taints of the pool's nodes; the pods tolerate them.",
           prop="node_pool.taints"),
     *_taint("nodePool.taints"),
+    Value("nodePool.nodeCpu", "quantity", "With `nodePool.name`: the CPU capacity of the pool's "
+          "smallest node, e.g. `\"4\"`; the slice must fit in its allocatable (capacity less "
+          "kube-reserved and eviction). The library's mirror of the chart "
+          "(`cdk8s_headroom.helm.build`) refuses a slice that does not; `helm template` does not "
+          "check it yet. Null: not declared.", _Q, nullable=True, prop="node_cpu"),
+    Value("nodePool.nodeMemory", "quantity", "With `nodePool.name`: the memory capacity of that "
+          "node, e.g. `16Gi`. Null: not declared, not checked.", _Q, nullable=True,
+          prop="node_memory"),
     Value("nodeSelector", "labels", "Extra node labels for the reserver and the bursts."),
     Value("tolerations", "list", "Extra tolerations for the reserver."),
     *_tolerations("tolerations"),
