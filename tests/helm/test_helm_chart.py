@@ -17,11 +17,9 @@ import cdk8s_headroom
 import main
 from cdk8s_headroom.helm import (
     KUBE_VERSION,
-    Release,
     ValuesError,
     chart_files,
     package_chart,
-    synthesize,
     values_from_app,
     write_chart,
 )
@@ -346,21 +344,6 @@ def test_a_pool_from_name_with_declared_node_sizes_reads_back_as_those_values() 
     cdk8s_headroom.NodeHeadroom(chart, "headroom", cpu="500m", memory="512Mi", node_pool=pool)
     read = values_from_app(app)["nodePool"]
     assert (read["name"], read["nodeCpu"], read["nodeMemory"]) == ("aks-pool", "2", "8Gi")
-
-
-def test_the_mirror_refuses_a_slice_over_the_declared_node_with_the_librarys_message() -> None:
-    # node_sizes.check_slice_fits: 2 cores leave 1930m after kube-reserved (70m)
-    defaults = yaml.safe_load((CHART / "values.yaml").read_text())
-    values = {
-        "reservation": {"cpu": "1950m", "memory": "512Mi"},
-        "nodePool": {"name": "aks-pool", "nodeCpu": "2", "nodeMemory": "8Gi"},
-    }
-    with pytest.raises(cdk8s_headroom.HeadroomConfigError) as raised:
-        synthesize(values, Release(name="web", namespace="web"), chart_defaults=defaults)
-    assert raised.value.field == "reservation.cpu"
-    assert "smallest node of pool 'aks-pool': its 2 leave about 1930m allocatable" in str(
-        raised.value
-    )
 
 
 def test_a_pool_from_name_with_requirements_is_refused_as_the_values_have_none() -> None:
