@@ -18,9 +18,9 @@ import pytest
 import yaml
 
 from cdk8s_headroom.helm import CHART_NAME, Release, synthesize
+from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.vocabulary import quantity_arithmetic, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from cdk8s_headroom.vocabulary.node_sizes import NodeSize
 from scripts.helm_render import render
 from tests.helm.helm_error_cases import CASES, NO_SLICES, burst, requests
 
@@ -257,10 +257,11 @@ def test_length_bounds_hold_alike_at_the_boundary(
     assert str(expected) in helm_error(chart, values(too_long))
 
 
-NODE_CPUS = ["500m", "1", "1500m", "2", "3", "4", "4001m", "4500m", "96", 8, "1e3"]
+NODE_CPUS = ["500m", "1", "1500m", "2", "3", "4", "4001m", "4500m", "96", 8, "1e3", "1.0005"]
 """Declared nodes on each step of kube-reserved's formula (node_sizes.kube_reserved_cpu)
-and between them, as text and as the number --set passes."""
-NODE_MEMORIES = ["1Gi", "1565Mi", "1566Mi", "2G", "16Gi", "1536Gi"]
+and between them, as text and as the number --set passes; and a fraction of a
+milli-core, which both count rounded up, as the kubelet reports a node's capacity."""
+NODE_MEMORIES = ["1Gi", "1565Mi", "1566Mi", "2G", "16Gi", "1536Gi", "2147483648.5"]
 
 
 @pytest.mark.parametrize("node", NODE_CPUS + NODE_MEMORIES, ids=str)
@@ -270,8 +271,8 @@ def test_a_slice_on_the_declared_node_fits_exactly_where_the_library_says(
     # node_sizes.check_slice_fits: the slice against the node's allocatable estimate; the
     # chart's generated nodeFit helper judges it in whole 10^-7 cores and bytes
     resource = "cpu" if node in NODE_CPUS else "memory"
-    declared = {"cpu": None, "memory": None, resource: quantity_arithmetic.exact_amount(str(node))}
-    allocatable = getattr(NodeSize(**declared).allocatable(), resource)
+    pool = KarpenterNodePool.from_name("aks-pool", **{f"node_{resource}": str(node)})
+    allocatable = getattr(pool.smallest_node.allocatable(), resource)
     unit = Fraction(1, 1000) if resource == "cpu" else Fraction(1)
     least = unit if resource == "cpu" else Fraction(rules.MIN_CONTAINER_MEMORY)
     floor = math.floor(allocatable / unit) * unit
