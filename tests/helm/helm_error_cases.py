@@ -172,6 +172,17 @@ CASES = [
         "reservation.memory",
         "its 8Gi leave about 6627Mi allocatable after kube-reserved and eviction; lower the slice",
     ),
+    (
+        # capacity_buffer.CapacityBuffer._check_fits: a buffer's pod must fit the node too
+        "buffer-pod-over-the-declared-node",
+        {
+            **NO_SLICES,
+            "nodePool": {"name": "aks-pool", "nodeCpu": "2"},
+            "burstWorkloads": [requests("3", "1Gi") | {"buffer": {"replicas": 1}}],
+        },
+        "burstWorkloads[api].resources.requests.cpu",
+        "a buffer pod that fits on the smallest node of pool 'aks-pool': its 2 leave about 1930m",
+    ),
     ("dedicated-pool-without-a-pool", {"model": "dedicated-pool"}, "nodePool.name", "a node pool"),
     (
         "dedicated-pool-without-its-taint",

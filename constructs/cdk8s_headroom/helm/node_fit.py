@@ -12,13 +12,16 @@ larger node is taken as one the slice fits, which no real node tests.
 
 from __future__ import annotations
 
+import inspect
 from fractions import Fraction
 
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD_WORDS
 from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.node_sizes import (
     KUBE_RESERVED_CPU_REST,
     KUBE_RESERVED_CPU_STEPS,
     RESERVED_MEMORY,
+    check_slice_fits,
 )
 from cdk8s_headroom.vocabulary.quantity_arithmetic import BINARY_SUFFIXES
 
@@ -74,8 +77,11 @@ def _cpu_text(x: str) -> str:
     )
 
 
-def _check(resource: str, node: str, power: int, digits: int, scale: int, room: str) -> str:
-    """The check of one resource, where the node and the slice are given."""
+def _check(
+    resource: str, node: str, power: int, digits: int, scale: int, room: str, what: str
+) -> str:
+    """The check of one resource, where the node and the slice (or ``what`` else) are
+    given; the field a refusal names is ``.<resource>Field``."""
     rule = f"node-headroom.rule.{rules.SLICE_FITS_NODE.name}"
     return (
         f"{{{{ if and $.pool $.{node} $.{resource} }}}}"
@@ -85,24 +91,29 @@ def _check(resource: str, node: str, power: int, digits: int, scale: int, room: 
         # A slice of more digits than a node may have exceeds any node judged here
         f"{{{{ $s := add $a 1 }}}}{{{{ if le (len $sd) {digits} }}}}"
         f"{{{{ $s = mul (atoi $sd) {scale} }}}}{{{{ end }}}}"
-        f'{{{{ include "{rule}" (dict "lib" $.lib "field" "reservation.{resource}" "value" '
-        f'$.{resource} "what" "a slice" "the" "the slice" "pool" $.pool "allocatable" $a '
+        f'{{{{ include "{rule}" (dict "lib" $.lib "field" $.{resource}Field "value" $.{resource} '
+        f'"what" "{what}" "the" "{what.replace("a ", "the ", 1)}" "pool" $.pool "allocatable" $a '
         f'"slice" $s "capacity" (include "{HELPER}.{resource}Text" (mul $n {scale})) '
         f'"room" (include "{HELPER}.{resource}Text" (max $a 0))) }}}}{{{{ end }}}}{{{{ end }}}}'
     )
 
 
 def node_fit_helpers() -> dict[str, str]:
-    """``node-headroom.nodeFit``, of (dict lib pool cpu memory nodeCpu nodeMemory): each
-    resource's check, CPU first, as ``check_slice_fits`` judges them; and the two
+    """``node-headroom.nodeFit.slice`` and ``node-headroom.nodeFit.bufferPod``, of (dict
+    lib pool cpu memory cpuField memoryField nodeCpu nodeMemory): each resource's check,
+    CPU first, as ``check_slice_fits`` judges a slice and a buffer's pod; and the two
     helpers that write an amount as the library's message does."""
     cpu_room = f"sub (mul $n {CPU_SCALE}) {_reserved_cpu()}"
     memory_room = f"sub $n {_whole(Fraction(RESERVED_MEMORY))}"
-    body = _check("cpu", "nodeCpu", 3, CPU_DIGITS, CPU_SCALE, cpu_room) + _check(
-        "memory", "nodeMemory", 0, MEMORY_DIGITS, 1, memory_room
-    )
+    slice_what = inspect.signature(check_slice_fits).parameters["what"].default
+    helpers = {}
+    for name, what in (("slice", slice_what), ("bufferPod", BUFFER_POD_WORDS)):
+        body = _check("cpu", "nodeCpu", 3, CPU_DIGITS, CPU_SCALE, cpu_room, what) + _check(
+            "memory", "nodeMemory", 0, MEMORY_DIGITS, 1, memory_room, what
+        )
+        helpers[f"{HELPER}.{name}"] = f'{{{{- define "{HELPER}.{name}" }}}}{body}{{{{ end }}}}'
     return {
-        HELPER: f'{{{{- define "{HELPER}" }}}}{body}{{{{ end }}}}',
+        **helpers,
         f"{HELPER}.cpuText": f'{{{{- define "{HELPER}.cpuText" }}}}{_cpu_text("(int64 .)")}'
         "{{ end }}",
         f"{HELPER}.memoryText": f'{{{{- define "{HELPER}.memoryText" }}}}'

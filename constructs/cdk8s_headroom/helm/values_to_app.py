@@ -287,7 +287,12 @@ def build(
                 props["form"] = CapacityBufferForm(props["form"])
             if "api_version" in props:
                 props["api_version"] = CapacityBufferVersion(props["api_version"])
-            with in_values(_BUFFER_INVERSE, f"{at}.", _BUFFER_OUTSIDE):
+            # Its pod's fit on the pool's node is judged on the burst's requests
+            requests = {
+                f"workload.{prop}": f"burstWorkloads[{name}].{_BURST_INVERSE[prop]}"
+                for prop in ("cpu", "memory")
+            }
+            with in_values(_BUFFER_INVERSE, f"{at}.", {**_BUFFER_OUTSIDE, **requests}):
                 headroom.add_capacity_buffer(burst, **props)
     missing = headroom.missing_room()
     if missing is not None:
