@@ -1,8 +1,9 @@
-"""The chart's check that the slice fits the pool's declared node (``nodePool.nodeCpu``,
-``nodePool.nodeMemory``), generated from the library's declarations: the allocatable
-estimate (``node_sizes.NodeSize.allocatable``: ``KUBE_RESERVED_CPU_STEPS``,
-``RESERVED_MEMORY``) and the rule ``rules.SLICE_FITS_NODE``, whose helper it calls with
-the operands ``check_slice_fits`` passes, so the refusal is the library's.
+"""The chart's check that the slice, and each buffer's pod, fit the pool's declared node
+(``nodePool.nodeCpu``, ``nodePool.nodeMemory``), generated from the library's
+declarations: the allocatable estimate (``node_sizes.NodeSize.allocatable``:
+``KUBE_RESERVED_CPU_STEPS``, ``RESERVED_MEMORY``) and the rule
+``rules.SLICE_FITS_NODE``, whose helper it calls with the operands ``check_slice_fits``
+passes, so the refusal is the library's.
 
 Go's templates count in int64: the helper judges in whole 10^-7 cores (the rates of
 kube-reserved are whole there) and in bytes, exact for a node of at most

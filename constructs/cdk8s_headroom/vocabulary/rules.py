@@ -358,7 +358,7 @@ SLICE_FITS_NODE = Rule(
     "{room} allocatable after kube-reserved and eviction; lower {the} or require larger "
     "instances (instance-cpu, instance-memory or instance-size requirements)",
     # Judged by each engine in its own exact units (node_sizes.check_slice_fits, the
-    # chart's node-headroom.nodeFit): the allocatable is node_sizes.NodeSize.allocatable
+    # chart's node-headroom.nodeFit.*): the allocatable is node_sizes.NodeSize.allocatable
     Not(Less("allocatable", "slice")),
 )
 PREPULLER_NAME = Rule(
