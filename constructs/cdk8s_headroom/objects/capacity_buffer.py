@@ -79,6 +79,10 @@ once (``recipes``): ``_render`` evaluates it, and ``make chart`` compiles it int
 ``node-headroom.recipe.bufferPod``."""
 
 
+BUFFER_POD_WORDS = "a buffer pod"
+"""What a buffer's fit check calls the pod it holds room for (``check_slice_fits``)."""
+
+
 class CapacityBufferForm(Enum):
     """How the buffer names the shape of one chunk.
 
@@ -455,7 +459,7 @@ class CapacityBuffer(HeadroomConstruct):
             memory_field="workload.memory",
             cpu_value=workload.cpu,
             memory_value=workload.memory,
-            what="a buffer pod",
+            what=BUFFER_POD_WORDS,
         )
 
     def _metadata(self, name: str | None = None) -> cdk8s.ApiObjectMetadata:
