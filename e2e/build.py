@@ -115,6 +115,16 @@ KARPENTER = GoModule(
 )
 
 
+def kwok_file(path: str) -> Path:
+    """A file of the pinned KWOK module (``e2e/modules/kwok/go.mod``), as ``go mod
+    download`` left it in Go's module cache, e.g. one of its stage sets; read, never
+    copied into the repository."""
+    out = _go(KWOK, "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kwok")
+    if out.returncode != 0:
+        raise BuildError(f"e2e/modules/kwok: `go list -m sigs.k8s.io/kwok` failed: {out.stderr}")
+    return Path(out.stdout.strip()) / path
+
+
 def _kube_state_metrics() -> GoModule:
     """kube-state-metrics at its pinned version, reporting that version and its
     client-go's as its own Makefile's ``-X`` flags make it (kube-state-metrics

@@ -92,11 +92,17 @@ class NodeShape:
 class LiveCluster:
     """One running control plane. Use :meth:`start`, then :meth:`stop` (always)."""
 
-    def __init__(self, binaries: ReleaseBinaries, workdir: Path, name: str) -> None:
+    def __init__(
+        self, binaries: ReleaseBinaries, workdir: Path, name: str, stages: Sequence[str] = ()
+    ) -> None:
         self.binaries = binaries
         self.workdir = workdir
         self.name = name
         self.kubeconfig = workdir / "kubeconfig"
+        self.stages = tuple(stages)
+        """KWOK Stage documents in place of its defaults for their kind (kwok
+        ``pkg/kwok/cmd/root.go``: a kind with stages in the configuration gets none of
+        the defaults); none: KWOK's defaults."""
         self._pids: list[int] = []
         self.kept_crds: set[str] = set()
         """CRDs :meth:`reset` leaves: those of a controller that runs across tests
@@ -104,9 +110,13 @@ class LiveCluster:
 
     # -- life cycle -------------------------------------------------------------------
     @classmethod
-    def start(cls, binaries: ReleaseBinaries, *, name: str | None = None) -> LiveCluster:
+    def start(
+        cls, binaries: ReleaseBinaries, *, name: str | None = None, stages: Sequence[str] = ()
+    ) -> LiveCluster:
         workdir = Path(tempfile.mkdtemp(prefix="headroom-live-"))
-        cluster = cls(binaries, workdir, name or f"headroom-{binaries.release.replace('.', '')}")
+        cluster = cls(
+            binaries, workdir, name or f"headroom-{binaries.release.replace('.', '')}", stages
+        )
         try:
             # kwokctl takes a free port for each component and the component binds it
             # later: two clusters created at once (two pytest workers, a benchmark) can
@@ -134,7 +144,7 @@ class LiveCluster:
 
     def _create(self) -> None:
         config = self.workdir / "kwokctl.yaml"
-        config.write_text(_KWOKCTL_CONFIG)
+        config.write_text("---\n".join([_KWOKCTL_CONFIG, *self.stages]))
         binaries = self.binaries
         command = [
             str(binaries.binary("kwokctl")),

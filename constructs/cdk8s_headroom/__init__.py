@@ -89,6 +89,9 @@ if TYPE_CHECKING:
     from cdk8s_headroom.vocabulary.reserver_task import ReserverTask as ReserverTask
     from cdk8s_headroom.vocabulary.reserver_task import TaskKind as TaskKind
     from cdk8s_headroom.vocabulary.rollout import UpdateStrategy as UpdateStrategy
+    from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule as HeadroomSchedule
+    from cdk8s_headroom.vocabulary.schedule import HeadroomWindow as HeadroomWindow
+    from cdk8s_headroom.vocabulary.schedule import OpenWindow as OpenWindow
 
 __getattr__, __dir__ = lazy_module(__name__, __file__)
 

@@ -126,6 +126,7 @@ def test_the_json_has_the_documented_keys(after: StatusReport) -> None:
         "events",
         "waiting_bursts",
         "buffers",
+        "windows",
         "not_modelled",
         "warnings",
     ]

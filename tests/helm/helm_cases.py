@@ -49,6 +49,13 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Another provider's pool, its smallest node declared (KarpenterNodePool.from_name's
+        # node_cpu and node_memory): the slice fits it, so both render
+        "pool-with-declared-node-size",
+        "node-headroom",
+        {"nodePool": {"name": "aks-pool", "nodeCpu": "2", "nodeMemory": "8Gi"}},
+    ),
+    (
         "seed-with-maintenance-task",
         "node-headroom",
         {"model": "seed", "task": {"kind": "maintenance"}},

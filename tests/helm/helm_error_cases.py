@@ -141,6 +141,48 @@ CASES = [
         "priorityClasses.default.name",
         "no value with model dedicated-pool",
     ),
+    (
+        "bad-node-size",
+        {"nodePool": {"name": "aks-pool", "nodeMemory": "16GB"}},
+        "nodePool.nodeMemory",
+        'e.g. "500m"',
+    ),
+    # node_sizes.check_slice_fits: 2 cores keep 70m for kube-reserved (6% of the first,
+    # 1% of the second)
+    (
+        "slice-cpu-over-the-declared-node",
+        {"reservation": {"cpu": "1950m"}, "nodePool": {"name": "aks-pool", "nodeCpu": "2"}},
+        "reservation.cpu",
+        "smallest node of pool 'aks-pool': its 2 leave about 1930m allocatable",
+    ),
+    (
+        # 4500m keep 81.25m: the room is shown rounded, the slice judged exactly
+        "slice-cpu-a-fraction-of-a-millicore-over-the-declared-node",
+        {"reservation": {"cpu": "4419m"}, "nodePool": {"name": "aks-pool", "nodeCpu": "4500m"}},
+        "reservation.cpu",
+        "its 4500m leave about 4419m allocatable",
+    ),
+    (
+        # 255Mi + 11Mi per pod (110) + 100Mi eviction: 1565Mi kept
+        "slice-memory-over-the-declared-node",
+        {
+            "reservation": {"memory": "7Gi"},
+            "nodePool": {"name": "aks-pool", "nodeCpu": "64", "nodeMemory": "8Gi"},
+        },
+        "reservation.memory",
+        "its 8Gi leave about 6627Mi allocatable after kube-reserved and eviction; lower the slice",
+    ),
+    (
+        # capacity_buffer.CapacityBuffer._check_fits: a buffer's pod must fit the node too
+        "buffer-pod-over-the-declared-node",
+        {
+            **NO_SLICES,
+            "nodePool": {"name": "aks-pool", "nodeCpu": "2"},
+            "burstWorkloads": [requests("3", "1Gi") | {"buffer": {"replicas": 1}}],
+        },
+        "burstWorkloads[api].resources.requests.cpu",
+        "a buffer pod that fits on the smallest node of pool 'aks-pool': its 2 leave about 1930m",
+    ),
     ("dedicated-pool-without-a-pool", {"model": "dedicated-pool"}, "nodePool.name", "a node pool"),
     (
         "dedicated-pool-without-its-taint",

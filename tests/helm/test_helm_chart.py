@@ -365,6 +365,24 @@ def test_an_app_the_values_cannot_express_is_refused() -> None:
         values_from_app(app)
 
 
+def test_a_pool_from_name_with_declared_node_sizes_reads_back_as_those_values() -> None:
+    app = cdk8s.App()
+    chart = cdk8s.Chart(app, "headroom")
+    pool = cdk8s_headroom.KarpenterNodePool.from_name("aks-pool", node_cpu="2", node_memory="8Gi")
+    cdk8s_headroom.NodeHeadroom(chart, "headroom", cpu="500m", memory="512Mi", node_pool=pool)
+    read = values_from_app(app)["nodePool"]
+    assert (read["name"], read["nodeCpu"], read["nodeMemory"]) == ("aks-pool", "2", "8Gi")
+
+
+def test_a_pool_from_name_with_requirements_is_refused_as_the_values_have_none() -> None:
+    app = cdk8s.App()
+    chart = cdk8s.Chart(app, "headroom")
+    pool = cdk8s_headroom.KarpenterNodePool.from_name("web", limits={"cpu": "100"})
+    cdk8s_headroom.NodeHeadroom(chart, "headroom", cpu="500m", memory="512Mi", node_pool=pool)
+    with pytest.raises(ValuesError, match="sized by its smallest node alone"):
+        values_from_app(app)
+
+
 def test_the_package_is_reproducible(tmp_path: Path) -> None:
     first = package_chart(CHART, tmp_path / "one").read_bytes()
     copy = tmp_path / "copy" / "node-headroom"

@@ -8,7 +8,9 @@ for the same props (`<value path>: invalid value <value>; <what is allowed>`), a
 
 from __future__ import annotations
 
+import math
 import warnings
+from fractions import Fraction
 from typing import Any
 
 import helm_python as helm
@@ -16,6 +18,7 @@ import pytest
 import yaml
 
 from cdk8s_headroom.helm import CHART_NAME, Release, synthesize
+from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.vocabulary import quantity_arithmetic, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from scripts.helm_render import render
@@ -65,6 +68,7 @@ def test_every_rule_has_a_case() -> None:
         "bufferZoneNeedsPodTemplate",
         "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
         "quantityCap", "ownNamespace", "serviceAccountName", "subjectNamespace",
+        "sliceFitsNode",
     }  # fmt: skip
     checked |= {
         "tolerationNeedsKey", "tolerationExistsWithoutValue", "tolerationSecondsNoExecute",
@@ -251,3 +255,41 @@ def test_length_bounds_hold_alike_at_the_boundary(
     expected = library_error(values(too_long), chart_defaults)
     assert expected.field == path
     assert str(expected) in helm_error(chart, values(too_long))
+
+
+NODE_CPUS = ["500m", "1", "1500m", "2", "3", "4", "4001m", "4500m", "96", 8, "1e3", "1.0005"]
+"""Declared nodes on each step of kube-reserved's formula (node_sizes.kube_reserved_cpu)
+and between them, as text and as the number --set passes; and a fraction of a
+milli-core, which both count rounded up, as the kubelet reports a node's capacity."""
+NODE_MEMORIES = ["1Gi", "1565Mi", "1566Mi", "2G", "16Gi", "1536Gi", "2147483648.5"]
+
+
+@pytest.mark.parametrize("node", NODE_CPUS + NODE_MEMORIES, ids=str)
+def test_a_slice_on_the_declared_node_fits_exactly_where_the_library_says(
+    chart: helm.Chart, chart_defaults: dict[str, Any], node: Any
+) -> None:
+    # node_sizes.check_slice_fits: the slice against the node's allocatable estimate; the
+    # chart's generated nodeFit helper judges it in whole 10^-7 cores and bytes
+    resource = "cpu" if node in NODE_CPUS else "memory"
+    pool = KarpenterNodePool.from_name("aks-pool", **{f"node_{resource}": str(node)})
+    allocatable = getattr(pool.smallest_node.allocatable(), resource)
+    unit = Fraction(1, 1000) if resource == "cpu" else Fraction(1)
+    least = unit if resource == "cpu" else Fraction(rules.MIN_CONTAINER_MEMORY)
+    floor = math.floor(allocatable / unit) * unit
+    judged = []
+    for amount in sorted({least, allocatable - unit, floor, allocatable + unit}):
+        if amount < least:
+            continue
+        text = f"{math.ceil(amount * 1000)}m" if resource == "cpu" else str(math.ceil(amount))
+        node_key = "nodeCpu" if resource == "cpu" else "nodeMemory"
+        overrides = {
+            "reservation": {resource: text},
+            "nodePool": {"name": "aks-pool", node_key: node},
+        }
+        fits = quantity_arithmetic.exact_amount(text) <= allocatable
+        judged.append(fits)
+        if fits:
+            assert render(chart, overrides), (node, text)
+            continue
+        assert str(library_error(overrides, chart_defaults)) in helm_error(chart, overrides)
+    assert False in judged  # a slice just over the room is refused, on every node

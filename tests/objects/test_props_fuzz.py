@@ -48,8 +48,10 @@ from cdk8s_headroom import (
     ReserverTask,
     synth,
 )
+from cdk8s_headroom.objects.windows import CRONJOB_NAME_MAX
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from cdk8s_headroom.vocabulary.pod_security import check_object
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule
 from scripts.validation import kubernetes_versions, load_folder, validate_schemas
 from tests.objects.prop_draws import (
     INVALID_DNS_LABEL,
@@ -67,6 +69,12 @@ from tests.objects.prop_draws import (
     priority_classes,
     task,
     tolerations,
+)
+from tests.objects.schedule_draws import (
+    INVALID_SCHEDULE,
+    INVALID_SCHEDULED_NODES,
+    VALID_SCHEDULE,
+    buffer_schedule,
 )
 from tests.upstream_crds import HAVE_CRDS, buffer_crd_errors
 
@@ -117,6 +125,11 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
         pool = node_pool(draw, dedicated=dedicated)
     cpu = draw.quantity("cpu", VALID_CPU)
     memory = draw.quantity("memory", VALID_MEMORY)
+    if cpu[0] is None and memory[0] is None:
+        # Both absent is a headroom without slices (kept by buffers), not a bad slice:
+        # a slice is drawn, and the absent memory alone stays invalid.
+        draw.invalid.discard("cpu")
+        cpu = draw(VALID_CPU, "cpu (memory absent)")
     reserver_task = task(draw)
     props: dict[str, Any] = {
         "cpu": cpu[0],
@@ -148,6 +161,15 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
         draw.invalid.add("reserver_name")  # the pre-puller's name would be too long
     if declared(reserver_task) and restricted:
         draw.invalid.add("namespace")  # admission would reject the reserver's pods
+    if draw(st.integers(0, 4), "scheduled?") == 0:
+        schedule = props["schedule"] = draw.prop("schedule", VALID_SCHEDULE, INVALID_SCHEDULE)
+        props["scheduled_nodes"] = draw.prop(
+            "scheduled_nodes", st.integers(1, 20), INVALID_SCHEDULED_NODES
+        )
+        if isinstance(schedule, HeadroomSchedule) and isinstance(reserver_name, str):
+            longest = max(len(name) for name in schedule.names)
+            if len(reserver_name) + 1 + longest > CRONJOB_NAME_MAX:
+                draw.invalid.add("schedule")  # a window's CronJob name would be too long
     headroom = NodeHeadroom(chart, "headroom", **props)
     built.opt_outs[headroom.reserver.name] = declared(reserver_task)
     slice_cpu, slice_memory = headroom.reserver.slice
@@ -199,6 +221,7 @@ def node_headroom(draw: Draw, outdir: Path) -> Built:
                 # Karpenter's nodes: the only selector on its label is the pool's
                 on_karpenter=pool is not None and pool.label_key == "karpenter.sh/nodepool",
             )
+            buffer_schedule(draw, f"capacity_buffers[{workload.name}-buffer].", buffer)
             # Counted again: the first workload also adds the pre-puller, when there is one.
             children = len(headroom.node.children)
             try:
@@ -243,6 +266,7 @@ def buffered(draw: Draw, outdir: Path) -> Built:
         buffer = capacity_buffer_props(
             draw, f"capacity_buffers[{name}-buffer].", on_karpenter=where == "karpenter"
         )
+        buffer_schedule(draw, f"capacity_buffers[{name}-buffer].", buffer)
         headroom.add_capacity_buffer(workload, **buffer)
     return built
 
@@ -310,7 +334,10 @@ def check_output(outdir: Path, built: Built) -> Counter[str]:
     for item in objects:
         report = check_object(item.obj)
         assert report.ok, f"{item.kind}/{item.name}: {[str(v) for v in report.violations]}"
-        expected = built.opt_outs.get(item.name) if item.kind == "DaemonSet" else None
+        # A scheduled reserver is a CronJob per window, named <reserver>-<window>: its
+        # pods' app label names the reserver.
+        owner = item.obj["metadata"]["labels"].get("app", item.name)
+        expected = built.opt_outs.get(owner) if item.kind in ("DaemonSet", "CronJob") else None
         assert {v.control for v in report.excepted} == (expected or set())
         if HAVE_CRDS and is_capacity_buffer(item.obj):
             assert buffer_crd_errors(item.obj) == [], f"{item.kind}/{item.name}"

@@ -24,6 +24,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -152,14 +153,38 @@ def _plan(args: argparse.Namespace) -> int:
     max_pending = _max_pending(args.max_pending)
     snapshot = _snapshot(args)
     version, version_from = _version(args.kubernetes_version, snapshot)
+    at = _at(args.at)
     report = plan(manifests, snapshot, version=version, version_from=version_from, bursts=bursts)
     if args.plot is not None:
         from cdk8s_headroom.simulate.plot import plot_report
 
         plot_report(report.whatif, args.plot)
         _wrote(args, args.plot)
-    print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
+    rendered, data = report.render(), report.to_json()
+    if manifests.holds:
+        from cdk8s_headroom.cluster.windows import plan_windows
+
+        windows = plan_windows(manifests.holds, at)
+        rendered, data = f"{rendered}\n{windows.render()}", {**data, "windows": windows.to_json()}
+    print(json.dumps(data, indent=2) if args.json else rendered)
     return _verdict(args, report.failures(max_pending))
+
+
+def _at(value: str | None) -> datetime:
+    """``--at``: a time with its offset (ISO 8601); default now."""
+    if value is None:
+        return datetime.now(timezone.utc)
+    try:
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        at = None
+    if at is None or at.tzinfo is None:
+        raise HeadroomConfigError(
+            "--at",
+            value,
+            "a time with its UTC offset, e.g. 2026-12-07T09:00:00+01:00 or 2026-12-07T08:00Z",
+        )
+    return at
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -335,6 +360,12 @@ def _plan_arguments(plan: argparse.ArgumentParser) -> None:
     )
     _add_snapshot(plan)
     _add_burst(plan)
+    plan.add_argument(
+        "--at",
+        metavar="TIME",
+        help="the time whose windows are in force, with its offset, e.g. "
+        "2026-12-07T09:00:00+01:00 (default: now)",
+    )
     _add_common(plan)
     plan.set_defaults(run=_plan)
 
@@ -387,7 +418,8 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
         "what kubectl apply of the manifests does on a cluster, from a kubectl snapshot",
         "Per reserver DaemonSet of the manifests: the target nodes, where it runs right "
         "after apply, where it waits and why; the classes that can still preempt it; "
-        "conflicts with the cluster's classes; the burst what-if and P1-P3. Exit 1 "
+        "conflicts with the cluster's classes; the burst what-if and P1-P3; the time "
+        "window in force at --at for room held in windows. Exit 1 "
         "when a reserver's selector matches no node, a promise breaks, a class "
         "conflicts, or more nodes wait than --max-pending; the last line (stderr) "
         "says which.",
@@ -397,7 +429,8 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None]]] 
         "is the headroom there: held, in use, eroded and missing slices",
         "Per headroom (pods labelled app.kubernetes.io/component=headroom-reserver): "
         "nodes where the slice is held, in use by a burst, eroded by other pods (and "
-        "by which), or missing a reserver; recent Preempted events. Exit 1 when no "
+        "by which), or missing a reserver; the time window in force, by its pods; "
+        "recent Preempted events. Exit 1 when no "
         "headroom is found, a headroom's selector matches no node, or more nodes are "
         "eroded or missing than --max-pending; the last line (stderr) says which.",
         _status_arguments,

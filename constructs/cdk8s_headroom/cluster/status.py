@@ -19,11 +19,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 from cdk8s_headroom.cluster.not_modelled import NotModelled, not_modelled_json, render_notes
 from cdk8s_headroom.cluster.reported_status import BufferStatus, DaemonSetCounts, PreemptionEvent
 from cdk8s_headroom.cluster.snapshot import Snapshot
 from cdk8s_headroom.cluster.unmatched_selector import UnmatchedSelector, unmatched_selector
+from cdk8s_headroom.cluster.windows import WindowsReport, status_windows
 from cdk8s_headroom.simulate.daemon_targets import (
     NotTargeted,
     daemon_pod_placement,
@@ -38,6 +40,7 @@ from cdk8s_headroom.simulate.report import Usage, resources_json, resources_text
 from cdk8s_headroom.simulate.scheduler import ClusterState
 from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
 from cdk8s_headroom.simulate.whatif import usage_by_role
+from cdk8s_headroom.vocabulary.labels import WINDOW_LABEL
 from cdk8s_headroom.vocabulary.placement import Placement
 
 SHOWN_EVENTS = 20
@@ -150,6 +153,9 @@ class StatusReport:
     prevent."""
     buffers: tuple[BufferStatus, ...] = ()
     """The CapacityBuffers listed, as the autoscaler reports them."""
+    windows: WindowsReport | None = None
+    """The time windows in force, by their pods (``cluster/windows.py``); ``None``
+    when neither the cluster nor the manifests have one."""
 
     @property
     def lost_count(self) -> int:
@@ -161,7 +167,7 @@ class StatusReport:
         ends with, naming the flag that relaxes it, or that none does: no headroom is
         found; a headroom's selector matches no node; more target nodes are eroded or
         missing their reserver than ``max_pending`` allows."""
-        if not self.headrooms:
+        if not self.headrooms and self.windows is None:
             return [
                 "no headroom: no pod is labelled app.kubernetes.io/component=headroom-reserver "
                 "(no flag relaxes it; --manifests names the headrooms to look for)"
@@ -216,6 +222,7 @@ class StatusReport:
             ],
             "waiting_bursts": list(self.waiting_bursts),
             "buffers": [buffer.to_json() for buffer in self.buffers],
+            "windows": None if self.windows is None else self.windows.to_json(),
             "not_modelled": not_modelled_json(self.not_modelled),
             "warnings": list(self.warnings),
         }
@@ -225,12 +232,14 @@ class StatusReport:
             f"Kubernetes {self.kubernetes_version} ({self.version_from}), "
             f"rules of {rules_release(self.kubernetes_version)}"
         ]
-        if not self.headrooms:
+        if not self.headrooms and self.windows is None:
             lines.append(
                 "No headroom: no pod is labelled app.kubernetes.io/component=headroom-reserver"
             )
         for headroom in self.headrooms:
             lines += _render_headroom(headroom)
+        if self.windows is not None:
+            lines.append(self.windows.render())
         for buffer in self.buffers:
             replicas = "none reported" if buffer.replicas is None else str(buffer.replicas)
             conditions = "; ".join(
@@ -409,9 +418,11 @@ def status(
     version: KubernetesVersion,
     version_from: str,
     manifests: Manifests | None = None,
+    at: datetime | None = None,
 ) -> StatusReport:
     """Per headroom in the snapshot (and per reserver DaemonSet of ``manifests``), where
-    the slice is held, in use, eroded or missing."""
+    the slice is held, in use, eroded or missing; and the time window in force, by its
+    pods (``at``, default now, names the window the clock gives)."""
     state = snapshot.state(version)
     burst_classes = _burst_classes(manifests)
     bursting: dict[str, list[str]] = {}
@@ -425,7 +436,8 @@ def status(
                 waiting_bursts.append(name)
     groups: dict[str, list[Pod]] = {}
     for pod in [*snapshot.bound, *snapshot.waiting]:
-        if pod.role is Role.HEADROOM:
+        # A window's pods are a Job's, not one per target node: reported as a window.
+        if pod.role is Role.HEADROOM and WINDOW_LABEL not in pod.labels:
             groups.setdefault(pod.owner or f"Pod {pod.namespace}/{pod.name}", []).append(pod)
     slices: dict[str, Resources] = {}
     if manifests is not None:
@@ -455,6 +467,11 @@ def status(
         not_modelled=snapshot.not_modelled,
         waiting_bursts=tuple(sorted(waiting_bursts)),
         buffers=tuple(sorted(snapshot.buffers, key=lambda buffer: buffer.name)),
+        windows=status_windows(
+            [*snapshot.bound, *snapshot.waiting],
+            manifests.holds if manifests is not None else [],
+            datetime.now(timezone.utc) if at is None else at,
+        ),
     )
 
 

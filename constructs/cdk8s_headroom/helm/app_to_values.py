@@ -6,7 +6,8 @@ synthesizes, or says what in the app the values cannot express.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import cdk8s
@@ -23,6 +24,7 @@ from cdk8s_headroom.helm.values import (
     read_back,
 )
 from cdk8s_headroom.helm.values_to_app import HEADROOM_ID
+from cdk8s_headroom.karpenter.pool_ref import KarpenterNodePoolRef
 from cdk8s_headroom.objects.alerts import DEFAULT_NAME, HeadroomAlerts
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.capacity_buffer import buffer_name
@@ -36,11 +38,17 @@ from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
 from cdk8s_headroom.vocabulary.placement import DEFAULT_DEDICATED_TAINT, Taint, Toleration
 from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses
+from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
 
 
 def _unsupported(what: str, value: object) -> HeadroomConfigError:
     return ValuesError("app", value, f"what the chart's values can express: {what}")
+
+
+def _size(written: Callable[[Fraction], str], amount: Fraction | None) -> str | None:
+    """A declared node size as a quantity's text, or None when not declared."""
+    return None if amount is None else written(amount)
 
 
 def _toleration(toleration: Toleration) -> dict[str, Any]:
@@ -100,6 +108,11 @@ def values_from_app(app: Construct) -> Values:
     pool = headroom.node_pool
     if pool is not None and not isinstance(pool, NodePoolRef):
         raise _unsupported("a node pool given as NodePoolRef", pool.pool_name)
+    declared = None
+    if isinstance(pool, KarpenterNodePoolRef):
+        if pool.requirements or pool.limits is not None:
+            raise _unsupported("a pool sized by its smallest node alone", pool.pool_name)
+        declared = pool.declared_node
     task = reserver.task if reserver else ReserverTask.pause()
     # A task other than custom: the task values keep custom's defaults
     shown = task if task.kind is TaskKind.CUSTOM else ReserverTask.custom(image=PAUSE_IMAGE)
@@ -146,6 +159,8 @@ def values_from_app(app: Construct) -> Values:
             "name": pool.pool_name if pool else None,
             "labelKey": pool.label_key if pool else NodePoolRef("x").label_key,
             "taints": [_taint_values(taint) for taint in pool.taints] if pool else [],
+            "nodeCpu": _size(format_cpu, declared.cpu if declared else None),
+            "nodeMemory": _size(format_memory, declared.memory if declared else None),
         },
         "nodeSelector": {
             key: value

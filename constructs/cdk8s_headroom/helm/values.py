@@ -35,6 +35,7 @@ from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
 from cdk8s_headroom.vocabulary import object_names, rules
 from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
+from cdk8s_headroom.vocabulary.durations import PROMETHEUS_DURATION
 from cdk8s_headroom.vocabulary.placement import (
     KARPENTER_ONLY_OPERATORS,
     NodeSelectorOperator,
@@ -202,6 +203,14 @@ VALUES: tuple[Value, ...] = (
     Value("nodePool.taints", "list", "The taints of the pool's nodes; the pods tolerate them.",
           prop="node_pool.taints"),
     *_taint("nodePool.taints"),
+    Value("nodePool.nodeCpu", "quantity", "With `nodePool.name`: the CPU capacity of the pool's "
+          "smallest node, e.g. `\"4\"`, for a pool whose instance sizes the chart cannot "
+          "read; a slice that does not fit in its allocatable (capacity less kube-reserved and "
+          "eviction, as the library estimates it) is refused. Null: not declared.", _Q,
+          nullable=True, prop="node_cpu"),
+    Value("nodePool.nodeMemory", "quantity", "With `nodePool.name`: the memory capacity of that "
+          "node, e.g. `16Gi`. Null: not declared, not checked.", _Q, nullable=True,
+          prop="node_memory"),
     Value("nodeSelector", "labels", "Extra node labels for the reserver and the bursts."),
     Value("tolerations", "list", "Extra tolerations for the reserver."),
     *_tolerations("tolerations"),
@@ -290,13 +299,13 @@ VALUES: tuple[Value, ...] = (
     Value("alerts.minHeldPercent", "integer", "The share of target nodes whose slice must be "
           "held; fewer fires `HeadroomSlicesLow`.", rules.PERCENT, prop="min_held_percent"),
     Value("alerts.slicesLowFor", "string", "How long the share may stay lower (and the "
-          "reserver target no node) before an alert fires.", rules.PROMETHEUS_DURATION,
+          "reserver target no node) before an alert fires.", PROMETHEUS_DURATION,
           prop="slices_low_for"),
     Value("alerts.erosionFor", "string", "How long more reservers may wait than burst pods "
-          "run before `HeadroomSlicesEroded` fires.", rules.PROMETHEUS_DURATION,
+          "run before `HeadroomSlicesEroded` fires.", PROMETHEUS_DURATION,
           prop="erosion_for"),
     Value("alerts.burstStartBudget", "string", "How long a burst pod may stay Pending before "
-          "`HeadroomBurstPodPending` fires.", rules.PROMETHEUS_DURATION,
+          "`HeadroomBurstPodPending` fires.", PROMETHEUS_DURATION,
           prop="burst_start_budget"),
     Value("alerts.severity", _enum(AlertSeverity), "The alerts' `severity` label.",
           prop="severity"),

@@ -35,6 +35,8 @@ from cdk8s_headroom.helm.values import (
     Values,
     value_at,
 )
+from cdk8s_headroom.karpenter.node_pool import declared_node_size
+from cdk8s_headroom.karpenter.pool_ref import KarpenterNodePoolRef
 from cdk8s_headroom.objects.alerts import HeadroomAlerts
 from cdk8s_headroom.objects.burst import ImagePullPolicy
 from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm, buffer_name
@@ -110,6 +112,20 @@ def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Value
         else:
             merged[key] = copy.deepcopy(given)
     return merged
+
+
+def _pool(values: Mapping[str, Any], name: str, taints: tuple[Taint, ...]) -> NodePoolRef:
+    """The pool of ``nodePool``: sized, as ``KarpenterNodePool.from_name`` makes it, when
+    the values declare its smallest node (``nodePool.nodeCpu``, ``nodePool.nodeMemory``),
+    so the library checks the slice against that node."""
+    label_key = value_at(values, "nodePool.labelKey")
+    with in_values():
+        declared = declared_node_size(
+            value_at(values, "nodePool.nodeCpu"), value_at(values, "nodePool.nodeMemory")
+        )
+    if declared is None:
+        return NodePoolRef(name, label_key=label_key, taints=taints)
+    return KarpenterNodePoolRef(name, label_key=label_key, taints=taints, declared_node=declared)
 
 
 def _taint(item: Mapping[str, Any]) -> Taint:
@@ -216,9 +232,7 @@ def build(
     pool = None
     if pool_name:
         taints = tuple(_taint(item) for item in value_at(values, "nodePool.taints") or ())
-        pool = NodePoolRef(
-            pool_name, label_key=value_at(values, "nodePool.labelKey"), taints=taints
-        )
+        pool = _pool(values, pool_name, taints)
     slices = any(value_at(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
     kind = value_at(values, "task.kind")
     given = None if kind == DEFAULT_TASK.value else kind
@@ -273,7 +287,12 @@ def build(
                 props["form"] = CapacityBufferForm(props["form"])
             if "api_version" in props:
                 props["api_version"] = CapacityBufferVersion(props["api_version"])
-            with in_values(_BUFFER_INVERSE, f"{at}.", _BUFFER_OUTSIDE):
+            # Its pod's fit on the pool's node is judged on the burst's requests
+            requests = {
+                f"workload.{prop}": f"burstWorkloads[{name}].{_BURST_INVERSE[prop]}"
+                for prop in ("cpu", "memory")
+            }
+            with in_values(_BUFFER_INVERSE, f"{at}.", {**_BUFFER_OUTSIDE, **requests}):
                 headroom.add_capacity_buffer(burst, **props)
     missing = headroom.missing_room()
     if missing is not None:

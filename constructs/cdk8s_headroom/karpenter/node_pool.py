@@ -67,6 +67,7 @@ from cdk8s_headroom.vocabulary.quantity import (
     positive_quantity,
     quantity_text,
 )
+from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource, amount
 from cdk8s_headroom.vocabulary.rules import QUANTITY_SYNTAX
 
 AUTO_MODE_MAX_EXPIRE_AFTER_HOURS = 336
@@ -539,10 +540,19 @@ def _limits(value: Mapping[str, QuantityLike]) -> dict[str, str]:
 
 
 def declared_node_size(cpu: QuantityLike | None, memory: QuantityLike | None) -> NodeSize | None:
-    """The smallest node a user declares (``node_cpu``, ``node_memory``), or ``None``."""
+    """The smallest node a user declares (``node_cpu``, ``node_memory``), or ``None``:
+    in whole milli-cores and bytes, rounded up, as the kubelet reports a node's capacity
+    (and as the chart counts it, ``helm/node_fit.py``)."""
     if cpu is None and memory is None:
         return None
     amounts: list[Fraction | None] = []
-    for field, value in (("node_cpu", cpu), ("node_memory", memory)):
-        amounts.append(None if value is None else positive_quantity(value, field=field)[1])
+    for field, value, resource in (
+        ("node_cpu", cpu, Resource.CPU),
+        ("node_memory", memory, Resource.MEMORY),
+    ):
+        if value is None:
+            amounts.append(None)
+            continue
+        text = positive_quantity(value, field=field)[0]
+        amounts.append(Fraction(amount(text, resource), 10**resource.value))
     return NodeSize(cpu=amounts[0], memory=amounts[1])

@@ -26,6 +26,7 @@ from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
 from cdk8s_headroom.objects.burst import BURST_RESOURCES, BurstWorkload
+from cdk8s_headroom.objects.windows import check_windows, window_cron_job
 from cdk8s_headroom.vocabulary import names, node_labels, object_names, rules, security_context
 from cdk8s_headroom.vocabulary.capacity_buffer_api import ACTIVE_CAPACITY, CapacityBufferVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
@@ -39,6 +40,7 @@ from cdk8s_headroom.vocabulary.placement import (
     TaintEffect,
 )
 from cdk8s_headroom.vocabulary.places import fill
+from cdk8s_headroom.vocabulary.priority_models import DEFAULT_HEADROOM_CLASS, class_name
 from cdk8s_headroom.vocabulary.props import (
     TypedDict,
     Unpack,
@@ -49,6 +51,7 @@ from cdk8s_headroom.vocabulary.props import (
 from cdk8s_headroom.vocabulary.quantity import QuantityLike, positive_quantity
 from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, merge
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule
 
 BUFFER_POD = {
     "automountServiceAccountToken": False,
@@ -74,6 +77,10 @@ BUFFER_POD = {
 resources, where the burst pods may run (in the buffer's zone, if it has one). Declared
 once (``recipes``): ``_render`` evaluates it, and ``make chart`` compiles it into
 ``node-headroom.recipe.bufferPod``."""
+
+
+BUFFER_POD_WORDS = "a buffer pod"
+"""What a buffer's fit check calls the pod it holds room for (``check_slice_fits``)."""
 
 
 class CapacityBufferForm(Enum):
@@ -212,6 +219,8 @@ class BufferHold:
     name: str
     units: int
     unit: NodeSize
+    windows: str | None = None
+    """The time windows it is held in (``HeadroomSchedule.describe``); ``None``: always."""
 
     @property
     def total(self) -> NodeSize:
@@ -221,9 +230,10 @@ class BufferHold:
         )
 
     def __str__(self) -> str:
+        when = "" if self.windows is None else f", only in windows {self.windows}"
         return (
             f"buffer {self.name}: {self.units} x ({self.unit}) = {self.total} held back, "
-            "whatever the node count"
+            f"whatever the node count{when}"
         )
 
 
@@ -239,6 +249,7 @@ class CapacityBufferOptions(TypedDict, total=False):
     api_version: CapacityBufferVersion
     name: str | None
     zone: str | None
+    schedule: HeadroomSchedule | None
 
 
 BUFFER_DEFAULTS: CapacityBufferOptions = {
@@ -249,6 +260,7 @@ BUFFER_DEFAULTS: CapacityBufferOptions = {
     "api_version": CapacityBufferVersion.V1BETA1,
     "name": None,
     "zone": None,
+    "schedule": None,
 }
 
 
@@ -279,6 +291,17 @@ class CapacityBuffer(HeadroomConstruct):
             buffer per zone spreads the room across zones, with ``replicas`` chunks in
             each (``POD_TEMPLATE`` form only: a scalable buffer copies the
             Deployment's own pods). Default: none, any zone.
+        schedule: hold the room only in these time windows (``HeadroomSchedule``):
+            in place of the ``CapacityBuffer``, a CronJob per window
+            (``<name>-<window>``) whose Job holds ``replicas`` placeholder pods of the
+            buffer's shape at ``priority_class_name``, which burst pods preempt; the
+            Job controller deletes them when the window closes. Karpenter adds nodes
+            for placeholders that do not fit; Cluster Autoscaler does only for a class
+            at or above its ``--expendable-pods-priority-cutoff`` (-10). ``replicas``
+            only (docs/schedules.md). Default: none, held all the time.
+        priority_class_name: with ``schedule``: the placeholders' class.
+            ``NodeHeadroom.add_capacity_buffer`` gives its headroom class.
+            Default: ``headroom-reserve`` (the GUARDED class).
         labels: extra labels on the buffer and its PodTemplate. Default: none.
 
     Raises:
@@ -304,10 +327,12 @@ class CapacityBuffer(HeadroomConstruct):
         *,
         workload: BurstWorkload,
         labels: Mapping[str, str] | None = None,
+        priority_class_name: str = DEFAULT_HEADROOM_CLASS,
         **options: Unpack[CapacityBufferOptions],
     ) -> None:
         check_props(options, of=CapacityBuffer.__init__)
         given = with_defaults(options, BUFFER_DEFAULTS)
+        self.priority_class_name = class_name(priority_class_name, field="priority_class_name")
         form, api_version = given["form"], given["api_version"]
         replicas, percentage, name = given["replicas"], given["percentage"], given["name"]
         if not isinstance(workload, BurstWorkload):
@@ -343,6 +368,16 @@ class CapacityBuffer(HeadroomConstruct):
         rules.BUFFER_ONE_COUNT.check("percentage", percentage, **counts)
         self.limits = _limits(given["limits"])
         rules.BUFFER_NEEDS_COUNT.check("replicas", None, limits=list(self.limits), **counts)
+        self.schedule, _, self._window_names = check_windows(
+            given["schedule"], self.replicas, name=self.name, count="replicas"
+        )
+        if self.schedule is not None and (self.percentage is not None or self.limits):
+            raise HeadroomConfigError(
+                "schedule",
+                "with percentage or limits",
+                "a schedule with replicas alone: its Job holds that many placeholder "
+                "pods; percentage and limits are counts only an autoscaler computes",
+            )
         pool = workload.targeting.pool
         check_not_on_auto_mode(workload.targeting)
         rules.BUFFER_ALPHA_NOT_ON_KARPENTER.check(
@@ -360,7 +395,24 @@ class CapacityBuffer(HeadroomConstruct):
 
         super().__init__(scope, id)
         self.pod_template: RenderedApiObject | None = None
-        if form is CapacityBufferForm.POD_TEMPLATE:
+        self.windows: list[RenderedApiObject] = []
+        """With a schedule, the CronJob of each window, in the buffer's place."""
+        if self.schedule is not None:
+            for index, window_name in enumerate(self._window_names):
+                self.windows.append(
+                    RenderedApiObject(
+                        self,
+                        "Resource" if index == 0 else f"Window{index + 1}",
+                        api_version="batch/v1",
+                        kind="CronJob",
+                        metadata=self._metadata(window_name),
+                        render=lambda index=index: self._render_window(index),  # type: ignore[misc]
+                    )
+                )
+            self.resource = self.windows[0]
+            for window in self.windows:
+                window.node.add_dependency(workload)
+        elif form is CapacityBufferForm.POD_TEMPLATE:
             self.pod_template = RenderedApiObject(
                 self,
                 "PodTemplate",
@@ -369,15 +421,16 @@ class CapacityBuffer(HeadroomConstruct):
                 metadata=self._metadata(),
                 render=self._render_pod_template,
             )
-        self.resource = RenderedApiObject(
-            self,
-            "Resource",
-            api_version=api_version.api_version,
-            kind="CapacityBuffer",
-            metadata=self._metadata(),
-            render=self._render,
-        )
-        self.resource.node.add_dependency(workload)
+        if self.schedule is None:
+            self.resource = RenderedApiObject(
+                self,
+                "Resource",
+                api_version=api_version.api_version,
+                kind="CapacityBuffer",
+                metadata=self._metadata(),
+                render=self._render,
+            )
+            self.resource.node.add_dependency(workload)
         if self.pod_template is not None:
             self.resource.node.add_dependency(self.pod_template)
         if isinstance(pool, KarpenterNodePool):
@@ -406,11 +459,28 @@ class CapacityBuffer(HeadroomConstruct):
             memory_field="workload.memory",
             cpu_value=workload.cpu,
             memory_value=workload.memory,
-            what="a buffer pod",
+            what=BUFFER_POD_WORDS,
         )
 
-    def _metadata(self) -> cdk8s.ApiObjectMetadata:
-        return cdk8s.ApiObjectMetadata(name=self.name, namespace=self.namespace, labels=self.labels)
+    def _metadata(self, name: str | None = None) -> cdk8s.ApiObjectMetadata:
+        return cdk8s.ApiObjectMetadata(
+            name=name or self.name, namespace=self.namespace, labels=self.labels
+        )
+
+    def _render_window(self, index: int) -> Any:
+        assert self.schedule is not None and self.replicas is not None
+        template = self._render_pod_template()["template"]
+        template["spec"].update(
+            priorityClassName=self.priority_class_name, terminationGracePeriodSeconds=0
+        )
+        return window_cron_job(
+            self.schedule,
+            self.schedule.windows[index],
+            self.schedule.names[index],
+            pod_template=template,
+            pods=self.replicas,
+            one_per_node=False,
+        )
 
     @property
     def dedicated(self) -> bool:
@@ -430,7 +500,8 @@ class CapacityBuffer(HeadroomConstruct):
         for resource, (_, amount) in self.limits.items():
             if resource in per_pod:
                 units = min(units, int(amount // per_pod[resource]))
-        return BufferHold(self.name, units, NodeSize(cpu=cores, memory=size))
+        windows = None if self.schedule is None else self.schedule.describe()
+        return BufferHold(self.name, units, NodeSize(cpu=cores, memory=size), windows)
 
     def _render_pod_template(self) -> Any:
         workload = self.workload

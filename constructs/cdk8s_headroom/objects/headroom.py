@@ -28,6 +28,7 @@ from cdk8s_headroom.objects.headroom_rules import (
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import HeadroomReserver, default_reserver_name
+from cdk8s_headroom.objects.windows import window_props, window_summary
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, PlacementOptions
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import names, rules
@@ -62,6 +63,7 @@ from cdk8s_headroom.vocabulary.quantity import (
 )
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, ReserverTask, check_image
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule
 
 _CLASSES_FOR = {
     PriorityModel.GUARDED: (PriorityModel.GUARDED,),
@@ -131,6 +133,8 @@ class NodeHeadroom(HeadroomConstruct):
         prepull_pause_image: with ``prepull_burst_images``: the pre-puller's container
             that keeps its pod running, e.g. from a mirror.
             Default: ``registry.k8s.io/pause:3.10``.
+        schedule, scheduled_nodes: the slices only in time windows, on that many nodes, as
+            ``HeadroomReserver``'s (docs/schedules.md). Default: none, all the time.
         placement: ``PlacementOptions``, of the reserver and the pre-puller. Burst
             workloads get the namespace, labels, pool, node selector and node affinity
             by default (they must select the same nodes), but not the tolerations.
@@ -159,6 +163,8 @@ class NodeHeadroom(HeadroomConstruct):
         extended_resources: ExtendedResources | None = None,
         prepull_tools_image: str = PREPULL_TOOLS_IMAGE,
         prepull_pause_image: str = PAUSE_IMAGE,
+        schedule: HeadroomSchedule | None = None,
+        scheduled_nodes: int | None = None,
         **placement: Unpack[PlacementOptions],
     ) -> None:
         check_props(placement, of=NodeHeadroom.__init__)
@@ -204,6 +210,7 @@ class NodeHeadroom(HeadroomConstruct):
             ("task", task),
             ("prepull_burst_images", prepull_burst_images),
             ("drift_on_change", drift_on_change),
+            ("schedule", schedule),
         ):
             rules.NO_TASK_WITHOUT_SLICES.check(prop, given, slices=slices, given=given)
         # Shown as null: a map reads alike in no two engines (the chart's too)
@@ -256,6 +263,7 @@ class NodeHeadroom(HeadroomConstruct):
             limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
             suffix=PREPULL_SUFFIX,
         )
+        self._windows = window_props(schedule, scheduled_nodes, reserver_name, self.sized_slices)
         self._placement: PlacementOptions = {**placement, "tolerations": extra_tolerations}
         """The reserver's and the pre-puller's placement: the props, the dedicated
         taint's toleration added."""
@@ -297,6 +305,7 @@ class NodeHeadroom(HeadroomConstruct):
                     self.priority_classes.headroom.preemption_policy
                 ),
                 extended_resources=self.extended_resources,
+                **self._windows,
                 **placement,
             )
             reserver.node.add_dependency(self.priority_classes)
@@ -394,6 +403,7 @@ class NodeHeadroom(HeadroomConstruct):
             smallest_node=node,
             limits=limits,
             buffers=tuple(buffer.hold() for buffer in self.capacity_buffers),
+            **window_summary(reserver),
             sizes=tuple(
                 (
                     node_type.name,
@@ -520,7 +530,14 @@ class NodeHeadroom(HeadroomConstruct):
                     "a workload without a buffer yet (in that zone): one buffer per burst "
                     "workload and zone",
                 )
-            buffer = CapacityBuffer(self, id, workload=workload, labels=self._labels, **options)
+            buffer = CapacityBuffer(
+                self,
+                id,
+                workload=workload,
+                labels=self._labels,
+                priority_class_name=self.priority_classes.headroom.name,
+                **options,
+            )
         self.capacity_buffers.append(buffer)
         return buffer
 

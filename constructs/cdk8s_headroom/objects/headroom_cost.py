@@ -66,6 +66,10 @@ class HeadroomSummary:
         buffers: what each capacity buffer of the headroom holds back. Default: none.
         sizes: for a slice given as a share, each node size's name, its slice and its
             allocatable, one reserver each. Default: none (one slice on every node).
+        scheduled_nodes: with a schedule, the nodes that hold a slice in a window.
+            Default: none, the slices are held on every node all the time.
+        windows: with a schedule, its windows (``HeadroomSchedule.describe``).
+            Default: none.
     """
 
     name: str
@@ -76,6 +80,8 @@ class HeadroomSummary:
     limits: Mapping[str, Fraction] | None
     buffers: tuple[BufferHold, ...] = ()
     sizes: tuple[tuple[str, NodeSize, NodeSize], ...] = ()
+    scheduled_nodes: int | None = None
+    windows: str | None = None
 
     @property
     def allocatable(self) -> NodeSize | None:
@@ -100,7 +106,10 @@ class HeadroomSummary:
 
     @property
     def max_nodes(self) -> int | None:
-        """The most nodes the pool's limits allow, or ``None`` (unbounded or unknown)."""
+        """The most nodes that hold a slice: the scheduled nodes, else the most the
+        pool's limits allow, or ``None`` (unbounded or unknown)."""
+        if self.scheduled_nodes is not None:
+            return self.scheduled_nodes
         if self.smallest_node is None or not self.limits:
             return None
         return max_nodes(self.smallest_node, self.limits)
@@ -149,7 +158,9 @@ class HeadroomSummary:
                 "instance-size or instance-type requirement, nor node_cpu or node_memory)"
             )
         worst = self.worst_case
-        if worst is not None and self.limits:
+        if worst is not None and self.windows is not None:
+            line += f"; held on {self.max_nodes} nodes ({worst}) only in windows {self.windows}"
+        elif worst is not None and self.limits:
             line += (
                 f"; worst case {self.max_nodes} nodes (limits {_limits_text(self.limits)}) "
                 f"hold {worst}"

@@ -5,8 +5,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import cdk8s
 from constructs import Construct
 
+from cdk8s_headroom.core.rendered import RenderedApiObject
+from cdk8s_headroom.objects.windows import check_windows, window_cron_job
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, object_names, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
@@ -39,6 +42,7 @@ from cdk8s_headroom.vocabulary.recipes import (
 )
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, check_image
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule
 
 DEFAULT_RESERVER_NAME = object_names.RESERVER
 default_reserver_name = object_names.reserver
@@ -122,6 +126,14 @@ class HeadroomReserver(HeadroomWorkload):
         update_strategy: how the DaemonSet replaces reservers after a template change.
             Default: ``UpdateStrategy.ON_DELETE`` (its docstring says why; roll by
             deleting reserver pods, docs/gitops.md).
+        schedule: hold the slices only in these time windows (``HeadroomSchedule``):
+            instead of the DaemonSet, a CronJob per window (``<name>-<window>``) whose
+            Job holds ``scheduled_nodes`` reserver pods, at most one per node, and the
+            Job controller deletes them when the window closes (docs/schedules.md).
+            Default: none, the slices are held all the time.
+        scheduled_nodes: with ``schedule``: how many nodes hold a slice in a window,
+            the Job's pods. Pods beyond the nodes that fit one wait Pending. Required
+            with ``schedule``; default: none.
         placement: ``PlacementOptions``: the namespace, the pool to reserve on,
             node selector, tolerations, node affinity and labels.
     """
@@ -139,9 +151,15 @@ class HeadroomReserver(HeadroomWorkload):
         task: ReserverTask | None = None,
         update_strategy: UpdateStrategy = UpdateStrategy.ON_DELETE,
         extended_resources: ExtendedResources | None = None,
+        schedule: HeadroomSchedule | None = None,
+        scheduled_nodes: int | None = None,
         **placement: Unpack[PlacementOptions],
     ) -> None:
         check_props(placement, of=HeadroomReserver.__init__)
+        name = names.dns_label(name, field="name")
+        self.schedule, self.scheduled_nodes, self._window_names = check_windows(
+            schedule, scheduled_nodes, name=name
+        )
         self.cpu, self.cpu_cores = positive_quantity(cpu, field="cpu")
         self.memory, self.memory_bytes = memory_quantity(memory, field="memory")
         self.extended_resources = check_extended_resources(
@@ -161,16 +179,50 @@ class HeadroomReserver(HeadroomWorkload):
         super().__init__(
             scope,
             id,
-            kind="DaemonSet",
-            name=names.dns_label(name, field="name"),
+            kind="DaemonSet" if self.schedule is None else "CronJob",
+            api_version="apps/v1" if self.schedule is None else "batch/v1",
+            name=name,
             component=RESERVER_COMPONENT,
             priority_class_name=priority_class_name,
             placement=placement,
-            render=self._render,
+            render=self._render if self.schedule is None else lambda: self._render_window(0),
         )
+        self.windows = [self.resource]
+        """The objects that hold the slices: the DaemonSet, or a CronJob per window (the
+        first is ``resource``)."""
+        for index in range(1, len(self._window_names)):
+            self.windows.append(
+                RenderedApiObject(
+                    self,
+                    f"Window{index + 1}",
+                    api_version="batch/v1",
+                    kind="CronJob",
+                    metadata=self._window_metadata(index),
+                    render=lambda index=index: self._render_window(index),  # type: ignore[misc]
+                )
+            )
         pool = self.targeting.pool
         if not (isinstance(pool, ISizedNodePool) and pool.smallest_node.cpu is not None):
             warn_if_cores_look_like_millicores(cpu, field="cpu")
+
+    def metadata(self) -> cdk8s.ApiObjectMetadata:
+        return super().metadata() if self.schedule is None else self._window_metadata(0)
+
+    def _window_metadata(self, index: int) -> cdk8s.ApiObjectMetadata:
+        return cdk8s.ApiObjectMetadata(
+            name=self._window_names[index], namespace=self.namespace, labels=self.labels
+        )
+
+    def _render_window(self, index: int) -> Any:
+        assert self.schedule is not None and self.scheduled_nodes is not None
+        return window_cron_job(
+            self.schedule,
+            self.schedule.windows[index],
+            self.schedule.names[index],
+            pod_template=self._render()["spec"]["template"],
+            pods=self.scheduled_nodes,
+            one_per_node=True,
+        )
 
     @property
     def prepull_images(self) -> list[str]:

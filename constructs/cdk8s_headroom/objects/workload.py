@@ -70,8 +70,8 @@ it out in the chart's manifests (``helm.manifests``)."""
 
 class HeadroomWorkload(HeadroomConstruct):
     """A workload of this library: its pods' class and placement, the labels of its
-    objects, and its primary object, the child ``Resource`` (a DaemonSet or a
-    Deployment), whose body ``render`` gives at synthesis.
+    objects, and its primary object, the child ``Resource`` (a DaemonSet, a Deployment
+    or a CronJob), whose body ``render`` gives at synthesis.
 
     A subclass judges its own props and its ``name``, then calls this constructor,
     which judges the rest before the workload joins the tree, so a rejected workload
@@ -89,6 +89,7 @@ class HeadroomWorkload(HeadroomConstruct):
         priority_class_name: str,
         placement: PlacementOptions,
         render: Callable[[], Mapping[str, Any]],
+        api_version: str = "apps/v1",
     ) -> None:
         given = with_defaults(placement, PLACEMENT_DEFAULTS)
         self.name = name
@@ -112,7 +113,7 @@ class HeadroomWorkload(HeadroomConstruct):
         self.resource = RenderedApiObject(
             self,
             "Resource",
-            api_version="apps/v1",
+            api_version=api_version,
             kind=kind,
             metadata=self.metadata(),
             render=render,

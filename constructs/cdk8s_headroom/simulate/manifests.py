@@ -31,6 +31,12 @@ from cdk8s_headroom.simulate.fields import (
     tolerations,
 )
 from cdk8s_headroom.simulate.model import Resources, pod_requests
+from cdk8s_headroom.simulate.scheduled import (
+    WINDOW_NOT_PLACED,
+    ScheduledHold,
+    is_window,
+    read_hold,
+)
 from cdk8s_headroom.simulate.workloads import Buffer, PodTemplate, Workload
 from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP, rule_errors, version_of
 from cdk8s_headroom.vocabulary.labels import COMPONENT_LABEL, PREPULLER_COMPONENT
@@ -162,6 +168,8 @@ class Manifests:
     not_simulated: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """Objects read from two files, counted once (docs/plan-status.md)."""
+    holds: list[ScheduledHold] = field(default_factory=list)
+    """The CronJobs of time windows (``simulate/scheduled.py``), not placed."""
 
 
 def _container_requests(value: Value, *, init: bool) -> tuple[Resources, bool]:
@@ -437,6 +445,9 @@ def _read_document(
     elif kind in ("DaemonSet", "Deployment"):
         workload = _workload(value, kind, name, namespace)
         (manifests.daemonsets if kind == "DaemonSet" else manifests.deployments).append(workload)
+    elif is_window(document):
+        manifests.holds.append(read_hold(value, name, namespace))
+        manifests.not_simulated.append(f"{value.path}: {WINDOW_NOT_PLACED}")
     elif kind == "CapacityBuffer":
         pending[0].append(_buffer_spec(value, name, namespace))
     elif kind == "PodTemplate":

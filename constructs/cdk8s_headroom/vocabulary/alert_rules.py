@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any
 
 from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary.durations import PROMETHEUS_DURATION
 from cdk8s_headroom.vocabulary.places import fill
 
 
@@ -185,7 +186,7 @@ class HeadroomAlertRules:
             names.dns_label(burst, field=f"bursts[{index}]")
         rules.PERCENT.check(self.min_held_percent, field="min_held_percent")
         for field in ("slices_low_for", "erosion_for", "burst_start_budget"):
-            rules.PROMETHEUS_DURATION.check(getattr(self, field), field=field)
+            PROMETHEUS_DURATION.check(getattr(self, field), field=field)
         names.member(self.severity, AlertSeverity, field="severity")
 
     def fields(self) -> dict[str, str]:

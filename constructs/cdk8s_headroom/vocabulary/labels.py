@@ -12,6 +12,9 @@ BUFFER_COMPONENT = "capacity-buffer"
 PREPULLER_COMPONENT = "image-prepuller"
 """``app.kubernetes.io/component`` of the image pre-puller, which the simulator leaves
 out: it requests nothing, so it changes no scheduling decision."""
+WINDOW_LABEL = "headroom.cdk8s.io/window"
+"""The label naming the time window (``HeadroomWindow``) whose Job holds a pod, which
+``status`` reports."""
 
 
 def workload_labels(name: str, component: str) -> dict[str, str]:

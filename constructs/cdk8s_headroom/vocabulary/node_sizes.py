@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol, runtime_checkable
 
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
+from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.node_pools import INodePool
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, NodeSelectorRequirement
 from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory, parse_quantity
@@ -91,6 +92,9 @@ on small nodes the estimate reserves more memory than the node does: the fit che
 errs on the side of refusing a slice that would barely fit.
 """
 
+RESERVED_MEMORY = 255 * MIB + 11 * MIB * ASSUMED_MAX_PODS + KUBELET_EVICTION_MEMORY
+"""The memory a node keeps from pods (``NodeSize.allocatable``), in bytes."""
+
 
 @dataclass(frozen=True)
 class NodeSize:
@@ -111,8 +115,7 @@ class NodeSize:
         cpu = None if self.cpu is None else self.cpu - kube_reserved_cpu(self.cpu)
         memory = None
         if self.memory is not None:
-            reserved = 255 * MIB + 11 * MIB * ASSUMED_MAX_PODS + KUBELET_EVICTION_MEMORY
-            memory = self.memory - reserved
+            memory = self.memory - RESERVED_MEMORY
         return NodeSize(cpu=cpu, memory=memory)
 
     def __str__(self) -> str:
@@ -121,20 +124,26 @@ class NodeSize:
         return f"{cpu}, {memory}"
 
 
+KUBE_RESERVED_CPU_STEPS = (
+    (Fraction(1), Fraction(6, 100)),
+    (Fraction(1), Fraction(1, 100)),
+    (Fraction(2), Fraction(5, 1000)),
+)
+"""The EKS AMI formula's kube-reserved CPU: per (width in cores, rate) step, from the
+first core up; the cores beyond them at ``KUBE_RESERVED_CPU_REST``. The chart's fit
+check is generated from these (``helm.node_fit``)."""
+KUBE_RESERVED_CPU_REST = Fraction(25, 10000)
+
+
 def kube_reserved_cpu(cores: Fraction) -> Fraction:
     """The kube-reserved CPU of a node with ``cores`` vCPUs (EKS AMI formula)."""
-    steps = (
-        (Fraction(1), Fraction(6, 100)),
-        (Fraction(1), Fraction(1, 100)),
-        (Fraction(2), Fraction(5, 1000)),
-    )
     reserved = Fraction(0)
     remaining = cores
-    for width, rate in steps:
+    for width, rate in KUBE_RESERVED_CPU_STEPS:
         taken = min(remaining, width)
         reserved += taken * rate
         remaining -= taken
-    return reserved + max(remaining, Fraction(0)) * Fraction(25, 10000)
+    return reserved + max(remaining, Fraction(0)) * KUBE_RESERVED_CPU_REST
 
 
 @runtime_checkable
@@ -396,13 +405,14 @@ def check_slice_fits(
     ):
         if room is None or capacity is None or amount <= room:
             continue
-        raise HeadroomConfigError(
+        rules.SLICE_FITS_NODE.fail(
             field,
             value,
-            f"{what} that fits on the smallest node of pool {shown(pool_name)}: its "
-            f"{fmt(capacity)} leave about {fmt(max(room, Fraction(0)))} allocatable after "
-            f"kube-reserved and eviction; lower {what.replace('a ', 'the ', 1)} or require "
-            "larger instances (instance-cpu, instance-memory or instance-size requirements)",
+            what=what,
+            the=what.replace("a ", "the ", 1),
+            pool=pool_name,
+            capacity=fmt(capacity),
+            room=fmt(max(room, Fraction(0))),
         )
 
 

@@ -9,6 +9,7 @@ message. The language they are written in, and how they are judged, is
 
 from __future__ import annotations
 
+from cdk8s_headroom.vocabulary.durations import PROMETHEUS_DURATION
 from cdk8s_headroom.vocabulary.node_labels import (
     AUTO_MODE_BUILTIN_POOLS,
     AUTO_MODE_COMPUTE_TYPE,
@@ -351,6 +352,15 @@ NEEDS_ROOM = Rule(
     "slices (cpu and memory) or a capacity buffer: this headroom keeps no room at all",
     AnyOf(Truthy("slices"), Truthy("buffers")),
 )
+SLICE_FITS_NODE = Rule(
+    "sliceFitsNode",
+    "{what} that fits on the smallest node of pool {pool!r}: its {capacity} leave about "
+    "{room} allocatable after kube-reserved and eviction; lower {the} or require larger "
+    "instances (instance-cpu, instance-memory or instance-size requirements)",
+    # Judged by each engine in its own exact units (node_sizes.check_slice_fits, the
+    # chart's node-headroom.nodeFit.*): the allocatable is node_sizes.NodeSize.allocatable
+    Not(Less("allocatable", "slice")),
+)
 PREPULLER_NAME = Rule(
     "prepullerName",
     "a name of at most {limit} characters with the burst images pre-pulled: the "
@@ -524,25 +534,6 @@ SUBJECT_NAMESPACE = Rule(
     ),
 )
 
-PROMETHEUS_DURATION = Grammar(
-    "prometheusDuration",
-    (
-        Clause(
-            r"(?:[0-9]+y)?(?:[0-9]+w)?(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?"
-            r"(?:[0-9]+ms)?",
-            'a Prometheus duration such as "30s", "5m" or "1h30m" (units y, w, d, h, m, '
-            "s, ms, largest first, ASCII digits)",
-        ),
-        Clause(
-            r"(?:0+(?:y|w|d|h|m|s|ms))*",
-            "a duration longer than zero: an alert that fires at once pages on every blip",
-            forbid=True,
-        ),
-    ),
-)
-"""Prometheus' duration grammar (prometheus/common ``model/time.go``, ``ParseDuration``),
-as the ``for:`` of an alerting rule takes it."""
-
 GRAMMARS = (
     DNS_LABEL,
     DNS_SUBDOMAIN,
@@ -585,6 +576,7 @@ RULES = (
     SLICES_NEED_BOTH,
     NO_TASK_WITHOUT_SLICES,
     NEEDS_ROOM,
+    SLICE_FITS_NODE,
     PREPULLER_NAME,
     BUFFER_PERCENTAGE_NEEDS_SCALABLE,
     BUFFER_ZONE_NEEDS_POD_TEMPLATE,

@@ -1,0 +1,169 @@
+"""Headroom held in time windows: a CronJob per window, whose Job holds the room.
+
+The CronJob controller (kube-controller-manager) creates a Job when the window opens;
+the Job's pods hold the room, and its ``activeDeadlineSeconds`` (the window's length)
+makes the Job controller delete them when the window closes
+(``pkg/controller/job/job_controller.go``, ``pastActiveDeadline``). Nothing runs in
+the cluster but those controllers and the reserver's pause container: no role, no
+token, no object that a GitOps tool owns is changed (docs/schedules.md has the choice
+and the alternatives).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.labels import WINDOW_LABEL
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule, HeadroomWindow
+
+CRONJOB_NAME_MAX = 52
+"""The longest CronJob name: the controller appends 11 characters to name its Jobs
+(kubernetes ``pkg/apis/batch/validation/validation.go``, ``ValidateCronJobCreate``)."""
+HOSTNAME = "kubernetes.io/hostname"
+DISRUPTION_TARGET = "DisruptionTarget"
+"""The condition the scheduler (preemption) and the eviction API set on a pod they
+remove (kubernetes ``pkg/apis/core/types.go``, ``DisruptionTarget``)."""
+
+
+def check_windows(
+    schedule: object, scheduled_nodes: object, *, name: str, count: str = "scheduled_nodes"
+) -> tuple[HeadroomSchedule | None, int | None, list[str]]:
+    """A reserver's ``schedule`` and ``scheduled_nodes`` (a buffer's ``schedule`` and
+    ``replicas``: ``count`` names it), and the names of its CronJobs (none without a
+    schedule)."""
+    if schedule is None:
+        if scheduled_nodes is not None and count == "scheduled_nodes":
+            raise HeadroomConfigError(
+                "scheduled_nodes",
+                scheduled_nodes,
+                "None without a schedule: the DaemonSet holds a slice on every node",
+            )
+        return None, None, []
+    if not isinstance(schedule, HeadroomSchedule):
+        raise HeadroomConfigError(
+            "schedule",
+            schedule,
+            "None or a HeadroomSchedule, e.g. HeadroomSchedule("
+            "[HeadroomWindow(schedule='0 8 * * mon-fri', minutes=600)], time_zone='Europe/Berlin')",
+        )
+    if scheduled_nodes is None:
+        what = "nodes that hold a slice" if count == "scheduled_nodes" else "placeholder pods"
+        raise HeadroomConfigError(
+            count, scheduled_nodes, f"the number of {what} in a window, 1 or more, with a schedule"
+        )
+    nodes = names.int32(scheduled_nodes, field=count, minimum=1)
+    objects = [window_object_name(name, window, field="schedule") for window in schedule.names]
+    return schedule, nodes, objects
+
+
+def window_props(
+    schedule: object, scheduled_nodes: object, name: str, per_size: Sequence[object]
+) -> dict[str, Any]:
+    """``NodeHeadroom``'s ``schedule`` and ``scheduled_nodes``, checked before it joins
+    the tree, as its reserver takes them. A share's reservers (one per node size,
+    ``per_size``) are not scheduled: how many nodes of each size hold one in a window
+    is a count no one gives."""
+    checked, nodes, _ = check_windows(schedule, scheduled_nodes, name=name)
+    if checked is not None and per_size:
+        raise HeadroomConfigError(
+            "schedule",
+            checked.describe(),
+            "None with a share of each node (cpu or memory as a percentage): a schedule "
+            "holds a fixed slice on scheduled_nodes nodes",
+        )
+    return {"schedule": checked, "scheduled_nodes": nodes}
+
+
+def window_summary(reserver: Any) -> dict[str, Any]:
+    """The summary's (``HeadroomSummary``) ``scheduled_nodes`` and ``windows`` of a
+    reserver, or of none."""
+    schedule = getattr(reserver, "schedule", None)
+    return {
+        "scheduled_nodes": getattr(reserver, "scheduled_nodes", None),
+        "windows": None if schedule is None else schedule.describe(),
+    }
+
+
+def window_object_name(name: str, window: str, *, field: str) -> str:
+    """The CronJob of ``window`` for the object ``name``: ``<name>-<window>``."""
+    joined = f"{name}-{window}"
+    if len(joined) > CRONJOB_NAME_MAX:
+        raise HeadroomConfigError(
+            field,
+            joined,
+            f"a CronJob name of at most {CRONJOB_NAME_MAX} characters (<name>-<window>): "
+            "shorten the name or the window's name",
+        )
+    return names.dns_label(joined, field=field)
+
+
+def window_cron_job(
+    schedule: HeadroomSchedule,
+    window: HeadroomWindow,
+    window_name: str,
+    *,
+    pod_template: dict[str, Any],
+    pods: int,
+    one_per_node: bool,
+) -> dict[str, Any]:
+    """The body of the CronJob that holds ``pods`` copies of ``pod_template`` while
+    ``window`` is open; with ``one_per_node``, at most one on each node (the slices)."""
+    seconds = window.minutes * 60
+    labels = {**pod_template["metadata"]["labels"], WINDOW_LABEL: window_name}
+    template = {
+        "metadata": {
+            **pod_template.get("metadata", {}),
+            "labels": labels,
+        },
+        "spec": {**pod_template["spec"], "restartPolicy": "Never"},
+    }
+    if one_per_node:
+        affinity = dict(template["spec"].get("affinity") or {})
+        affinity["podAntiAffinity"] = {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {
+                        "matchLabels": {"app": labels["app"], WINDOW_LABEL: window_name}
+                    },
+                    "topologyKey": HOSTNAME,
+                }
+            ]
+        }
+        template["spec"]["affinity"] = affinity
+    return {
+        "spec": {
+            "schedule": window.schedule,
+            "timeZone": schedule.time_zone,
+            # One Job per window: a window never overlaps itself (HeadroomSchedule).
+            "concurrencyPolicy": "Forbid",
+            # A start the controller missed (it was down) still holds the rest of the
+            # window; later than the window's length it is skipped.
+            "startingDeadlineSeconds": seconds,
+            # A Job that ends at its deadline is Failed (DeadlineExceeded); kept, it
+            # would fire job-failure alerts after every window.
+            "successfulJobsHistoryLimit": 0,
+            "failedJobsHistoryLimit": 0,
+            "jobTemplate": {
+                "metadata": {"labels": template["metadata"]["labels"]},
+                "spec": {
+                    "parallelism": pods,
+                    "completions": pods,
+                    "activeDeadlineSeconds": seconds,
+                    # A reserver that a burst pod preempts is replaced, and waits for
+                    # the room as the DaemonSet's does; it is no failure.
+                    "podFailurePolicy": {
+                        "rules": [
+                            {
+                                "action": "Ignore",
+                                "onPodConditions": [{"type": DISRUPTION_TARGET, "status": "True"}],
+                            }
+                        ]
+                    },
+                    "template": template,
+                },
+            },
+        }
+    }
