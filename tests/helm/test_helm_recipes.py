@@ -13,6 +13,7 @@ import helm_python as helm
 import pytest
 
 from cdk8s_headroom.helm import manifests
+from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.helm.recipes import RECIPES, compile_recipe
 from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
@@ -20,7 +21,15 @@ from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
 from cdk8s_headroom.vocabulary import security_context
-from cdk8s_headroom.vocabulary.placement import REQUIREMENT, TOLERATION
+from cdk8s_headroom.vocabulary.placement import (
+    REQUIREMENT,
+    TAINT_TEXT,
+    TAINT_TOLERATION,
+    TOLERATION,
+    Taint,
+    TaintEffect,
+)
+from cdk8s_headroom.vocabulary.rbac import API_GROUP as RBAC_GROUP
 from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, Take, evaluate, fill_with, join
 from scripts.helm_render import CHART, objects, render
 
@@ -186,6 +195,38 @@ def test_the_compiled_requirement_is_what_the_library_evaluates(
 ) -> None:
     # placement.REQUIREMENT: no values, none shown
     assert _compiled(tmp_path, REQUIREMENT, inputs) == evaluate(REQUIREMENT, inputs)
+
+
+@pytest.mark.parametrize("recipe", [TAINT_TEXT, TAINT_TOLERATION], ids=["text", "toleration"])
+@pytest.mark.parametrize(
+    "taint",
+    [Taint("headroom.cdk8s.io/dedicated", "true"), Taint("spot", "", TaintEffect.NO_EXECUTE)],
+    ids=["with-value", "without-value"],
+)
+def test_the_compiled_taint_recipes_are_what_the_library_evaluates(
+    tmp_path: Path, recipe: Any, taint: Taint
+) -> None:
+    # placement.TAINT_TEXT is str(taint), placement.TAINT_TOLERATION is
+    # Taint.toleration's form: the dedicated pool's unit runs both (units.dedicated_unit)
+    inputs = {"key": taint.key, "value": taint.value, "effect": taint.effect.value}
+    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+
+
+@pytest.mark.parametrize(
+    ("recipe", "inputs"),
+    [
+        (SUBJECT, {"kind": "User", "name": "u", "apiGroup": RBAC_GROUP, "namespace": None}),
+        (SUBJECT, {"kind": "ServiceAccount", "name": "s", "apiGroup": None, "namespace": "n"}),
+        (ROLE_REF, {"name": "headroom-reader"}),
+    ],
+    ids=["user", "service-account", "role-ref"],
+)
+def test_the_compiled_reader_recipes_are_what_the_library_evaluates(
+    tmp_path: Path, recipe: Any, inputs: dict[str, Any]
+) -> None:
+    # helm/reader.py SUBJECT (no apiGroup or namespace where the kind has none) and
+    # ROLE_REF, which add_reader evaluates and the generated reader unit runs
+    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
 
 
 def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:

@@ -20,6 +20,7 @@ from cdk8s_headroom.files.publish import swap_in
 from cdk8s_headroom.helm.library import library_files, rules_files
 from cdk8s_headroom.helm.manifests import manifests_template, reference
 from cdk8s_headroom.helm.node_fit import node_fit_helpers
+from cdk8s_headroom.helm.notes import notes_template
 from cdk8s_headroom.helm.recipes import recipe_helpers
 from cdk8s_headroom.helm.units import field_rule_helpers, generated_units
 from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
@@ -27,8 +28,8 @@ from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 TEMPLATES = Path(__file__).parent / "templates"
 """The chart's hand-written Go templates: the rules' generic checks and the objects
-(``_helpers.tpl``) and ``NOTES.txt``; ``manifests`` writes the manifests
-(``headroom.yaml``); ``recipes`` compiles the objects' recipes."""
+(``_helpers.tpl``); ``manifests`` writes the manifests (``headroom.yaml``), ``notes``
+``NOTES.txt``; ``recipes`` compiles the objects' recipes."""
 LAZY = TEMPLATES / "lazy"
 """The hand-written lazy units (``node-headroom.lazy``): templates the chart keeps in
 ``files/lazy/``, parsed only by a render that runs them (the bursts', the buffers', the
@@ -67,7 +68,12 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
     into values (``values_from_app``); ``split_app_values`` says which are defaults."""
     chart_defaults, blueprint = split_app_values(app_values)
     units = dict(sorted({**_hand_written(LAZY), **generated_units()}.items()))
-    templates = {**_hand_written(TEMPLATES), "headroom.yaml": manifests_template(reference())}
+    objects = reference()
+    templates = {
+        **_hand_written(TEMPLATES),
+        "headroom.yaml": manifests_template(objects),
+        "NOTES.txt": notes_template(objects),
+    }
     metadata = {
         "apiVersion": "v2",
         "name": CHART_NAME,

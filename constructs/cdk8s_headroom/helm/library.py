@@ -279,9 +279,9 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
 
 def _reader_data() -> dict[str, Any]:
     """The reader's objects (``reader.add_reader``, for ``reader.create``) but what the
-    values give: the ClusterRole's labels and rules, the binding's roleRef but its name,
-    and each kind's subject but its kind and name, its namespace a place
-    (``{namespace}``) where it has one."""
+    values give and the recipes (``reader.SUBJECT``, ``ROLE_REF``): the ClusterRole's
+    labels and rules, and each kind's subject but its kind and name, its namespace a
+    place (``{namespace}``) where it has one."""
     chart = _chart()
     kinds = [{"kind": kind.value, "name": "reference"} for kind in SubjectKind]
     subjects = [subject(item, "{namespace}", field="reference") for item in kinds]
@@ -291,7 +291,6 @@ def _reader_data() -> dict[str, Any]:
         "apiVersion": role["apiVersion"],
         "labels": role["metadata"]["labels"],
         "rules": role["rules"],
-        "roleRef": _without(binding["roleRef"], "name"),
         "subjects": {item["kind"]: _without(item, "kind", "name") for item in binding["subjects"]},
     }
 

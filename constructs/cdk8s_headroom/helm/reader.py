@@ -19,6 +19,7 @@ from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.vocabulary import rbac, rule_language, rules
 from cdk8s_headroom.vocabulary.labels import PART_OF
 from cdk8s_headroom.vocabulary.rbac import SubjectKind
+from cdk8s_headroom.vocabulary.recipes import IfGiven, Take, evaluate
 
 SUBJECT_RULES: tuple[tuple[rule_language.Rule, str], ...] = (
     (rules.SERVICE_ACCOUNT_NAME, "name"),
@@ -28,21 +29,39 @@ SUBJECT_RULES: tuple[tuple[rule_language.Rule, str], ...] = (
 whose value a refusal shows (the chart's too: ``units.FIELD_RULES``)."""
 
 
+SUBJECT = {
+    "kind": Take("kind"),
+    "name": Take("name"),
+    "apiGroup": IfGiven(Take("apiGroup")),
+    "namespace": IfGiven(Take("namespace")),
+}
+"""An RBAC subject of the reader's binding, declared once (``recipes``): ``subject``
+evaluates it, and ``make chart`` compiles it into ``node-headroom.recipe.readerSubject``.
+Its ``apiGroup`` and whether it has a ``namespace`` follow its kind (``SubjectKind``),
+which the chart reads from the library data (``library._reader_data``)."""
+
+ROLE_REF = {"apiGroup": rbac.API_GROUP, "kind": "ClusterRole", "name": Take("name")}
+"""The reader binding's ``roleRef``: the ClusterRole ``name``, declared once
+(``recipes``): ``add_reader`` evaluates it, and ``make chart`` compiles it into
+``node-headroom.recipe.readerRoleRef``."""
+
+
 def subject(item: Mapping[str, Any], namespace: str, *, field: str) -> dict[str, Any]:
-    """A ``reader.subjects`` item as an RBAC subject, after its rules across fields: its
-    ``apiGroup`` follows its kind, and a service account's namespace is ``namespace``
-    unless the item gives one."""
+    """A ``reader.subjects`` item as an RBAC subject (``SUBJECT``), after its rules
+    across fields: its ``apiGroup`` follows its kind, and a service account's namespace
+    is ``namespace`` unless the item gives one."""
     kind = SubjectKind(item["kind"])
     fields = {"kind": kind.value, "name": item["name"], "namespace": item.get("namespace")}
     for rule, shown in SUBJECT_RULES:
         rule.check(f"{field}.{shown}", fields[shown], **fields)
     given = item.get("namespace") or namespace
-    return {
+    inputs = {
         "kind": kind.value,
         "name": item["name"],
         "apiGroup": kind.api_group,
         "namespace": given if kind.namespaced else None,
     }
+    return dict(evaluate(SUBJECT, inputs))
 
 
 def add_reader(scope: Construct, *, name: str, subjects: Sequence[Mapping[str, Any]]) -> None:
@@ -58,7 +77,7 @@ def add_reader(scope: Construct, *, name: str, subjects: Sequence[Mapping[str, A
         render=lambda: {"rules": reader_rules()},
     )
     if subjects:
-        role_ref = {"apiGroup": rbac.API_GROUP, "kind": "ClusterRole", "name": name}
+        role_ref = evaluate(ROLE_REF, {"name": name})
         RenderedApiObject(
             scope,
             "reader-binding",

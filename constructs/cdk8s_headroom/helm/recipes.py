@@ -17,11 +17,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
-from cdk8s_headroom.vocabulary.placement import REQUIREMENT, TOLERATION
+from cdk8s_headroom.vocabulary.placement import (
+    REQUIREMENT,
+    TAINT_TEXT,
+    TAINT_TOLERATION,
+    TOLERATION,
+)
 from cdk8s_headroom.vocabulary.recipes import (
     Each,
     EachEntry,
@@ -64,6 +70,12 @@ RECIPES: Mapping[str, ChartRecipe] = {
     "requirement": ChartRecipe(
         REQUIREMENT, "vocabulary/placement.py REQUIREMENT: a node-selector requirement"
     ),
+    "taintText": ChartRecipe(TAINT_TEXT, "vocabulary/placement.py TAINT_TEXT: a taint as text"),
+    "taintToleration": ChartRecipe(
+        TAINT_TOLERATION, "vocabulary/placement.py TAINT_TOLERATION: a taint's toleration"
+    ),
+    "readerSubject": ChartRecipe(SUBJECT, "helm/reader.py SUBJECT: a reader binding's subject"),
+    "readerRoleRef": ChartRecipe(ROLE_REF, "helm/reader.py ROLE_REF: the reader binding's roleRef"),
 }
 """The recipes the chart builds objects with, by helper name."""
 

@@ -16,8 +16,7 @@ from typing import Any, TypeVar
 
 from cdk8s_headroom.vocabulary import names, rule_language, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from cdk8s_headroom.vocabulary.places import fill
-from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate
+from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, fill_with
 
 
 class TaintEffect(Enum):
@@ -109,13 +108,17 @@ class Taint:
         return _unchecked(Taint, {"key": key, "value": value, "effect": effect})
 
     def toleration(self) -> Toleration:
-        """The toleration that matches exactly this taint."""
+        """The toleration that matches exactly this taint (``TAINT_TOLERATION``)."""
+        form = evaluate(TAINT_TOLERATION, self._inputs())
         return Toleration(
-            key=self.key,
-            operator=TolerationOperator.EQUAL,
-            value=self.value,
-            effect=self.effect,
+            key=form["key"],
+            operator=TolerationOperator(form["operator"]),
+            value=form["value"],
+            effect=TaintEffect(form["effect"]),
         )
+
+    def _inputs(self) -> dict[str, str]:
+        return {"key": self.key, "value": self.value, "effect": self.effect.value}
 
     def to_manifest(self) -> dict[str, str]:
         """The taint as it appears in a node (or a Karpenter NodePool) spec."""
@@ -128,9 +131,23 @@ class Taint:
     """How a taint is written (``kubectl taint``'s form), in messages."""
 
     def __str__(self) -> str:
-        return str(
-            fill(Taint.TEXT, {"key": self.key, "value": self.value, "effect": self.effect.value})
-        )
+        return str(evaluate(TAINT_TEXT, self._inputs()))
+
+
+TAINT_TEXT = fill_with(Taint.TEXT, key=Take("key"), value=Take("value"), effect=Take("effect"))
+"""A taint as messages write it, declared once (``recipes``): ``str(taint)`` evaluates
+it, and ``make chart`` compiles it into ``node-headroom.recipe.taintText``."""
+
+TAINT_TOLERATION = {
+    "key": Take("key"),
+    "operator": TolerationOperator.EQUAL.value,
+    "value": Take("value"),
+    "effect": Take("effect"),
+}
+"""The toleration that matches exactly a taint, declared once (``recipes``):
+``Taint.toleration`` evaluates it, and ``make chart`` compiles it into
+``node-headroom.recipe.taintToleration``, which the chart's dedicated pool tolerates its
+taint with."""
 
 
 TOLERATION_RULES: tuple[tuple[rule_language.Rule, str], ...] = (

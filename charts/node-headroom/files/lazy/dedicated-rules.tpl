@@ -4,3 +4,15 @@
      values do not change is files/library.json. */}}
 {{- define "node-headroom.rule.dedicatedPoolNeedsPool" }}{{ if (not (include "node-headroom.given" .pool)) }}{{ include "node-headroom.refuse" (list . "dedicatedPoolNeedsPool") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.dedicatedPoolNeedsTaint" }}{{ if (not (has .taint (default (list) .declared))) }}{{ include "node-headroom.refuse" (list . "dedicatedPoolNeedsTaint") }}{{ end }}{{ end }}
+{{/* vocabulary/placement.py TAINT_TEXT: a taint as text; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.taintText" -}}
+{{- $in := . -}}
+{{- $_ := set $in "out" (replace "{effect}" (toString $in.effect) (replace "{value}" (toString $in.value) (replace "{key}" (toString $in.key) "{key}={value}:{effect}"))) -}}
+{{- end -}}
+{{/* vocabulary/placement.py TAINT_TOLERATION: a taint's toleration; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.taintToleration" -}}
+{{- $in := . -}}
+{{- $_ := set $in "out" (dict "key" $in.key "operator" "Equal" "value" $in.value "effect" $in.effect) -}}
+{{- end -}}

@@ -5,3 +5,18 @@
 {{- define "node-headroom.rule.serviceAccountName" }}{{ if (not (or (not (eq (toString .kind) "ServiceAccount")) (and (kindIs "string" .value) ((regexMatch "^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)$" .value)) (le (len .value) 253)))) }}{{ include "node-headroom.refuse" (list . "serviceAccountName") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.subjectNamespace" }}{{ if (not (or (not (include "node-headroom.given" .value)) (has .kind (list "ServiceAccount")))) }}{{ include "node-headroom.refuse" (list . "subjectNamespace") }}{{ end }}{{ end }}
 {{- define "node-headroom.fields.subject" }}{{ $i := .item }}{{ $kind := $i.kind }}{{ $name := $i.name }}{{ $namespace := $i.namespace }}{{ include "node-headroom.rule.serviceAccountName" (dict "lib" .lib "field" (print .at "name") "value" $name "kind" $kind "name" $name "namespace" $namespace) }}{{ include "node-headroom.rule.subjectNamespace" (dict "lib" .lib "field" (print .at "namespace") "value" $namespace "kind" $kind "name" $name "namespace" $namespace) }}{{ end }}
+{{/* helm/reader.py SUBJECT: a reader binding's subject; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.readerSubject" -}}
+{{- $in := . -}}
+{{- $map1 := dict "kind" $in.kind "name" $in.name -}}
+{{- if not (kindIs "invalid" $in.apiGroup) }}{{ $_ := set $map1 "apiGroup" $in.apiGroup }}{{ end -}}
+{{- if not (kindIs "invalid" $in.namespace) }}{{ $_ := set $map1 "namespace" $in.namespace }}{{ end -}}
+{{- $_ := set $in "out" $map1 -}}
+{{- end -}}
+{{/* helm/reader.py ROLE_REF: the reader binding's roleRef; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.readerRoleRef" -}}
+{{- $in := . -}}
+{{- $_ := set $in "out" (dict "apiGroup" "rbac.authorization.k8s.io" "kind" "ClusterRole" "name" $in.name) -}}
+{{- end -}}
