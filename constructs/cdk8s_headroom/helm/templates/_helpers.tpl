@@ -379,7 +379,8 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
-{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) }}{{ include "node-headroom.nodeFit.slice" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory) -}}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) }}
+{{- include "node-headroom.nodeFit.slice" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory) -}}
 {{- $dedicated := list -}}
 {{- if $m.taintedPool -}}
 {{- $out := dict -}}
