@@ -19,7 +19,6 @@ from cdk8s_headroom import __version__
 from cdk8s_headroom.files.publish import swap_in
 from cdk8s_headroom.helm.library import library_files, rules_files
 from cdk8s_headroom.helm.manifests import manifests_template, reference
-from cdk8s_headroom.helm.node_fit import node_fit_helpers
 from cdk8s_headroom.helm.notes import notes_template
 from cdk8s_headroom.helm.recipes import recipe_helpers
 from cdk8s_headroom.helm.units import field_rule_helpers, generated_units
@@ -94,7 +93,7 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
         **rules_files(
             templates,
             {Path(n).stem: t for n, t in units.items()},
-            {**field_rule_helpers(), **recipe_helpers(), **node_fit_helpers()},
+            {**field_rule_helpers(), **recipe_helpers()},
         ),
         **library_files(chart_defaults),
         **{f"templates/{name}": text for name, text in sorted(templates.items())},

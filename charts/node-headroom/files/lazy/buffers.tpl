@@ -21,7 +21,7 @@
 {{- end -}}
 {{- $version := default $lib.bufferDefaults.apiVersion $b.apiVersion -}}
 {{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "lib" $lib "field" (print $bat ".apiVersion") "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) }}{{ $request := print (trimSuffix "buffer" $bat) "resources.requests." }}
-{{- include "node-headroom.nodeFit.bufferPod" (dict "lib" $lib "pool" .pool "cpu" .resources.requests.cpu "memory" .resources.requests.memory "cpuField" (print $request "cpu") "memoryField" (print $request "memory") "nodeCpu" .nodeCpu "nodeMemory" .nodeMemory) -}}
+{{- if or .nodeCpu .nodeMemory }}{{ include "node-headroom.nodeFit.bufferPod" (dict "lib" $lib "pool" .pool "cpu" .resources.requests.cpu "memory" .resources.requests.memory "cpuField" (print $request "cpu") "memoryField" (print $request "memory") "nodeCpu" .nodeCpu "nodeMemory" .nodeMemory) }}{{ end -}}
 {{- $bo := dict -}}
 {{- include "node-headroom.workload" (dict "lib" $lib "helm" .helm "uid" .uid "labels" .labels "name" $bufferName "component" $lib.components.buffer "into" $bo) -}}
 {{- $spec := deepCopy $lib.bufferSpec -}}

@@ -380,7 +380,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
 {{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) }}
-{{- include "node-headroom.nodeFit.slice" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory) -}}
+{{- if or $v.nodePool.nodeCpu $v.nodePool.nodeMemory }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "nodefit") "name" "node-headroom.nodeFit.slice" "args" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory)) }}{{ end -}}
 {{- $dedicated := list -}}
 {{- if $m.taintedPool -}}
 {{- $out := dict -}}
@@ -419,6 +419,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $_ := set $c "bursts" list }}{{ $_ := set $c "buffers" list }}{{ $_ := set $c "bufferWarnings" list -}}
 {{- if $v.burstWorkloads -}}
 {{- $units := list "bursts" }}{{ range $v.burstWorkloads }}{{ if not (kindIs "invalid" .buffer) }}{{ $units = list "bursts" "buffers" }}{{ end }}{{ end -}}
+{{- if or $v.nodePool.nodeCpu $v.nodePool.nodeMemory }}{{ $units = append $units "nodefit" }}{{ end -}}
 {{- $each := dict "lib" $lib "v" $v "c" $c "helm" $helm "prefix" $prefix "release" $release "slices" $slices "cpu" $cpu "memory" $memory "sliceText" $sliceText "m" $m "poolName" $poolName "requirements" $requirements "placement" $placement "poolTaints" $poolTaints "dedicated" $dedicated "classes" $classes "reserverName" $reserverName "warnings" $warnings -}}
 {{- include "node-headroom.lazy" (dict "lib" $lib "units" $units "name" "node-headroom.bursts" "args" $each) -}}
 {{- $warnings = $each.warnings -}}
