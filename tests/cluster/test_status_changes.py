@@ -4,6 +4,7 @@ moves, burst pods that start or stop waiting, new preemptions and the verdict.""
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -11,7 +12,9 @@ from cdk8s_headroom.cluster.reported_status import PreemptionEvent
 from cdk8s_headroom.cluster.snapshot import read_snapshot
 from cdk8s_headroom.cluster.status import ErodedNode, InUseNode, StatusReport, status
 from cdk8s_headroom.cluster.status_changes import SliceState, changes, slice_states
+from cdk8s_headroom.cluster.windows import WindowsReport, WindowState
 from cdk8s_headroom.simulate.model import Resources
+from cdk8s_headroom.vocabulary.schedule import OpenWindow
 from tests.cluster.test_status import AFTER, N1, N2, N3, N4, V131
 
 HEADROOM = "node-headroom/headroom-reserver"
@@ -127,3 +130,43 @@ def test_a_node_that_leaves_the_targets_and_a_repeated_event(after: StatusReport
         f"{event.namespace}/{event.pod}: preempted ({event.message})",
     ]
     assert isinstance(event, PreemptionEvent)
+
+
+def _windows(report: StatusReport, window: OpenWindow | None, bound: int) -> StatusReport:
+    state = WindowState(
+        namespace="node-headroom",
+        owner="headroom-reserver",
+        what="slices",
+        in_force=window,
+        next_opening=None,
+        pods=bound,
+        bound=bound,
+        declared=3,
+    )
+    at = datetime(2026, 12, 7, 8, 1, tzinfo=timezone.utc)
+    return dataclasses.replace(
+        report, windows=WindowsReport(at=at, source="the windows' pods", states=(state,))
+    )
+
+
+def test_a_window_that_opens_then_closes_prints_a_line_each_time(after: StatusReport) -> None:
+    # status reads a window from its Job's pods (cluster/windows.py), so the lines follow
+    # the pods: the CronJob controller made them, then the Job controller removed them
+    settled = _settled(after)
+    opens = datetime(2026, 12, 7, 8, 0, tzinfo=timezone.utc)
+    business = OpenWindow("business", opens, opens + timedelta(hours=10))
+    closed, open_ = _windows(settled, None, 0), _windows(settled, business, 3)
+
+    (opened,) = changes(closed, open_, max_pending=0)
+    assert (opened.kind, opened.subject) == ("window", "node-headroom/headroom-reserver")
+    assert (opened.before, opened.after) == (None, "business")
+    assert opened.render().startswith(
+        "node-headroom/headroom-reserver: window closed -> business (window business"
+    )
+    assert "3 pod(s) of 3 declared, 3 on a node, 0 waiting" in opened.detail
+
+    (closing,) = changes(open_, closed, max_pending=0)
+    assert (closing.before, closing.after) == ("business", None)
+    assert closing.render().startswith("node-headroom/headroom-reserver: window business -> closed")
+    assert changes(open_, open_, max_pending=0) == []
+    assert changes(settled, closed, max_pending=0) == []

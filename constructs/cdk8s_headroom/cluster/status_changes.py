@@ -1,6 +1,7 @@
 """What changed between two ``status`` reports of one cluster: the lines ``status
 --watch`` prints as the cluster changes (a slice taken, eroded, returned; a reserver
-missing; a burst pod waiting or placed; a new preemption; the verdict)."""
+missing; a burst pod waiting or placed; a new preemption; a time window opened or
+closed; the verdict)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from cdk8s_headroom.cluster.status import HeadroomStatus, StatusReport
+from cdk8s_headroom.cluster.windows import WindowState
 
 
 class SliceState(Enum):
@@ -27,9 +29,10 @@ class StatusChange:
     """One change, as a line of text and as a JSON object."""
 
     kind: str
-    """``slice``, ``burst``, ``preempted`` or ``verdict``."""
+    """``slice``, ``burst``, ``preempted``, ``window`` or ``verdict``."""
     subject: str
-    """The headroom and node, the burst pod or the preempted pod; ``""`` for the verdict."""
+    """The headroom and node, the burst pod, the preempted pod or the window's holder
+    (``<namespace>/<owner>``); ``""`` for the verdict."""
     before: str | None
     after: str | None
     detail: str = ""
@@ -41,6 +44,8 @@ class StatusChange:
             what = f"burst pod {self.after}"
         elif self.kind == "preempted":
             what = "preempted"
+        elif self.kind == "window":
+            what = f"window {self.before or 'closed'} -> {self.after or 'closed'}"
         else:
             what = f"verdict {self.before} -> {self.after}"
         subject = f"{self.subject}: " if self.subject else ""
@@ -84,6 +89,7 @@ def changes(before: StatusReport, after: StatusReport, *, max_pending: int) -> l
         *_slice_changes(before, after),
         *_burst_changes(before, after),
         *_new_preemptions(before, after),
+        *_window_changes(before, after),
         *_verdict_change(before, after, max_pending),
     ]
 
@@ -123,6 +129,31 @@ def _new_preemptions(before: StatusReport, after: StatusReport) -> Iterator[Stat
             yield StatusChange(
                 "preempted", f"{event.namespace}/{event.pod}", None, None, event.message
             )
+
+
+def _window_changes(before: StatusReport, after: StatusReport) -> Iterator[StatusChange]:
+    """A holder whose window in force changed: opened, closed, or one window after
+    another. ``status`` reads a window from its pods, so a line comes when the Job's
+    pods appear or go, not when the clock says."""
+
+    def in_force(report: StatusReport) -> dict[str, WindowState]:
+        states = () if report.windows is None else report.windows.states
+        return {state.holder: state for state in states}
+
+    old, new = in_force(before), in_force(after)
+    for holder in sorted(old.keys() | new.keys()):
+        was = old[holder].in_force if holder in old else None
+        now = new[holder].in_force if holder in new else None
+        if (was and was.name) == (now and now.name):
+            continue
+        state = new.get(holder)
+        yield StatusChange(
+            "window",
+            holder,
+            was.name if was else None,
+            now.name if now else None,
+            "" if state is None else state.held(),
+        )
 
 
 def _verdict_change(

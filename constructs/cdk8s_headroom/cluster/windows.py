@@ -49,22 +49,31 @@ class WindowState:
             "declared": self.declared,
         }
 
+    @property
+    def holder(self) -> str:
+        """``<namespace>/<owner>``: the name ``status`` and ``status --watch`` give it."""
+        return f"{self.namespace}/{self.owner}"
+
     def render(self) -> str:
-        head = f"{self.namespace}/{self.owner} ({self.what}): "
+        return f"{self.holder} ({self.what}): {self.held()}"
+
+    def held(self) -> str:
+        """What the holder holds now, or when it will: the report's line without its
+        holder."""
         if self.in_force is None:
             upcoming = (
                 "no window opens within a year"
                 if self.next_opening is None
                 else f"next {self.next_opening.describe()} {self.next_opening.opens.tzname()}"
             )
-            return f"{head}no window in force, nothing held; {upcoming}"
+            return f"no window in force, nothing held; {upcoming}"
         window = f"window {self.in_force.describe()} {self.in_force.opens.tzname()} in force"
         if self.bound is None:
-            return f"{head}{window}: {self.pods} pod(s) hold their room"
+            return f"{window}: {self.pods} pod(s) hold their room"
         waiting = self.pods - self.bound
         declared = "" if self.declared is None else f" of {self.declared} declared"
         placed = f"{self.bound} on a node, {waiting} waiting"
-        return f"{head}{window}: {self.pods} pod(s){declared}, {placed}"
+        return f"{window}: {self.pods} pod(s){declared}, {placed}"
 
 
 @dataclass(frozen=True)
