@@ -14,8 +14,10 @@ import importlib
 import time
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import cdk8s
+from constructs import Construct
 
 from cdk8s_headroom import (
     HeadroomWarning,
@@ -131,15 +133,21 @@ def buffers_resolved(cluster: LiveCluster, expected: dict[str, int]) -> dict[str
     return found if done else None
 
 
+def four_vcpu_pool(scope: Construct, name: str, **props: Any) -> KarpenterNodePool:
+    """A NodePool of Karpenter's KWOK provider launching 4-vCPU nodes only (its
+    ``instance-cpu`` label), so a test knows each node's room; ``props`` are the pool's
+    other props."""
+    pool = KarpenterNodePool(scope, name, node_class=NodeClassRef.kwok(), **props)
+    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4"])
+    return pool
+
+
 def _burst_app() -> list[Manifest]:
     """A KWOK pool of 4-vCPU nodes that hold one 3-CPU ``work`` pod each, and a buffer
     of one such pod (a headroom of buffers alone)."""
     app = cdk8s.App()
     charts = headroom_charts(app, namespace="timing", model=PriorityModel.DEDICATED_POOL)
-    pool = KarpenterNodePool(
-        charts.cluster, "timing", node_class=NodeClassRef.kwok(), consolidate_after="Never"
-    )
-    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4"])
+    pool = four_vcpu_pool(charts.cluster, "timing", consolidate_after="Never")
     headroom = NodeHeadroom(
         charts.workloads,
         "headroom",

@@ -24,9 +24,7 @@ from cdk8s_headroom import (
     DisruptionBudget,
     DisruptionReason,
     KarpenterNodePool,
-    NodeClassRef,
     NodeHeadroom,
-    NodeSelectorOperator,
     PriorityModel,
     headroom_charts,
 )
@@ -44,6 +42,7 @@ from e2e.karpenter_scenarios import (
     burst_seconds,
     deployments_running,
     example_objects,
+    four_vcpu_pool,
     launch,
     pods,
     pool_nodes,
@@ -237,8 +236,7 @@ def test_karpenter_caps_a_buffer_by_its_limits_as_plan_predicts(
     percentage. Karpenter's ``status.replicas`` equals ``plan``'s count for each."""
     app = cdk8s.App()
     charts = headroom_charts(app, namespace="limits", model=PriorityModel.DEDICATED_POOL)
-    pool = KarpenterNodePool(charts.cluster, "limits", node_class=NodeClassRef.kwok())
-    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4"])
+    pool = four_vcpu_pool(charts.cluster, "limits")
     headroom = NodeHeadroom(
         charts.workloads,
         "headroom",
@@ -271,14 +269,12 @@ def _drift_app(slice_cpu: str) -> tuple[list[Manifest], KarpenterNodePool]:
     (``drift_on_change``) one node at a time."""
     app = cdk8s.App()
     charts = headroom_charts(app, namespace="drift", model=PriorityModel.DEDICATED_POOL)
-    pool = KarpenterNodePool(
+    pool = four_vcpu_pool(
         charts.cluster,
         "drift",
-        node_class=NodeClassRef.kwok(),
         consolidate_after="Never",
         budgets=[DisruptionBudget(nodes=BudgetNodes.count(1), reasons=(DisruptionReason.DRIFTED,))],
     )
-    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4"])
     headroom = NodeHeadroom(
         charts.workloads,
         "headroom",
@@ -368,10 +364,7 @@ def test_a_node_left_with_only_its_reserver_is_empty_to_karpenter_and_consolidat
     ``consolidateAfter``, its slice with it."""
     app = cdk8s.App()
     charts = headroom_charts(app, namespace="empty", model=PriorityModel.DEDICATED_POOL)
-    pool = KarpenterNodePool(
-        charts.cluster, "empty", node_class=NodeClassRef.kwok(), consolidate_after="5s"
-    )
-    pool.add_requirement(pool.instance_label("instance-cpu"), NodeSelectorOperator.IN, ["4"])
+    pool = four_vcpu_pool(charts.cluster, "empty", consolidate_after="5s")
     headroom = NodeHeadroom(
         charts.workloads,
         "headroom",
