@@ -231,11 +231,12 @@ class LiveCluster:
         finally:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
-    def reset(self) -> None:
+    def reset(self, *, timeout: float = 120) -> None:
         """Deletes what tests create: namespaces but the system's, PriorityClasses but
         ``system-*``, CRDs but ``kept_crds`` (with their objects), cluster roles of ours,
         and nodes; waits
-        until they are gone, so the next test starts from an empty cluster."""
+        until they are gone, so the next test starts from an empty cluster. What is
+        still there after ``timeout`` seconds is named in the error, with why it stays."""
         namespaces = [
             n["metadata"]["name"]
             for n in self.get_json("namespaces")["items"]
@@ -269,18 +270,33 @@ class LiveCluster:
             what=f"namespaces {', '.join(namespaces)} deleted",
         )
         self.kubectl("delete", "nodes", "--all")
-        self.wait_for(
-            lambda: (
-                not self.get_json("pods", "-A")["items"]
-                and not [
-                    c
-                    for c in self.get_json("customresourcedefinitions")["items"]
-                    if c["metadata"]["name"] not in self.kept_crds
-                ]
-            ),
-            timeout=120,
-            what="every pod and CRD gone",
-        )
+        try:
+            self.wait_for(lambda: not self._left_after_reset(), timeout=timeout, what="")
+        except ClusterError:
+            raise ClusterError(
+                f"timed out after {timeout:.0f} s waiting for every pod and CRD gone; left: "
+                + "; ".join(self._left_after_reset())
+            ) from None
+
+    def _left_after_reset(self) -> list[str]:
+        """The pods and CRDs a reset waits on, each with why it stays (a CRD's
+        ``Terminating`` condition, a pod's node and phase)."""
+        left = [
+            f"pod {p['metadata']['namespace']}/{p['metadata']['name']} on "
+            f"{p['spec'].get('nodeName') or 'no node'} ({p.get('status', {}).get('phase')})"
+            for p in self.get_json("pods", "-A")["items"]
+        ]
+        for crd in self.get_json("customresourcedefinitions")["items"]:
+            if crd["metadata"]["name"] in self.kept_crds:
+                continue
+            terminating = [
+                f"{c.get('reason')}: {c.get('message')}"
+                for c in crd.get("status", {}).get("conditions", [])
+                if c["type"] == "Terminating"
+            ]
+            why = ", ".join(terminating) or "not deleted"
+            left.append(f"CRD {crd['metadata']['name']} ({why})")
+        return left
 
     # -- commands ---------------------------------------------------------------------
     def kubectl(
