@@ -120,7 +120,7 @@ lint: install ## ruff on the library, the app, the examples, the benchmarks and 
 	$(PY) -m ruff check constructs main.py setup.py imports scripts tests examples bench e2e
 	$(PY) -m ruff format --check constructs main.py setup.py scripts tests examples bench e2e
 
-typecheck: install ## mypy --strict on the library and e2e/, and on a consumer's app that uses it
+typecheck: install ## mypy --strict on the library, e2e/, scripts/ and bench/, and on a consumer's app that uses it
 	$(PY) -m mypy
 	$(PY) -m mypy --strict tests/consumer/app.py
 

@@ -30,6 +30,8 @@ import celpy
 import jsonschema
 import yaml
 from celpy import celtypes
+from celpy.adapter import json_to_cel
+from celpy.evaluation import CELEvalError, CELFunction
 
 Manifest = dict[str, Any]
 
@@ -50,7 +52,7 @@ def _find_all(value: celtypes.StringType, pattern: celtypes.StringType) -> celty
     )
 
 
-KUBERNETES_CEL_FUNCTIONS = {"find": _find, "findAll": _find_all}
+KUBERNETES_CEL_FUNCTIONS: dict[str, CELFunction] = {"find": _find, "findAll": _find_all}
 """Functions of the Kubernetes CEL libraries (regex) that plain CEL lacks."""
 
 
@@ -164,8 +166,8 @@ class CustomResourceSchema:
     def _evaluate(self, rule: str, value: Any) -> bool:
         # A rule that fails to evaluate (int("x")) rejects the object, as in the API server.
         try:
-            result = self._program(rule).evaluate({"self": celpy.json_to_cel(value)})
-        except celpy.CELEvalError:
+            result = self._program(rule).evaluate({"self": json_to_cel(value)})
+        except CELEvalError:
             return False
         return not isinstance(result, Exception) and bool(result)
 

@@ -37,7 +37,7 @@ def render(
 
 def objects(rendered: Mapping[str, str]) -> list[dict[str, Any]]:
     """The Kubernetes objects of a rendering, in file order."""
-    found = []
+    found: list[dict[str, Any]] = []
     for path in sorted(rendered):
         if not path.endswith((".yaml", ".yml")):
             continue
