@@ -183,6 +183,26 @@ CASES = [
         "burstWorkloads[api].resources.requests.cpu",
         "a buffer pod that fits on the smallest node of pool 'aks-pool': its 2 leave about 1930m",
     ),
+    # values_to_app.build: a value of the pool's nodes with no pool would be dropped
+    (
+        "node-cpu-without-a-pool",
+        {"nodePool": {"nodeCpu": "4"}},
+        "nodePool.nodeCpu",
+        "the CPU capacity of a named pool's nodes",
+    ),
+    (
+        "node-memory-without-a-pool",
+        {"nodePool": {"nodeMemory": "16Gi"}},
+        "nodePool.nodeMemory",
+        "the memory capacity of a named pool's nodes",
+    ),
+    (
+        "pool-taints-without-a-pool",
+        # the keys out of order: both engines show a map's keys sorted
+        {"nodePool": {"taints": [{"value": "true", "key": "spot"}]}},
+        "nodePool.taints",
+        "the taints of a named pool's nodes",
+    ),
     ("dedicated-pool-without-a-pool", {"model": "dedicated-pool"}, "nodePool.name", "a node pool"),
     (
         "dedicated-pool-without-its-taint",

@@ -191,12 +191,14 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 656
+HAND_WRITTEN_CEILING = 658
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
 the two node-fit checks, first appended to other lines to stay under it, were given
-lines of their own: the count is of statements, not of how lines are packed."""
+lines of their own: the count is of statements, not of how lines are packed. Raised
+again, 656 to 658, for the refusal of a pool's node values without the pool (a value
+the chart dropped in silence) and the map a refusal now shows (its taints)."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

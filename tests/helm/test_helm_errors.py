@@ -68,7 +68,7 @@ def test_every_rule_has_a_case() -> None:
         "bufferZoneNeedsPodTemplate",
         "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
         "quantityCap", "ownNamespace", "serviceAccountName", "subjectNamespace",
-        "sliceFitsNode",
+        "sliceFitsNode", "poolValueNeedsName",
     }  # fmt: skip
     checked |= {
         "tolerationNeedsKey", "tolerationExistsWithoutValue", "tolerationSecondsNoExecute",

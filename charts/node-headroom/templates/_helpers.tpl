@@ -380,6 +380,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
 {{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) }}
+{{- range $key, $what := $lib.poolValues }}{{ include "node-headroom.rule.poolValueNeedsName" (dict "lib" $lib "field" (print "nodePool." $key) "value" (index $v.nodePool $key) "given" (index $v.nodePool $key) "pool" $poolName "what" $what) }}{{ end -}}
 {{- if or $v.nodePool.nodeCpu $v.nodePool.nodeMemory }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "nodefit") "name" "node-headroom.nodeFit.slice" "args" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory)) }}{{ end -}}
 {{- $dedicated := list -}}
 {{- if $m.taintedPool -}}

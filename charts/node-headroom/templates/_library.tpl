@@ -13,6 +13,7 @@
 {{- define "node-headroom.rule.slicesNeedBoth" }}{{ if (not (or (include "node-headroom.given" .quantity) (not (include "node-headroom.given" .other)))) }}{{ include "node-headroom.refuse" (list . "slicesNeedBoth") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.noTaskWithoutSlices" }}{{ if (not (or .slices (not .given))) }}{{ include "node-headroom.refuse" (list . "noTaskWithoutSlices") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.needsRoom" }}{{ if (not (or .slices .buffers)) }}{{ include "node-headroom.refuse" (list . "needsRoom") }}{{ end }}{{ end }}
+{{- define "node-headroom.rule.poolValueNeedsName" }}{{ if (not (or (not (include "node-headroom.given" .given)) (include "node-headroom.given" .pool))) }}{{ include "node-headroom.refuse" (list . "poolValueNeedsName") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.prepullerName" }}{{ if (not (or (not .prepulled) (not (lt (int64 .limit) (int64 (len (default (list) .name))))))) }}{{ include "node-headroom.refuse" (list . "prepullerName") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.ownNamespace" }}{{ if (has .value (list "default" "kube-system" "kube-public")) }}{{ include "node-headroom.refuse" (list . "ownNamespace") }}{{ end }}{{ end }}
 {{/* objects/reserver.py RESERVER_POD: the reserver's pod; compiled from its recipe,

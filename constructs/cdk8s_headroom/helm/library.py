@@ -32,6 +32,7 @@ from cdk8s_headroom.helm.values import (
     CHART_NAME,
     CUSTOM_TASK,
     NAMED_ITEMS,
+    POOL_VALUES,
     checks,
     read_back,
 )
@@ -215,6 +216,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "bufferWhere": rules.SHARED_BUFFER_WHERE,
         "tolerationDefaults": {"operator": Toleration.operator.value},
         "taintDefaults": {"effect": Taint.effect.value},
+        "poolValues": POOL_VALUES,
         "classLabels": objects["PriorityClass"]["metadata"]["labels"],
         "classAnnotations": objects["PriorityClass"]["metadata"]["annotations"],
         "namespaceLabels": objects["Namespace"]["metadata"]["labels"],

@@ -200,7 +200,8 @@ VALUES: tuple[Value, ...] = (
           "every node.", _DNS, nullable=True, prop="node_pool"),
     Value("nodePool.labelKey", "string", "The node label whose value is the pool's name.",
           rules.LABEL_KEY),
-    Value("nodePool.taints", "list", "The taints of the pool's nodes; the pods tolerate them.",
+    Value("nodePool.taints", "list", "With `nodePool.name`: the taints of the pool's nodes; the "
+          "pods tolerate them.",
           prop="node_pool.taints"),
     *_taint("nodePool.taints"),
     Value("nodePool.nodeCpu", "quantity", "With `nodePool.name`: the CPU capacity of the pool's "
@@ -380,6 +381,10 @@ BURST_BUFFER = props("burstWorkloads[].buffer.")
 """A burst workload's ``buffer`` values and the ``add_capacity_buffer`` props they give."""
 ALERTS = props("alerts.")
 """The ``alerts`` values and the ``HeadroomAlerts`` props they give."""
+POOL_VALUES = {"nodeCpu": "CPU capacity", "nodeMemory": "memory capacity", "taints": "taints"}
+"""The ``nodePool`` values that describe the named pool's nodes, which the chart refuses
+without ``nodePool.name`` (``rules.POOL_VALUE_NEEDS_NAME``), by key in the order the
+templates walk a map (sorted), with what each is in the message."""
 
 
 def read_back(source: object, table: Mapping[str, str], **given: Any) -> dict[str, Any]:

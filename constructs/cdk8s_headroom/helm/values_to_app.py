@@ -32,6 +32,7 @@ from cdk8s_headroom.helm.values import (
     CHART_NAME,
     CUSTOM_TASK,
     HEADROOM_FIELDS,
+    POOL_VALUES,
     Values,
     value_at,
 )
@@ -112,6 +113,16 @@ def merge_values(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> Value
         else:
             merged[key] = copy.deepcopy(given)
     return merged
+
+
+def _keys_sorted(value: Any) -> Any:
+    """``value`` with each map's keys in order, as the templates walk a map (and show
+    it in a refusal)."""
+    if isinstance(value, Mapping):
+        return {key: _keys_sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_keys_sorted(item) for item in value]
+    return value
 
 
 def _pool(values: Mapping[str, Any], name: str, taints: tuple[Taint, ...]) -> NodePoolRef:
@@ -233,6 +244,11 @@ def build(
     if pool_name:
         taints = tuple(_taint(item) for item in value_at(values, "nodePool.taints") or ())
         pool = _pool(values, pool_name, taints)
+    for key, what in POOL_VALUES.items():
+        given = value_at(values, f"nodePool.{key}")
+        rules.POOL_VALUE_NEEDS_NAME.check(
+            f"nodePool.{key}", _keys_sorted(given), given=given, pool=pool_name, what=what
+        )
     slices = any(value_at(values, f"reservation.{key}") is not None for key in ("cpu", "memory"))
     kind = value_at(values, "task.kind")
     given = None if kind == DEFAULT_TASK.value else kind

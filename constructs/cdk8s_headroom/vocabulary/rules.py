@@ -361,6 +361,12 @@ SLICE_FITS_NODE = Rule(
     # chart's node-headroom.nodeFit.*): the allocatable is node_sizes.NodeSize.allocatable
     Not(Less("allocatable", "slice")),
 )
+POOL_VALUE_NEEDS_NAME = Rule(
+    "poolValueNeedsName",
+    "null or empty without nodePool.name: the {what} of a named pool's nodes, which "
+    "nothing reads without a pool; name the pool or leave it out",
+    AnyOf(Not(Given("given")), Given("pool")),
+)
 PREPULLER_NAME = Rule(
     "prepullerName",
     "a name of at most {limit} characters with the burst images pre-pulled: the "
@@ -577,6 +583,7 @@ RULES = (
     NO_TASK_WITHOUT_SLICES,
     NEEDS_ROOM,
     SLICE_FITS_NODE,
+    POOL_VALUE_NEEDS_NAME,
     PREPULLER_NAME,
     BUFFER_PERCENTAGE_NEEDS_SCALABLE,
     BUFFER_ZONE_NEEDS_POD_TEMPLATE,

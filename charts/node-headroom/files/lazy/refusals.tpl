@@ -9,6 +9,7 @@
 {{- else if and (kindIs "float64" .) (eq (floor .) .) -}}{{ printf "%.0f" . }}
 {{- else if and (kindIs "slice" .) (not .) -}}[] (empty)
 {{- else if kindIs "slice" . -}}[{{ range $i, $x := . }}{{ if $i }}, {{ end }}{{ include "node-headroom.repr" $x }}{{ end }}]
+{{- else if kindIs "map" . -}}{{ "{" }}{{ range $i, $k := keys . | sortAlpha }}{{ if $i }}, {{ end }}{{ include "node-headroom.repr" $k }}: {{ include "node-headroom.repr" (index $ $k) }}{{ end }}{{ "}" }}
 {{- else -}}{{ . }}
 {{- end -}}
 {{- end -}}
