@@ -35,7 +35,7 @@ from cdk8s_headroom.simulate.daemon_targets import (
 )
 from cdk8s_headroom.simulate.manifests import Manifests
 from cdk8s_headroom.simulate.model import Node, Pod, Resources, Role
-from cdk8s_headroom.simulate.node_fit import NodeState
+from cdk8s_headroom.simulate.node_fit import NodeState, fits
 from cdk8s_headroom.simulate.report import Usage, resources_json, resources_text
 from cdk8s_headroom.simulate.scheduler import ClusterState
 from cdk8s_headroom.simulate.versions import KubernetesVersion, release_warnings, rules_release
@@ -313,25 +313,25 @@ def _render_headroom(headroom: HeadroomStatus) -> list[str]:
 
 def _taken_by(state: NodeState, slice_size: Resources) -> tuple[str, ...]:
     """The newest pods whose room the reserver needs: removed newest first until the
-    reserver fits. An unstarted pod counts as the newest (``GetPodStartTime``). A pod
-    that requests nothing (the image pre-puller, started anew by every image release)
-    is blamed only when the node is short of pods, not of CPU or memory."""
-    allocatable = state.node.allocatable
+    reserver fits (``node_fit.fits``: pods, CPU, memory and the devices it asks for). An
+    unstarted pod counts as the newest (``GetPodStartTime``). A pod that requests
+    nothing (the image pre-puller, started anew by every image release) is blamed only
+    when the node is short of pods."""
     cpu, memory, count = state.cpu, state.memory, len(state.pods)
+    devices = state.devices
     taken = []
     for pod in sorted(state.pods, key=lambda pod: pod.start_or_now, reverse=True):
-        pods_short = count + 1 > state.node.max_pods
-        if (
-            not pods_short
-            and cpu + slice_size.cpu <= allocatable.cpu
-            and memory + slice_size.memory <= allocatable.memory
-        ):
+        if fits(slice_size, state.node, cpu, memory, count, devices):
             break
-        if not pods_short and not pod.requests.cpu and not pod.requests.memory:
+        pods_short = count + 1 > state.node.max_pods
+        requests = pod.requests
+        if not pods_short and not (requests.cpu or requests.memory or requests.extended):
             continue
         taken.append(f"{pod.namespace}/{pod.name}")
-        cpu -= pod.requests.cpu
-        memory -= pod.requests.memory
+        cpu -= requests.cpu
+        memory -= requests.memory
+        if requests.extended:
+            devices -= Resources(extended=requests.extended)
         count -= 1
     return tuple(taken)
 
