@@ -89,8 +89,9 @@ promtool: ## promtool and prometheus (Debian's prometheus package), which the al
 
 # The live tier (tests/live) runs beside the rest of the suite; each worker that takes a
 # live test starts its own control plane per release (tests/live/conftest.py says why
-# the xdist group does not keep them on one worker under pytest 9).
-PYTEST_ARGS := -n auto --dist loadgroup
+# the xdist group does not keep them on one worker under pytest 9). The slowest tests are
+# listed at the end, for the time the suite takes (the warm aim is 15 minutes).
+PYTEST_ARGS := -n auto --dist loadgroup --durations=15
 
 test: install $(CHECKOV_STAMP) promtool live-build ## run the whole test suite, the live tier too where Go is present (exit code 5, no tests collected, is a failure)
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
