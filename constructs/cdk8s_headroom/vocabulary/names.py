@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import TypeVar
 
-from cdk8s_headroom.vocabulary import rules
+from cdk8s_headroom.vocabulary import placement_rules, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.rules import INT32_MAX as INT32_MAX
 from cdk8s_headroom.vocabulary.rules import INT32_MIN as INT32_MIN
@@ -109,14 +109,14 @@ def int_text(
     """An integer written as text (a command-line value, a number quoted in a file),
     within [minimum, maximum] (default: int64, as ``strconv.ParseInt(s, 10, 64)``).
 
-    The grammar is strconv.ParseInt's (``rules.INTEGER``): an optional sign and ASCII
+    The grammar is strconv.ParseInt's (``placement_rules.INTEGER``): an optional sign and ASCII
     digits. Python's ``int()`` also takes other scripts' digits (Arabic-Indic,
     full-width), underscores and spaces, and fails with a plain ``ValueError`` on
     ``'²'`` (a digit to ``str.isdigit``, not to ``int``) and beyond 4300 digits; a text
     with more digits than the bounds have is refused before it is converted.
     """
     allowed = f"an integer from {minimum} to {maximum}, in ASCII digits"
-    if not isinstance(text, str) or not rules.INTEGER.matches(text):
+    if not isinstance(text, str) or not placement_rules.INTEGER.matches(text):
         raise HeadroomConfigError(field, _shortened(text), allowed)
     widest = max(len(str(abs(minimum))), len(str(abs(maximum))))
     if len(text.lstrip("+-").lstrip("0")) > widest:

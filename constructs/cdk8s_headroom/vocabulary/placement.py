@@ -14,7 +14,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
 
-from cdk8s_headroom.vocabulary import names, rule_language, rules
+from cdk8s_headroom.vocabulary import names, placement_rules, rule_language, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, fill_with
 
@@ -57,13 +57,13 @@ class NodeSelectorOperator(Enum):
     """Karpenter NodePool requirements only, like ``GTE``."""
 
 
-INTEGER_OPERATORS = frozenset(NodeSelectorOperator(op) for op in rules.INTEGER_OPERATORS)
-"""``rules.INTEGER_OPERATORS``: compare a label, read as an integer, with one value."""
+INTEGER_OPERATORS = frozenset(NodeSelectorOperator(op) for op in placement_rules.INTEGER_OPERATORS)
+"""``placement_rules.INTEGER_OPERATORS``: compare a label, read as an integer, with one value."""
 
 KARPENTER_ONLY_OPERATORS = frozenset(
-    NodeSelectorOperator(op) for op in rules.KARPENTER_ONLY_OPERATORS
+    NodeSelectorOperator(op) for op in placement_rules.KARPENTER_ONLY_OPERATORS
 )
-"""``rules.KARPENTER_ONLY_OPERATORS``: Karpenter's NodePools have them, pods do not."""
+"""``placement_rules.KARPENTER_ONLY_OPERATORS``: Karpenter's NodePools have them, pods do not."""
 
 
 _T = TypeVar("_T")
@@ -374,8 +374,8 @@ class NodeSelectorRequirement:
         if (
             value is None
             or len(self.values) != 1
-            or not rules.INTEGER.matches(value)
-            or not rules.INTEGER.matches(self.values[0])
+            or not placement_rules.INTEGER.matches(value)
+            or not placement_rules.INTEGER.matches(self.values[0])
         ):
             return False
         have, bound = int(value), int(self.values[0])
