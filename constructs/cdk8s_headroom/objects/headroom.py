@@ -42,6 +42,7 @@ from cdk8s_headroom.vocabulary.node_share import (
     NodeType,
     SliceAmount,
     judge_amount,
+    reserver_names,
     sized_slices,
     slice_of,
 )
@@ -259,7 +260,7 @@ class NodeHeadroom(HeadroomConstruct):
             "reserver_name",
             reserver_name,
             prepulled=prepull_burst_images,
-            name=reserver_name,
+            name=reserver_names(reserver_name, self.sized_slices)[0],
             limit=names.DNS_LABEL_MAX - len(PREPULL_SUFFIX),
             suffix=PREPULL_SUFFIX,
         )
@@ -299,7 +300,7 @@ class NodeHeadroom(HeadroomConstruct):
                 cpu=spec.cpu,
                 memory=spec.memory,
                 priority_class_name=self.priority_classes.headroom.name,
-                name=reserver_name if node_type is None else f"{reserver_name}-{node_type.suffix}",
+                name=reserver_name if node_type is None else node_type.reserver_name(reserver_name),
                 task=task,
                 update_strategy=UpdateStrategy.for_reserver(
                     self.priority_classes.headroom.preemption_policy

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from cdk8s_headroom.vocabulary import names, rules
+from cdk8s_headroom.vocabulary import names, object_names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.node_sizes import (
     INSTANCE_TYPE_LABEL,
@@ -32,6 +32,7 @@ from cdk8s_headroom.vocabulary.node_sizes import (
     size_vcpus,
 )
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, NodeSelectorRequirement
+from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.quantity import (
     Quantity,
     QuantityLike,
@@ -39,6 +40,17 @@ from cdk8s_headroom.vocabulary.quantity import (
     check_container_memory,
     format_cpu,
     format_memory,
+)
+from cdk8s_headroom.vocabulary.share_rules import (
+    DISTINCT_NODE_TYPES,
+    NODE_TYPES_NEED_SHARE,
+    SHARE_HOLDS_SOMETHING,
+    SHARE_MARK,
+    SHARE_NEEDS_NODE_TYPES,
+    SHARE_UNITS,
+    SLICE_FITS_NODE_TYPE,
+    TYPE_SUFFIX_PATTERN,
+    TYPE_SUFFIX_SEPARATOR,
 )
 
 
@@ -76,7 +88,9 @@ SliceAmount = Quantity | Share
 
 def is_share(value: object) -> bool:
     """Whether a slice's value is written as a share (ends with ``%``)."""
-    return isinstance(value, Share) or (isinstance(value, str) and value.strip().endswith("%"))
+    return isinstance(value, Share) or (
+        isinstance(value, str) and value.strip().endswith(SHARE_MARK)
+    )
 
 
 def judge_amount(value: QuantityLike | Share, *, field: str, memory: bool) -> SliceAmount:
@@ -99,9 +113,7 @@ class NodeType:
     """
 
     def __init__(self, name: str, *, cpu: QuantityLike, memory: QuantityLike) -> None:
-        self.name = names.label_value(name, field="node_types.name")
-        if not self.name:
-            raise HeadroomConfigError("node_types.name", name, "an instance type, e.g. 'm5.large'")
+        self.name = rules.INSTANCE_TYPE.check(name, field="node_types.name")
         self.cpu = Quantity.positive(cpu, field=f"node_types[{self.name}].cpu")
         self.memory = Quantity.positive(memory, field=f"node_types[{self.name}].memory")
 
@@ -130,7 +142,12 @@ class NodeType:
     @property
     def suffix(self) -> str:
         """The type's name as the end of a DNS label: ``m5.large`` gives ``m5-large``."""
-        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+        separator = TYPE_SUFFIX_SEPARATOR
+        return re.sub(TYPE_SUFFIX_PATTERN, separator, self.name.lower()).strip(separator)
+
+    def reserver_name(self, reserver: str) -> str:
+        """The name of this size's reserver, of the headroom's ``reserver`` name."""
+        return str(fill(object_names.SIZED_RESERVER, {"reserver": reserver, "type": self.suffix}))
 
     @property
     def selector(self) -> dict[str, str]:
@@ -178,48 +195,56 @@ def check_node_types(node_types: object, *, field: str = "node_types") -> tuple[
     for node_type in given:
         if not isinstance(node_type, NodeType):
             raise HeadroomConfigError(field, node_type, "NodeType objects")
-        if node_type.suffix in seen:
-            raise HeadroomConfigError(
-                field,
-                node_type.name,
-                f"node types with distinct names: {shown(node_type.name)} and "
-                f"{shown(seen[node_type.suffix])} give the same reserver name",
-            )
+        other = seen.get(node_type.suffix)
+        DISTINCT_NODE_TYPES.check(field, node_type.name, name=node_type.name, other=other)
         seen[node_type.suffix] = node_type.name
     if not given:
         raise HeadroomConfigError(field, [], "at least one NodeType")
     return tuple(t for t in given if isinstance(t, NodeType))
 
 
+def reserver_names(reserver: str, sized: Sequence[tuple[NodeType, SliceSpec]]) -> tuple[str, ...]:
+    """The names of a headroom's reservers, of its ``reserver`` name: that name, or one
+    per node size (``sized_slices``), in their order."""
+    return tuple(node_type.reserver_name(reserver) for node_type, _ in sized) or (reserver,)
+
+
 def share_of(amount: SliceAmount, node_type: NodeType, *, field: str, memory: bool) -> Quantity:
     """``amount`` on a node of ``node_type``: a fixed quantity as it is, a share of its
-    allocatable rounded down to whole millicores or MiB. Refused when it does not fit."""
-    room = node_type.memory.amount if memory else node_type.cpu.amount
-    unit = Fraction(MIB) if memory else Fraction(1, 1000)
+    allocatable rounded down to whole units (``SHARE_UNITS``: millicores, MiB). Refused
+    when it holds nothing or does not fit."""
+    resource = "memory" if memory else "cpu"
+    allocatable = node_type.memory if memory else node_type.cpu
+    room = allocatable.amount
+    shown_room = format_memory(room) if memory else format_cpu(room)
+    unit = SHARE_UNITS[resource]
     if isinstance(amount, Quantity):
-        held = amount
-    else:
-        units = int(amount.fraction * room // unit)
-        text = f"{units}Mi" if memory else f"{units}m"
-        if units <= 0:
-            raise HeadroomConfigError(
-                field,
-                amount.given,
-                f"a share that holds something on node type {shown(node_type.name)}: "
-                f"{amount.text} of its {format_cpu(room)} allocatable CPU is under 1m",
-            )
-        held = Quantity(text, units * unit, amount.given)
-        if memory:
-            check_container_memory(text, field=field, value=amount.given)
-    if held.amount > room:
-        shown_room = format_memory(room) if memory else format_cpu(room)
-        raise HeadroomConfigError(
+        SLICE_FITS_NODE_TYPE.check(
             field,
-            held.given,
-            f"a slice that fits on node type {shown(node_type.name)}, whose allocatable is "
-            f"{shown_room}",
+            amount.given,
+            held=amount.text,
+            allocatable=allocatable.text,
+            resource=resource,
+            type=node_type.name,
+            room=shown_room,
         )
-    return held
+        return amount
+    size = Fraction(unit.divisor, 10**unit.power)
+    units = int(amount.fraction * room // size)
+    SHARE_HOLDS_SOMETHING.check(
+        field,
+        amount.given,
+        held=str(units),
+        type=node_type.name,
+        share=amount.text,
+        room=shown_room,
+        resource=unit.words,
+        least=f"1{unit.suffix}",
+    )
+    text = f"{units}{unit.suffix}"
+    if memory:
+        check_container_memory(text, field=field, value=amount.given)
+    return Quantity(text, units * size, amount.given)
 
 
 def slices_per_type(
@@ -247,28 +272,17 @@ def sized_slices(
     """Each node size and its slice when ``cpu`` or ``memory`` is a share; empty when
     both are fixed. The sizes are ``node_types``, else those ``node_pool`` lists."""
     share = next((a for a in (cpu, memory) if isinstance(a, Share)), None)
+    shared = share is not None and cpu is not None and memory is not None
+    # Shown by their names, as the chart's values give them
+    listed = node_types if isinstance(node_types, (list, tuple)) else None
+    shown_types = node_types if listed is None else [getattr(t, "name", t) for t in listed]
+    NODE_TYPES_NEED_SHARE.check("node_types", shown_types, types=node_types, share=shared)
     if share is None or cpu is None or memory is None:
-        if node_types is not None:
-            raise HeadroomConfigError(
-                "node_types",
-                node_types,
-                'no value without a share: node sizes matter when the slice is "<n>%" of '
-                "each node; a fixed slice is the same on every node",
-            )
         return ()
     if node_types is None:
         types = pool_node_types(getattr(node_pool, "requirements", ()))
-        if not types:
-            field = "cpu" if isinstance(cpu, Share) else "memory"
-            raise HeadroomConfigError(
-                field,
-                share.given,
-                "a fixed quantity, or a share with known node sizes: pass "
-                "node_types=[NodeType('<instance type>', cpu=..., memory=...), ...], or a "
-                "KarpenterNodePool whose requirements list its instance types "
-                "(node.kubernetes.io/instance-type In [...]) of categories c, m or r; the "
-                "reservers are one per size, so the sizes must be known at synthesis",
-            )
+        field = "cpu" if isinstance(cpu, Share) else "memory"
+        SHARE_NEEDS_NODE_TYPES.check(field, share.given, types=types)
     else:
         types = check_node_types(node_types)
     return slices_per_type(cpu, memory, types)

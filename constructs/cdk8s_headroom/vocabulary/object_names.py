@@ -13,6 +13,9 @@ RESERVER = "headroom-reserver"
 RESERVER_ON_POOL = "headroom-reserver-{pool}"
 """The reserver of a headroom on a pool: the pool's name follows, so that the headrooms
 of two pools do not collide (and it can outgrow a DNS label)."""
+SIZED_RESERVER = "{reserver}-{type}"
+"""The reserver of one node size, for a slice given as a share of each node: its type's
+name follows as the end of a DNS label (``NodeType.suffix``)."""
 PREPULL_SUFFIX = "-prepull"
 PREPULLER = "{reserver}" + PREPULL_SUFFIX
 """The image pre-puller DaemonSet beside a reserver."""

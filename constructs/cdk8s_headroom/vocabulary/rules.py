@@ -47,6 +47,7 @@ from cdk8s_headroom.vocabulary.rule_language import (
     Rule,
     Truthy,
 )
+from cdk8s_headroom.vocabulary.share_rules import SHARE, SHARE_RULES
 
 # --- names ---------------------------------------------------------------------------
 
@@ -99,6 +100,10 @@ LABEL_VALUE = Grammar(
     "labelValue",
     (Clause(f"({_LABEL_NAME})?", _LABEL_VALUE_ALLOWED), Clause.at_most(63, _LABEL_VALUE_ALLOWED)),
 )
+INSTANCE_TYPE = Grammar(
+    "instanceType", (Clause(".+", "an instance type, e.g. 'm5.large'"), *LABEL_VALUE.clauses)
+)
+"""A node size's ``node.kubernetes.io/instance-type``: a label value that is not empty."""
 CLASS_NAME = Grammar(
     "className",
     (
@@ -194,19 +199,6 @@ QUANTITY = Grammar(
     ),
 )
 """A quantity greater than zero, as a string."""
-
-_SHARE_ALLOWED = (
-    'a share of each node\'s allocatable above 0% and below 100%, e.g. "10%" or "12.5%": '
-    "the reserver of a node size holds that share of it"
-)
-SHARE = Grammar(
-    "share",
-    (
-        Clause(r"(0|[1-9][0-9]?)(\.[0-9]{1,3})?%", _SHARE_ALLOWED),
-        Clause(r"0(\.0*)?%", _SHARE_ALLOWED, forbid=True),
-    ),
-)
-"""A slice as a share of each node (``cpu="10%"``), of at most three decimals."""
 
 # --- extended resources --------------------------------------------------------------
 
@@ -509,6 +501,8 @@ GRAMMARS = (
     DEVICE_COUNT,
     PROMETHEUS_DURATION,
     SUBJECT_NAME,
+    SHARE,
+    INSTANCE_TYPE,
 )
 INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT)
 RULES = (
@@ -550,6 +544,7 @@ RULES = (
     OWN_NAMESPACE,
     SERVICE_ACCOUNT_NAME,
     SUBJECT_NAMESPACE,
+    *SHARE_RULES,
 )
 """Every rule across values, for the chart generator."""
 PREDICATES = (ON_KARPENTER,)
