@@ -44,6 +44,7 @@ from cdk8s_headroom.vocabulary.quantity import (
 from cdk8s_headroom.vocabulary.share_rules import (
     DISTINCT_NODE_TYPES,
     NODE_TYPES_NEED_SHARE,
+    SHARE,
     SHARE_HOLDS_SOMETHING,
     SHARE_MARK,
     SHARE_NEEDS_NODE_TYPES,
@@ -56,7 +57,7 @@ from cdk8s_headroom.vocabulary.share_rules import (
 
 @dataclass(frozen=True, repr=False)
 class Share:
-    """A share of each node's allocatable, judged once (``rules.SHARE``).
+    """A share of each node's allocatable, judged once (``share_rules.SHARE``).
 
     Attributes:
         text: the share as written, e.g. ``"10%"``.
@@ -70,10 +71,10 @@ class Share:
 
     @classmethod
     def parse(cls, value: object, *, field: str) -> Share:
-        """``value`` judged by ``rules.SHARE``, named ``field`` in an error."""
+        """``value`` judged by ``share_rules.SHARE``, named ``field`` in an error."""
         if isinstance(value, Share):
             return value
-        text = rules.SHARE.check(
+        text = SHARE.check(
             value, field=field, text=value.strip() if isinstance(value, str) else None
         )
         return cls(text, Fraction(text[:-1]) / 100, value)

@@ -14,7 +14,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
 
-from cdk8s_headroom.vocabulary import names, placement_rules, rule_language, rules
+from cdk8s_headroom.vocabulary import names, placement_rules, rule_language
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, fill_with
 
@@ -151,19 +151,19 @@ taint with."""
 
 
 TOLERATION_RULES: tuple[tuple[rule_language.Rule, str], ...] = (
-    (rules.TOLERATION_NEEDS_KEY, "key"),
-    (rules.TOLERATION_EXISTS_WITHOUT_VALUE, "value"),
-    (rules.TOLERATION_SECONDS_NO_EXECUTE, "tolerationSeconds"),
+    (placement_rules.TOLERATION_NEEDS_KEY, "key"),
+    (placement_rules.TOLERATION_EXISTS_WITHOUT_VALUE, "value"),
+    (placement_rules.TOLERATION_SECONDS_NO_EXECUTE, "tolerationSeconds"),
 )
 """A toleration's rules across its fields, in the order they are judged, each with the
 field (Kubernetes' name) whose value a refusal shows. The chart's placement unit is
 generated from it (``helm.units``)."""
 
 REQUIREMENT_RULES: tuple[rule_language.Rule, ...] = (
-    rules.REQUIREMENT_NEEDS_VALUES,
-    rules.REQUIREMENT_NO_VALUES,
-    rules.REQUIREMENT_ONE_INTEGER,
-    rules.REQUIREMENT_NOT_NEGATIVE,
+    placement_rules.REQUIREMENT_NEEDS_VALUES,
+    placement_rules.REQUIREMENT_NO_VALUES,
+    placement_rules.REQUIREMENT_ONE_INTEGER,
+    placement_rules.REQUIREMENT_NOT_NEGATIVE,
 )
 """A node-selector requirement's rules on its values for its operator, in order (the
 chart's placement unit too)."""
