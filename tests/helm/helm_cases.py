@@ -275,6 +275,43 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
             "burstWorkloads": [{**API, "buffer": {"limits": {"cpu": "2"}}}],
         },
     ),
+    # A slice as a share of each node size (NodeHeadroom(cpu="20%", node_types=[...])):
+    # one reserver per size, with the pre-puller, a burst workload and the alerts, on a
+    # pool; and a fixed CPU beside a share of memory, under a release prefix
+    (
+        "shares-of-each-node-type-with-bursts-and-alerts",
+        "node-headroom",
+        {
+            "reservation": {
+                "cpu": "20%",
+                "memory": "12.5%",
+                "nodeTypes": [
+                    {"name": "m5.large", "cpu": "1930m", "memory": "7Gi"},
+                    {"name": "m5.xlarge", "cpu": "3920m", "memory": "14Gi"},
+                    # as --set passes a whole number, and a size the share does not divide
+                    {"name": "c5.2xlarge", "cpu": 8, "memory": "14.5Gi"},
+                ],
+            },
+            "nodePool": {"name": "general"},
+            "prepullBurstImages": True,
+            "alerts": {"enabled": True},
+            "burstWorkloads": [WORKER],
+        },
+    ),
+    (
+        "a-fixed-cpu-and-a-share-of-memory",
+        "web",
+        {
+            "reservation": {
+                "cpu": "250m",
+                "memory": "5%",
+                "nodeTypes": [
+                    {"name": "m5.large", "cpu": "1930m", "memory": "7Gi"},
+                    {"name": "r5.large", "cpu": "1930m", "memory": "15Gi"},
+                ],
+            },
+        },
+    ),
     # The reader's ClusterRole (reader.create): alone and named, and bound under a
     # release prefix, a service account in the workloads' namespace
     ("reader-named", "node-headroom", {"reader": {"create": True, "name": "plan-and-status"}}),

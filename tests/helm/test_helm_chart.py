@@ -101,6 +101,7 @@ def test_the_chart_defaults_are_main_py_read_back_from_its_constructs_but_its_de
         "cpu": main.SLICE_CPU,
         "memory": main.SLICE_MEMORY,
         "extendedResources": {},
+        "nodeTypes": [],  # a fixed slice, the same on every node
     }
     assert app_values["model"] == main.MODEL.value
     assert [w["name"] for w in app_values["burstWorkloads"]] == ["demo-burst"]
@@ -191,14 +192,18 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 658
+HAND_WRITTEN_CEILING = 662
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
 the two node-fit checks, first appended to other lines to stay under it, were given
 lines of their own: the count is of statements, not of how lines are packed. Raised
 again, 656 to 658, for the refusal of a pool's node values without the pool (a value
-the chart dropped in silence) and the map a refusal now shows (its taints)."""
+the chart dropped in silence) and the map a refusal now shows (its taints). Raised
+again, 658 to 662, for a slice given as a share of each node (issue 35): its sizing is
+the generated shares unit (helm/shares.py), but the build calls it (1), runs the
+reserver's lines once per node size (2: the loop, and the size's node selector, which
+the hot path places), and the single-value check judges a share by its grammar (1)."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

@@ -68,7 +68,8 @@ def test_every_rule_has_a_case() -> None:
         "bufferZoneNeedsPodTemplate",
         "bufferOneCount", "bufferNeedsCount", "bufferNotOnAutoMode", "bufferAlphaNotOnKarpenter",
         "quantityCap", "ownNamespace", "serviceAccountName", "subjectNamespace",
-        "sliceFitsNode", "poolValueNeedsName",
+        "sliceFitsNode", "poolValueNeedsName", "nodeTypesNeedShare", "shareNeedsNodeTypes",
+        "distinctNodeTypes", "shareHoldsSomething", "sliceFitsNodeType",
     }  # fmt: skip
     checked |= {
         "tolerationNeedsKey", "tolerationExistsWithoutValue", "tolerationSecondsNoExecute",

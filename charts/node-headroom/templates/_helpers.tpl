@@ -53,6 +53,7 @@ node-headroom.lazy parses when a render runs them. */}}
      keys and items. */}}
 {{- define "node-headroom.check" -}}
 {{- $x := .value }}{{ $lib := .lib }}{{ $p := index $lib.valueRules .rule -}}
+{{- if and .share (kindIs "string" $x) (hasSuffix $lib.shareMark (trim $x)) }}{{ $p = index $lib.valueRules .share }}{{ end -}}
 {{- /* As the library is given it (value_checks._as_given), written back into .in[.key]:
      --set makes numbers and booleans of text, so a whole number (not an integer's)
      becomes its digits, and a boolean (text's only) true or false. Text, the most
@@ -86,7 +87,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- /* a whole one is its digits by now: YAML's 0.5, which a user meant as text */ -}}
 {{- include "node-headroom.fail" (dict "lib" $lib "field" .field "value" $x "allowed" $lib.fractionNumber) -}}
 {{- end -}}
-{{- $text := $x }}{{ if and $p.quantity (kindIs "string" $x) }}{{ $text = trim $x }}{{ end -}}
+{{- $text := $x }}{{ if and (or $p.quantity $p.trim) (kindIs "string" $x) }}{{ $text = trim $x }}{{ end -}}
 {{- /* The clauses in order; text is what they judge (Grammar.check) */ -}}
 {{- if not (kindIs "string" $text) }}{{ include "node-headroom.fail" (dict "lib" $lib "field" .field "value" $x "allowed" (first $p.clauses).allowed) }}{{ end -}}
 {{- range $c := $p.clauses -}}
@@ -124,7 +125,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $x := index $holder $row.key -}}
 {{- if kindIs "invalid" $x -}}
 {{- else if not $row.item -}}
-{{- include "node-headroom.check" (dict "lib" $lib "rule" $row.rule "value" $x "field" $row.at "default" $row.default "in" $holder "key" $row.key) -}}
+{{- include "node-headroom.check" (dict "lib" $lib "rule" $row.rule "value" $x "field" $row.at "default" $row.default "in" $holder "key" $row.key "share" $row.share) -}}
 {{- else -}}
 {{- $item := $row.item -}}
 {{- range $n, $w := $x -}}
@@ -322,12 +323,11 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $_ := set $c "classes" (append $emitted $classes.burst) -}}
 {{- $poolName := $v.nodePool.name -}}
 {{- $reserverName := print $prefix (default (ternary (replace "{pool}" (toString $poolName) $lib.names.reserverOnPool) $lib.names.reserver (not (empty $poolName))) $v.reserverName) -}}
-{{- $_ := set $c "reserverName" $reserverName -}}
 {{- $r := $v.reservation -}}
 {{- $cpu := include "node-headroom.quantity" $r.cpu }}{{ $memory := include "node-headroom.quantity" $r.memory -}}
 {{- $sliceText := replace "{cpu}" $cpu (replace "{memory}" $memory $lib.sliceText) -}}
 {{- $slices := not (and (kindIs "invalid" $r.cpu) (kindIs "invalid" $r.memory)) -}}
-{{- $_ := set $c "cpu" $cpu }}{{ $_ := set $c "memory" $memory }}{{ $_ := set $c "slice" $sliceText }}{{ $_ := set $c "slices" $slices -}}
+{{- $_ := set $c "slices" $slices -}}
 {{- /* A slice of bare cores that reads as millicores: the library warns so too, where the
      pool's node sizes are unknown, as the chart's pools always are
      (quantity.warn_if_cores_look_like_millicores). Bare digits only: trimAll leaves
@@ -379,16 +379,17 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
+{{- if or (hasSuffix $lib.shareMark $cpu) (hasSuffix $lib.shareMark $memory) $r.nodeTypes }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "shares") "name" "node-headroom.shares" "args" (dict "lib" $lib "c" $c "r" $r "cpu" $cpu "memory" $memory "stem" $reserverName "release" $release)) }}{{ end -}}
 {{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) }}
 {{- range $key, $what := $lib.poolValues }}{{ include "node-headroom.rule.poolValueNeedsName" (dict "lib" $lib "field" (print "nodePool." $key) "value" (index $v.nodePool $key) "given" (index $v.nodePool $key) "pool" $poolName "what" $what) }}{{ end -}}
-{{- if or $v.nodePool.nodeCpu $v.nodePool.nodeMemory }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "nodefit") "name" "node-headroom.nodeFit.slice" "args" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory)) }}{{ end -}}
+{{- if and (or $v.nodePool.nodeCpu $v.nodePool.nodeMemory) (not $c.sizes) }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "nodefit") "name" "node-headroom.nodeFit.slice" "args" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory)) }}{{ end -}}
 {{- $dedicated := list -}}
 {{- if $m.taintedPool -}}
 {{- $out := dict -}}
 {{- include "node-headroom.lazy" (dict "lib" $lib "units" (list "dedicated") "name" "node-headroom.dedicated" "args" (dict "lib" $lib "v" $v "pool" $poolName "wanted" $wanted "effect" $taintEffect "out" $out)) -}}
 {{- $dedicated = $out.dedicated -}}
 {{- end -}}
-{{- include "node-headroom.rule.prepullerName" (dict "lib" $lib "field" "reserverName" "value" $reserverName "prepulled" $v.prepullBurstImages "name" $reserverName "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
+{{- include "node-headroom.rule.prepullerName" (dict "lib" $lib "field" "reserverName" "value" $reserverName "prepulled" $v.prepullBurstImages "name" (default $reserverName $c.first) "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
 {{- $selector := dict -}}
 {{- $poolTaints := list -}}
 {{- if $poolName -}}
@@ -421,27 +422,30 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- if $v.burstWorkloads -}}
 {{- $units := list "bursts" }}{{ range $v.burstWorkloads }}{{ if not (kindIs "invalid" .buffer) }}{{ $units = list "bursts" "buffers" }}{{ end }}{{ end -}}
 {{- if or $v.nodePool.nodeCpu $v.nodePool.nodeMemory }}{{ $units = append $units "nodefit" }}{{ end -}}
-{{- $each := dict "lib" $lib "v" $v "c" $c "helm" $helm "prefix" $prefix "release" $release "slices" $slices "cpu" $cpu "memory" $memory "sliceText" $sliceText "m" $m "poolName" $poolName "requirements" $requirements "placement" $placement "poolTaints" $poolTaints "dedicated" $dedicated "classes" $classes "reserverName" $reserverName "warnings" $warnings -}}
+{{- $each := dict "lib" $lib "v" $v "c" $c "helm" $helm "prefix" $prefix "release" $release "slices" $slices "cpu" $cpu "memory" $memory "sliceText" $sliceText "m" $m "poolName" $poolName "requirements" $requirements "placement" $placement "poolTaints" $poolTaints "dedicated" $dedicated "classes" $classes "reserverName" (default $reserverName $c.first) "warnings" $warnings -}}
 {{- include "node-headroom.lazy" (dict "lib" $lib "units" $units "name" "node-headroom.bursts" "args" $each) -}}
 {{- $warnings = $each.warnings -}}
 {{- end -}}
 {{- include "node-headroom.rule.needsRoom" (dict "lib" $lib "field" "reservation.cpu" "value" nil "slices" $slices "buffers" $c.buffers) -}}
 
-{{- /* The reserver DaemonSet */ -}}
+{{- /* The reserver DaemonSets: one, or one per node size of a share (the shares' unit's sizes, each selecting its nodes as NodeType.selector does) */ -}}
 {{- if $slices -}}
-{{- $o := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $task.runAsUser "labels" $v.labels "name" $reserverName "component" $lib.components.reserver "into" $o) -}}
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
+{{- $reservers := list -}}
+{{- range $s := default (list (dict "name" $reserverName "cpu" $cpu "memory" $memory "slice" $sliceText)) $c.sizes -}}
+{{- $p := $placement }}{{ with $s.nodeType }}{{ $p = merge (dict "nodeSelector" (merge (dict $lib.shares.typeLabel .) (default (dict) $placement.nodeSelector))) $placement }}{{ end -}}
+{{- $o := dict -}}
+{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $task.runAsUser "labels" $v.labels "name" $s.name "component" $lib.components.reserver "into" $o) -}}
 {{- /* The inputs of the reserver's pod, whose recipe decides its fields (objects/reserver.py
      RESERVER_POD, compiled into _recipes.tpl): the task's, the placement's, and these */ -}}
-{{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $cpu "memory" $memory "extendedResources" $r.extendedResources "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.list) $placement $task -}}
+{{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $s.cpu "memory" $s.memory "extendedResources" $r.extendedResources "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.list) $p $task -}}
 {{- $_ := set $in "initSecurityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
 {{- include "node-headroom.recipe.reserverPod" $in -}}
-{{- $_ := set $c "reserver" (dict "kind" $lib.kinds.reserver "name" $reserverName "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
-
+{{- $reservers = append $reservers (dict "kind" $lib.kinds.reserver "name" $s.name "nodeType" $s.nodeType "slice" $s.slice "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
+{{- end }}{{ $_ := set $c "reservers" $reservers -}}
 {{- end -}}
-{{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" $reserverName "prefix" $prefix "slices" $slices "bursts" $c.bursts)) }}{{ end -}}
+{{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" (default $reserverName $c.first) "prefix" $prefix "slices" $slices "bursts" $c.bursts)) }}{{ end -}}
 {{- if $v.reader.create }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "reader") "name" "node-headroom.reader" "args" (dict "lib" $lib "helm" $helm "r" $v.reader "c" $c "prefix" $prefix)) }}{{ end -}}
 {{- $_ := set $c "classMeta" (merge (deepCopy $lib.classLabels) $helm) -}}
 {{- $_ := set $c "classAnnotations" $lib.classAnnotations -}}

@@ -35,10 +35,11 @@ from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT, workload_labels
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
+from cdk8s_headroom.vocabulary.node_share import is_share, pool_node_types
 from cdk8s_headroom.vocabulary.placement import DEFAULT_DEDICATED_TAINT, Taint, Toleration
 from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses
-from cdk8s_headroom.vocabulary.quantity import format_cpu, format_memory
+from cdk8s_headroom.vocabulary.quantity import Quantity, format_cpu, format_memory
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
 
 
@@ -49,6 +50,13 @@ def _unsupported(what: str, value: object) -> HeadroomConfigError:
 def _size(written: Callable[[Fraction], str], amount: Fraction | None) -> str | None:
     """A declared node size as a quantity's text, or None when not declared."""
     return None if amount is None else written(amount)
+
+
+def _slice_value(held: Quantity) -> str:
+    """A reserver's cpu or memory as the values give it: the share it holds, as written
+    (``"10%"``), or its quantity."""
+    given = held.given
+    return given.strip() if isinstance(given, str) and is_share(given) else held.text
 
 
 def _toleration(toleration: Toleration) -> dict[str, Any]:
@@ -103,9 +111,16 @@ def values_from_app(app: Construct) -> Values:
         **class_values["default"],
     }
     reserver = headroom.reserver
-    if headroom.sized_slices:
-        raise _unsupported("one slice on every node (no share of each node size)", "%")
     pool = headroom.node_pool
+    sizes = [node_type for node_type, _ in headroom.sized_slices]
+    if sizes and tuple(sizes) == pool_node_types(getattr(pool, "requirements", ())):
+        raise _unsupported(
+            "a share of node sizes declared as NodeType s: the chart reads no pool's instance "
+            "types",
+            [node_type.name for node_type in sizes],
+        )
+    # A share's judged slice keeps the share as given (node_share.share_of)
+    first = headroom.sized_slices[0][1] if sizes else None
     if pool is not None and not isinstance(pool, NodePoolRef):
         raise _unsupported("a node pool given as NodePoolRef", pool.pool_name)
     declared = None
@@ -137,11 +152,20 @@ def values_from_app(app: Construct) -> Values:
         # is opt-in (the README's rule for dist/ sets namespace.create=true).
         "namespace": {"create": False, "name": None},
         "reservation": {
-            "cpu": reserver.cpu if reserver else None,
-            "memory": reserver.memory if reserver else None,
+            "cpu": _slice_value(first.cpu) if first else reserver.cpu if reserver else None,
+            "memory": _slice_value(first.memory)
+            if first
+            else reserver.memory
+            if reserver
+            else None,
             "extendedResources": dict(headroom.extended_resources),
+            "nodeTypes": [
+                {"name": t.name, "cpu": t.cpu.text, "memory": t.memory.text} for t in sizes
+            ],
         },
-        "reserverName": None if not reserver or reserver.name == default_name else reserver.name,
+        "reserverName": None
+        if not reserver or headroom.reserver_name == default_name
+        else headroom.reserver_name,
         "task": {
             "kind": task.kind.value,
             "prepullImages": list(task.prepull_images),

@@ -16,6 +16,7 @@ first refusal is the same one.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import re
@@ -29,6 +30,7 @@ from cdk8s_headroom.helm.go_template import called_by, message_parts, rule_helpe
 from cdk8s_headroom.helm.reader import add_reader, subject
 from cdk8s_headroom.helm.values import (
     ALERTS,
+    BY_PATH,
     CHART_NAME,
     CUSTOM_TASK,
     NAMED_ITEMS,
@@ -58,10 +60,12 @@ from cdk8s_headroom.vocabulary import (
     quantity_arithmetic,
     rule_language,
     rules,
+    share_rules,
 )
 from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP
 from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
+from cdk8s_headroom.vocabulary.node_sizes import INSTANCE_TYPE_LABEL
 from cdk8s_headroom.vocabulary.placement import Taint, Toleration
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PreemptionPolicy, PriorityModel
 from cdk8s_headroom.vocabulary.rbac import SubjectKind
@@ -276,6 +280,18 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
         "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
         "bareCores": [quantity.BARE_CORES_WARNING, quantity.BARE_CORES_MESSAGE],
+        # A slice that ends so is a share of each node: the shares' unit sizes it
+        "shareMark": share_rules.SHARE_MARK,
+        "shares": {
+            "decimals": share_rules.SHARE_DECIMALS,
+            "typeLabel": INSTANCE_TYPE_LABEL,
+            "reserver": object_names.SIZED_RESERVER,
+            "suffix": [share_rules.TYPE_SUFFIX_PATTERN, share_rules.TYPE_SUFFIX_SEPARATOR],
+            "units": {
+                resource: dataclasses.asdict(unit)
+                for resource, unit in share_rules.SHARE_UNITS.items()
+            },
+        },
     }
 
 
@@ -346,6 +362,7 @@ def value_rules() -> dict[str, dict[str, Any]]:
     quantity = judged[rules.QUANTITY.name]
     quantity["quantity"] = True
     judged[rules.CONTAINER_MEMORY.name] = {**quantity, "memory": True}
+    judged[share_rules.SHARE.name]["trim"] = True  # as Share.parse judges it
     keys, labels = rules.LABEL_KEY.name, rules.LABEL_VALUE.name
     judged["labels"] = {"keys": keys, "items": labels}
     judged["quantities"] = {"keys": keys, "items": rules.QUANTITY.name, "quantity": True}
@@ -382,7 +399,8 @@ def _as_helm_keeps(item: Any) -> Any:
 
 def _row(path: str, rule: str, default: Any) -> dict[str, Any]:
     """A check's row, as ``node-headroom.checks`` walks it without computing any of it:
-    the keys to the value (``parents``, ``key``) and its field (``at``); for a list's
+    the keys to the value (``parents``, ``key``) and its field (``at``); the grammar of a
+    value that may be a share instead (``share``, ``Value.share``); for a list's
     items, the same for the item's value (``item``), and for a list in an item, the keys
     of the rest of the path's pieces (``item.steps``, ``node-headroom.walk``'s)."""
     pieces = path.split("[].")
@@ -395,7 +413,8 @@ def _row(path: str, rule: str, default: Any) -> dict[str, Any]:
             item["steps"] = [piece.split(".") for piece in pieces[1:]]
         row["item"] = _without_none(item, parents=inner)
     # Left out when null or empty: the decode reads each byte, and a missing key is null
-    return _without_none(row, default=default, parents=parents)
+    share = share_rules.SHARE.name if BY_PATH[path].share else None
+    return _without_none(row, default=default, parents=parents, share=share)
 
 
 def _without_none(mapping: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -462,13 +481,14 @@ LIBRARY_JSON = "files/library.json"
 """Where the chart keeps ``library_data``; the templates read it with ``.Files.Get``,
 which costs a JSON decode per render instead of parsing and running Go literals."""
 
-LAZY_PARTS = ("messages", "alerts", "reader", "rows")
+LAZY_PARTS = ("messages", "alerts", "reader", "rows", "shares")
 """The parts of ``library_data`` a render may not need, each in ``files/<part>.json``,
 which the templates' ``node-headroom.load`` decodes when needed: the decode of
 library.json is the costliest call of a render, at about 12 us per KB. The refusals'
 and warnings' ``messages``, the ``alerts``, the ``reader``, and the checks' ``rows`` of
 each group (``check_groups``; ``groups``, in the order of library.json's ``checks``),
-needed only for a value that is not its default."""
+needed only for a value that is not its default; and the ``shares`` of a slice given as a
+share of each node (``share_rules``)."""
 
 
 def _json_lines(data: Mapping[str, Any]) -> str:

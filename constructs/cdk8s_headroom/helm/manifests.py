@@ -158,7 +158,8 @@ def manifests_template(objects: Mapping[str, Mapping[str, Any]]) -> str:
         "description: {{ .description | toJson }}",
         "{{- end }}",
         "{{- end }}",
-        "{{- range $w := concat (compact (list $c.reserver $c.prepuller)) $c.bursts }}",
+        "{{- range $w := concat (default (list) $c.reservers) (compact (list $c.prepuller)) "
+        "$c.bursts }}",
         *_head(workload_api, "{{ $w.kind }}"),
         *_metadata("$w.name", "$w.meta", namespaced=True),
         "spec:",

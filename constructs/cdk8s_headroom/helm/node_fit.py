@@ -54,7 +54,7 @@ def _reserved_cpu() -> str:
     return total
 
 
-def _memory_text(x: str) -> str:
+def memory_text(x: str) -> str:
     """``quantity.format_memory`` of the whole bytes ``x``: the largest binary unit that
     stays whole, else the bytes."""
     branches = "".join(
@@ -65,11 +65,12 @@ def _memory_text(x: str) -> str:
     return f"{{{{ if false }}}}{branches}{{{{ else }}}}{{{{ {x} }}}}{{{{ end }}}}"
 
 
-def _cpu_text(x: str) -> str:
-    """``quantity.format_cpu`` of ``x`` in 10^-7 cores: whole milli-cores as ``<n>m``,
-    whole cores as ``<n>``, else milli-cores rounded half to even, as Python's ``.0f``."""
-    q, r = f"(div {x} {CPU_SCALE})", f"(mod {x} {CPU_SCALE})"
-    half = CPU_SCALE // 2
+def cpu_text(x: str, scale: int = CPU_SCALE) -> str:
+    """``quantity.format_cpu`` of ``x`` in units of a milli-core over ``scale`` (10^-7
+    cores by default): whole milli-cores as ``<n>m``, whole cores as ``<n>``, else
+    milli-cores rounded half to even, as Python's ``.0f``."""
+    q, r = f"(div {x} {scale})", f"(mod {x} {scale})"
+    half = scale // 2
     return (
         f"{{{{ if ne {r} 0 }}}}{{{{ add {q} (ternary 1 0 (or (gt {r} {half}) "
         f"(and (eq {r} {half}) (eq (mod {q} 2) 1)))) }}}}m"
@@ -115,8 +116,8 @@ def node_fit_helpers() -> dict[str, str]:
         helpers[f"{HELPER}.{name}"] = f'{{{{- define "{HELPER}.{name}" }}}}{body}{{{{ end }}}}'
     return {
         **helpers,
-        f"{HELPER}.cpuText": f'{{{{- define "{HELPER}.cpuText" }}}}{_cpu_text("(int64 .)")}'
+        f"{HELPER}.cpuText": f'{{{{- define "{HELPER}.cpuText" }}}}{cpu_text("(int64 .)")}'
         "{{ end }}",
         f"{HELPER}.memoryText": f'{{{{- define "{HELPER}.memoryText" }}}}'
-        f"{_memory_text('(int64 .)')}{{{{ end }}}}",
+        f"{memory_text('(int64 .)')}{{{{ end }}}}",
     }

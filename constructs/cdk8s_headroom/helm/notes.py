@@ -47,11 +47,14 @@ def notes_template(objects: Mapping[str, Mapping[str, Any]]) -> str:
         "",
         "In namespace {{ $c.namespace.name }}{{ if .Values.namespace.create }} "
         f"(a {namespace} this release creates, Pod Security restricted){{{{ end }}}}:",
-        "{{- if $c.slices }}",
-        "  - {{ $c.reserver.kind }} {{ $c.reserverName }}: holds {{ $c.slice }} on every node "
-        "{{- if .Values.nodePool.name }} of node pool {{ .Values.nodePool.name }}"
+        "{{- range $c.reservers }}",
+        "  - {{ .kind }} {{ .name }}: holds {{ .slice }} on every "
+        "{{ with .nodeType }}{{ . }} {{ end }}node "
+        "{{- if $.Values.nodePool.name }} of node pool {{ $.Values.nodePool.name }}"
         "{{ else }} (no node pool: every node){{ end }}"
         "{{ with $c.bareCores }}; that is {{ . }} cores, see the WARNING below{{ end }}",
+        "{{- end }}",
+        "{{- if $c.slices }}",
         "{{- with $c.prepuller }}",
         "  - {{ .kind }} {{ .name }}: pulls the burst images onto the same nodes",
         "{{- end }}",
@@ -88,8 +91,10 @@ def notes_template(objects: Mapping[str, Mapping[str, Any]]) -> str:
         "",
         "A reserver cannot evict anyone, so on a node that is already full it stays Pending",
         "until the node is replaced. Count the Pending reservers:",
+        "{{- range $c.reservers }}",
         "  kubectl get pods -n {{ $c.namespace.name }} "
-        f"-l {selector}={{{{ $c.reserverName }}}} --field-selector=status.phase=Pending",
+        f"-l {selector}={{{{ .name }}}} --field-selector=status.phase=Pending",
+        "{{- end }}",
         "{{- end }}",
         "{{- range concat (default (list) $c.warnings) $c.bufferWarnings }}",
         "",

@@ -16,6 +16,8 @@ written by hand.
 - ``dedicated_unit``: the lazy unit ``files/lazy/dedicated.tpl``, which judges the
   dedicated pool and tolerates its taint with the library's recipes of a taint
   (``placement.TAINT_TEXT``, ``TAINT_TOLERATION``).
+- ``shares.shares_unit``: the lazy unit ``files/lazy/shares.tpl``, a slice given as a
+  share of each node, sized per node type.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from enum import Enum
 
 from cdk8s_headroom.helm.node_fit import node_fit_helpers
 from cdk8s_headroom.helm.reader import SUBJECT_RULES
+from cdk8s_headroom.helm.shares import shares_unit
 from cdk8s_headroom.helm.values import NAMED_ITEMS, item_fields, item_lists
 from cdk8s_headroom.vocabulary.placement import REQUIREMENT_RULES, TOLERATION_RULES, Toleration
 from cdk8s_headroom.vocabulary.rule_language import Rule
@@ -250,6 +253,7 @@ def generated_units() -> dict[str, str]:
         "dedicated.tpl": dedicated_unit(),
         "reader.tpl": reader_unit(),
         "nodefit.tpl": node_fit_unit(),
+        "shares.tpl": shares_unit(),
     }
 
 

@@ -26,6 +26,7 @@ from cdk8s_headroom.helm.values import (
 )
 from cdk8s_headroom.vocabulary import quantity, rule_language, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
+from cdk8s_headroom.vocabulary.node_share import Share, is_share
 from cdk8s_headroom.vocabulary.placement import (
     TolerationOperator,
     check_requirement_values,
@@ -173,8 +174,9 @@ def _as_given(value: Any, rule: Any, field: str) -> Any:
     return value
 
 
-def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
-    """``rule`` on every value at ``parts`` (``[]`` marks a list's items)."""
+def _check_path(node: Any, parts: list[str], field: str, rule: Any, share: bool) -> None:
+    """``rule`` on every value at ``parts`` (``[]`` marks a list's items); with ``share``,
+    a quantity's value may be a share of each node instead (``Value.share``)."""
     *inner, leaf = parts
     for index, part in enumerate(inner):
         field = f"{field}.{part}" if field else part
@@ -182,13 +184,13 @@ def _check_path(node: Any, parts: list[str], field: str, rule: Any) -> None:
         if part.endswith("[]"):
             for position, item in enumerate(node or ()):
                 name = item.get("name") if part == "burstWorkloads[]" else position
-                _check_path(item, parts[index + 1 :], f"{field[:-2]}[{name}]", rule)
+                _check_path(item, parts[index + 1 :], f"{field[:-2]}[{name}]", rule, share)
             return
     if isinstance(node, dict) and node.get(leaf) is not None:
-        _check(node, leaf, f"{field}.{leaf}" if field else leaf, rule)
+        _check(node, leaf, f"{field}.{leaf}" if field else leaf, rule, share)
 
 
-def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
+def _check(holder: Any, key: Any, field: str, rule: Any, share: bool = False) -> None:
     """``rule`` on ``holder[key]``, which becomes what the library is given."""
     value = holder[key] = _as_given(holder[key], rule, field)
     if isinstance(value, list):
@@ -199,6 +201,8 @@ def _check(holder: Any, key: Any, field: str, rule: Any) -> None:
         for name in sorted(value):
             keys.check(name, field=f"{field}[{shown(name)}]")
             _check(value, name, f"{field}[{shown(name)}]", item)
+    elif share and is_share(value):  # judged once, here, as the quantities are
+        holder[key] = Share.parse(value, field=field)
     elif rule in (rules.QUANTITY, rules.CONTAINER_MEMORY):
         if isinstance(value, float):  # a whole one is its digits by now (_as_given)
             raise ValuesError(field, value, rules.FRACTION_NUMBER_ALLOWED)
@@ -221,7 +225,7 @@ def check_values(values: Mapping[str, Any]) -> None:
         rule = value.checked_by
         if rule is not None:
             with in_values({}):
-                _check_path(values, value.path.split("."), "", rule)
+                _check_path(values, value.path.split("."), "", rule, value.share)
 
 
 def check_placement(values: Mapping[str, Any]) -> None:

@@ -72,6 +72,7 @@ class Value:
     nullable: bool = False
     required: bool = False
     prop: str | None = None
+    share: bool = False  # or a share of each node ("10%": share_rules.SHARE)
 
     @property
     def checked_by(self) -> Grammar | IntRange | Rule | str | None:
@@ -154,10 +155,27 @@ VALUES: tuple[Value, ...] = (
     Value("namespace.name", "string", "Where the DaemonSet and the Deployments go. Null: the "
           "release namespace (`-n`).", _DNS, nullable=True),
     Value("reservation.cpu", "quantity", "The CPU each node holds for bursts (the slice), e.g. "
-          "`500m`. Null, with `reservation.memory` null: no slices, no reserver DaemonSet; "
-          "the burst workloads' `buffer`s keep the room.", _Q, nullable=True, prop="cpu"),
+          "`500m`, or a share of each node's allocatable, e.g. `\"10%\"` (with "
+          "`reservation.nodeTypes`). Null, with `reservation.memory` null: no slices, no "
+          "reserver DaemonSet; the burst workloads' `buffer`s keep the room.", _Q, nullable=True,
+          prop="cpu", share=True),
     Value("reservation.memory", "quantity", "The memory each node holds, e.g. `512Mi`; at "
-          "least 4Mi. Null with `reservation.cpu`.", _MEM, nullable=True, prop="memory"),
+          "least 4Mi; or a share, e.g. `\"10%\"`. Null with `reservation.cpu`.", _MEM,
+          nullable=True, prop="memory", share=True),
+    Value("reservation.nodeTypes", "list", "With a share: the pool's node sizes, one reserver "
+          "DaemonSet each, named `<reserverName>-<type>` and selecting its nodes by "
+          "`node.kubernetes.io/instance-type`; each holds the share of its size's allocatable, "
+          "rounded down to whole millicores and MiB. Required with a share: the chart reads "
+          "no Karpenter pool's instance types, as the library can. Empty: none.",
+          prop="node_types"),
+    Value("reservation.nodeTypes[].name", "string", "The nodes' "
+          "`node.kubernetes.io/instance-type`, e.g. `m5.large`.", rules.INSTANCE_TYPE,
+          required=True),
+    Value("reservation.nodeTypes[].cpu", "quantity", "The allocatable CPU of such a node, e.g. "
+          "`1930m` (`kubectl get node -o jsonpath='{.status.allocatable}'`).", _Q,
+          required=True),
+    Value("reservation.nodeTypes[].memory", "quantity", "Its allocatable memory, e.g. `7Gi`.",
+          _Q, required=True),
     Value("reservation.extendedResources", "devices", "Whole devices each node holds besides "
           "the slice, e.g. `nvidia.com/gpu: 1`: a burst pod that needs the device preempts the "
           "reserver for it. Empty: none.", prop="extended_resources"),

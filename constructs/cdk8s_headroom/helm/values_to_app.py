@@ -49,6 +49,7 @@ from cdk8s_headroom.vocabulary import object_names, rules
 from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
+from cdk8s_headroom.vocabulary.node_share import NodeType, Share
 from cdk8s_headroom.vocabulary.placement import (
     NodeSelectorOperator,
     NodeSelectorRequirement,
@@ -205,6 +206,14 @@ def _prefixed(name: str, field: str, values: Mapping[str, Any], release: Release
     return rules.DNS_LABEL.check(name, field=field)
 
 
+def _node_types(values: Mapping[str, Any]) -> list[NodeType] | None:
+    """``reservation.nodeTypes`` as the library's ``NodeType`` s (none when empty); their
+    names and quantities were judged with the single values."""
+    items = value_at(values, "reservation.nodeTypes") or ()
+    types = [NodeType(item["name"], cpu=item["cpu"], memory=item["memory"]) for item in items]
+    return types or None
+
+
 def build(
     app: Construct, values: Mapping[str, Any], release: Release = Release()
 ) -> list[cdk8s.Chart]:
@@ -256,6 +265,13 @@ def build(
     task = _task(values) if slices else None
     reserver_name = f"{prefix}{values.get('reserverName') or default_reserver_name(pool_name)}"
     _prefixed(reserver_name, "reserverName", values, release)
+    node_types = _node_types(values)
+    amounts = [value_at(values, f"reservation.{key}") for key in ("cpu", "memory")]
+    if node_types and None not in amounts and any(isinstance(a, Share) for a in amounts):
+        # Each size's reserver is named after the release too: a name it makes too long
+        # is named as the cause, as the reserver's own
+        for node_type in node_types:
+            _prefixed(node_type.reserver_name(reserver_name), "reserverName", values, release)
     with in_values():
         headroom = NodeHeadroom(
             workloads,
@@ -263,6 +279,7 @@ def build(
             cpu=value_at(values, "reservation.cpu"),
             memory=value_at(values, "reservation.memory"),
             extended_resources=value_at(values, "reservation.extendedResources") or None,
+            node_types=node_types,
             model=model,
             node_pool=pool,
             namespace=namespace,

@@ -26,9 +26,9 @@
 {{- $at := printf "burstWorkloads[%s]." $name -}}
 {{- $requests := $w.resources.requests -}}
 {{- if $slices -}}
-{{- range $resource, $slice := dict "cpu" $cpu "memory" $memory -}}
+{{- range $resource, $held := default (dict "cpu" (list $cpu $sliceText) "memory" (list $memory $sliceText)) $c.held -}}
 {{- $request := index $requests $resource -}}
-{{- $broken := include "node-headroom.rule.burstFitsSlice" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "request" $request "room" $slice "resource" $resource "slice" $sliceText "warn" $m.burstOverSliceWarns) -}}
+{{- $broken := include "node-headroom.rule.burstFitsSlice" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "request" $request "room" (index $held 0) "resource" $resource "slice" (index $held 1) "warn" $m.burstOverSliceWarns) -}}
 {{- if $broken -}}
 {{- $warnings = append $warnings (replace "{field}" (print $at $resource) (replace "{value}" (include "node-headroom.shownBy" (list $lib $request)) (replace "{message}" $broken $lib.burstOverSliceWarning))) -}}
 {{- end -}}
