@@ -229,3 +229,34 @@ def test_the_readers_rules_are_the_cluster_reads_in_the_data(tmp_path: Path) -> 
     rendered = _rendered(chart, {"reader": {"create": True}})
 
     assert rendered[("ClusterRole", "headroom-reader")]["rules"] == other
+
+
+def test_a_shares_names_selector_and_rounding_units_are_the_librarys(tmp_path: Path) -> None:
+    # files/shares.json (share_rules, object_names.SIZED_RESERVER): a library that named
+    # the sized reservers otherwise, selected the sizes by another label and held memory
+    # in whole KiB would have the chart follow
+    chart = _chart_deciding(
+        tmp_path,
+        {
+            "reserver": "{reserver}-on-{type}",
+            "typeLabel": "example.com/size",
+            "suffix": ["[^a-z0-9]+", "x"],
+            "units.memory": {"words": "memory", "suffix": "Ki", "power": 0, "divisor": 1024},
+        },
+        data_file="files/shares.json",
+    )
+    values = {
+        "reservation": {
+            "cpu": "10%",
+            "memory": "10%",
+            "nodeTypes": [{"name": "m5.large", "cpu": "1930m", "memory": "7Gi"}],
+        }
+    }
+
+    pod = _rendered(chart, values)[("DaemonSet", "headroom-reserver-on-m5xlarge")]["spec"][
+        "template"
+    ]["spec"]
+
+    assert pod["nodeSelector"] == {"example.com/size": "m5.large"}
+    # 10% of 7Gi is 734003.2Ki
+    assert pod["containers"][0]["resources"]["requests"] == {"cpu": "193m", "memory": "734003Ki"}

@@ -26,7 +26,8 @@ from cdk8s_headroom.vocabulary.node_share import NodeType, Share, share_of
 from cdk8s_headroom.vocabulary.node_sizes import INSTANCE_TYPE_LABEL
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, NodeSelectorRequirement
 from scripts.helm_render import objects, render, without_helm_labels
-from tests.helm.helm_error_cases import NODE_TYPES, burst, shares
+from tests.helm.helm_error_cases import burst
+from tests.helm.share_error_cases import NODE_TYPES, shares
 
 
 def _daemon_sets(rendered: dict[str, str]) -> dict[str, dict[str, Any]]:
