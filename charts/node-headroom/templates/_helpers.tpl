@@ -48,12 +48,12 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- if kindIs "float64" . }}{{ printf "%.0f" . }}{{ else }}{{ toString . }}{{ end -}}
 {{- end -}}
 
-{{/* Checks .value against the single-value rule .rule, as the library data's valueRules
-     says it is checked (library.value_rules): clauses (a grammar's), a range, or a map's
-     keys and items. */}}
+{{/* Checks .value against the single-value rule .rule (a share's, .share, if it is one), as
+     library.value_rules says: clauses (a grammar's), a range, or a map's keys and items; the
+     rules only a share's values need are in the shares' data (library.SHARE_VALUE_RULES). */}}
 {{- define "node-headroom.check" -}}
 {{- $x := .value }}{{ $lib := .lib }}{{ $p := index $lib.valueRules .rule -}}
-{{- if and .share (kindIs "string" $x) (hasSuffix $lib.shareMark (trim $x)) }}{{ $p = index $lib.valueRules .share }}{{ end -}}
+{{- if or (not $p) (and .share (kindIs "string" $x) (hasSuffix $lib.shareMark (trim $x))) }}{{ include "node-headroom.load" (list $lib "shares") }}{{ $p = index $lib.shares.valueRules (ternary .rule .share (not $p)) }}{{ end -}}
 {{- /* As the library is given it (value_checks._as_given), written back into .in[.key]:
      --set makes numbers and booleans of text, so a whole number (not an integer's)
      becomes its digits, and a boolean (text's only) true or false. Text, the most

@@ -270,7 +270,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             ],
         },
         "reader": _reader_data(),
-        "valueRules": value_rules(),
+        "valueRules": {k: v for k, v in value_rules().items() if k not in SHARE_VALUE_RULES},
         "capFree": cap_free(),
         "decimalSuffixes": quantity_arithmetic.DECIMAL_SUFFIXES,
         "binarySuffixes": quantity_arithmetic.BINARY_SUFFIXES,
@@ -285,6 +285,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "shares": {
             "decimals": share_rules.SHARE_DECIMALS,
             "typeLabel": INSTANCE_TYPE_LABEL,
+            "valueRules": {k: v for k, v in value_rules().items() if k in SHARE_VALUE_RULES},
             "reserver": object_names.SIZED_RESERVER,
             "suffix": [share_rules.TYPE_SUFFIX_PATTERN, share_rules.TYPE_SUFFIX_SEPARATOR],
             "units": {
@@ -476,6 +477,10 @@ def rules_files(
         files[f"files/lazy/{home}-rules.tpl" if home else "templates/_library.tpl"] = text
     return files
 
+
+SHARE_VALUE_RULES = (share_rules.SHARE.name, rules.INSTANCE_TYPE.name)
+"""The value rules only a share's values need, kept with the shares' data (``LAZY_PARTS``),
+which ``node-headroom.check`` loads for them: the defaults' renders decode none of them."""
 
 LIBRARY_JSON = "files/library.json"
 """Where the chart keeps ``library_data``; the templates read it with ``.Files.Get``,
