@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +119,26 @@ def test_status_reads_the_window_in_force_from_its_pods_not_as_a_daemonset(
     assert code == 0
 
 
+class _SundayNight(datetime):
+    """status's clock (it has no --at): Sunday 2026-12-06 03:00 in Berlin, when no
+    window of SCHEDULE is open."""
+
+    @classmethod
+    def now(cls, tz: tzinfo | None = None) -> _SundayNight:
+        return cls(2026, 12, 6, 2, 0, tzinfo=timezone.utc)
+
+
 def test_status_with_only_windows_and_none_in_force_is_no_failure(
-    manifests: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    manifests: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # By the wall clock this failed from 20:00 to 21:00 in Berlin and in business hours,
+    # when a window of SCHEDULE is open: the test's premise is a time outside them
+    monkeypatch.setattr("cdk8s_headroom.cluster.status.datetime", _SundayNight)
     argv = ["status", "--snapshot", str(snapshot(tmp_path)), "--manifests", str(manifests)]
     assert main(argv) == 0
-    assert "(slices): no window in force, nothing held; next " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Time windows at Sun 2026-12-06 02:00 UTC" in out
+    assert "(slices): no window in force, nothing held; next " in out
