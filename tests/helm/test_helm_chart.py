@@ -192,7 +192,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 662
+HAND_WRITTEN_CEILING = 663
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
@@ -203,7 +203,9 @@ the chart dropped in silence) and the map a refusal now shows (its taints). Rais
 again, 658 to 662, for a slice given as a share of each node (issue 35): its sizing is
 the generated shares unit (helm/shares.py), but the build calls it (1), runs the
 reserver's lines once per node size (2: the loop, and the size's node selector, which
-the hot path places), and the single-value check judges a share by its grammar (1)."""
+the hot path places), and the single-value check judges a share by its grammar (1).
+Raised again, 662 to 663: the alerts watch every reserver DaemonSet of a share, not its
+first only, and the alerts' unit lists their names (1)."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

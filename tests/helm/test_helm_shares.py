@@ -106,9 +106,13 @@ def test_a_fixed_amount_beside_a_share_is_the_same_on_every_size(chart: helm.Cha
     ]
 
 
-def test_the_pre_puller_and_the_alerts_follow_the_first_reserver(chart: helm.Chart) -> None:
+def test_the_pre_puller_follows_the_first_reserver_and_the_alerts_watch_every_size(
+    chart: helm.Chart, chart_defaults: dict[str, Any]
+) -> None:
     # NodeHeadroom.reserver is the first size's: the pre-puller is named after it (and
-    # selects no size: it runs on every node of the headroom), the alerts watch it
+    # selects no size: it runs on every node of the headroom), and so are the alerts;
+    # the alerts sum over every size's DaemonSet (alert_rules: a size with no node now is
+    # no alarm), as the library writes them
     values = {
         **shares("10%", "10%"),
         "prepullBurstImages": True,
@@ -121,6 +125,16 @@ def test_the_pre_puller_and_the_alerts_follow_the_first_reserver(chart: helm.Cha
     assert "nodeSelector" not in prepuller["spec"]["template"]["spec"]
     (alerts,) = [o for o in rendered if o["kind"] == "PrometheusRule"]
     assert alerts["metadata"]["name"] == "headroom-reserver-m5-large-alerts"
+    exprs = {r["alert"]: r["expr"] for r in alerts["spec"]["groups"][0]["rules"]}
+    sizes = 'daemonset=~"headroom-reserver-m5-large|headroom-reserver-m5-xlarge"'
+    assert exprs["HeadroomNoTargetNodes"].startswith(
+        f'sum(kube_daemonset_status_desired_number_scheduled{{namespace="node-headroom",{sizes}}})'
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mirrored = synthesize(values, Release(), chart_defaults=chart_defaults)
+    (expected,) = [o for o in mirrored if o["kind"] == "PrometheusRule"]
+    assert without_helm_labels(alerts)["spec"] == expected["spec"]
 
 
 def test_a_burst_pod_must_fit_the_smallest_sizes_slice(chart: helm.Chart) -> None:

@@ -22,8 +22,16 @@ import cdk8s
 import pytest
 import yaml
 
-from cdk8s_headroom import HeadroomAlerts, HeadroomConfigError, NodeHeadroom, synth
+from cdk8s_headroom import (
+    HeadroomAlerts,
+    HeadroomConfigError,
+    HeadroomSchedule,
+    HeadroomWindow,
+    NodeHeadroom,
+    synth,
+)
 from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules, rule_file
+from cdk8s_headroom.vocabulary.node_share import NodeType
 from scripts.validation import validate_models
 
 PROMTOOL = shutil.which("promtool")
@@ -70,8 +78,10 @@ def _owner(pod: str, kind: str, owner: str, uid: str) -> dict[str, str]:
     }
 
 
-def _daemonset(desired: int, available: int) -> list[dict[str, str]]:
-    labels = f'{KSM},namespace="{NS}",daemonset="headroom-reserver"'
+def _daemonset(
+    desired: int, available: int, name: str = "headroom-reserver"
+) -> list[dict[str, str]]:
+    labels = f'{KSM},namespace="{NS}",daemonset="{name}"'
     return [
         {
             "series": f"kube_daemonset_status_desired_number_scheduled{{{labels}}}",
@@ -92,12 +102,14 @@ def _burst_deployment(available: int) -> dict[str, str]:
     }
 
 
-def _waiting_reservers(count: int) -> list[dict[str, str]]:
+def _waiting_reservers(
+    count: int, owner: str = "headroom-reserver", kind: str = "DaemonSet"
+) -> list[dict[str, str]]:
     series: list[dict[str, str]] = []
     for index in range(count):
-        pod, uid = f"headroom-reserver-w{index}", f"uid-w{index}"
+        pod, uid = f"{owner}-w{index}", f"uid-{owner}-w{index}"
         series += _phase_series(pod, "Pending", "1x90", uid)
-        series.append(_owner(pod, "DaemonSet", "headroom-reserver", uid))
+        series.append(_owner(pod, kind, owner, uid))
     return series
 
 
@@ -131,6 +143,7 @@ def _promtool_test(
     document = _rule_document() if document is None else document
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": document["spec"]["groups"]}))
     present = [rule["alert"] for rule in document["spec"]["groups"][0]["rules"]]
+    headroom = document["spec"]["groups"][0]["rules"][0]["labels"]["headroom"]
     cases = [
         {"eval_time": "60m", "alertname": alert, "exp_alerts": [{}] * firing.get(alert, 0)}
         for alert in ALERTS
@@ -141,7 +154,7 @@ def _promtool_test(
     for case in cases:
         case["exp_alerts"] = [
             {
-                "exp_labels": _expected_labels(case["alertname"], index),
+                "exp_labels": _expected_labels(case["alertname"], index, headroom),
                 "exp_annotations": _expected_annotations(document, case["alertname"], index, held),
             }
             for index in range(len(case["exp_alerts"]))
@@ -166,17 +179,10 @@ def _promtool_test(
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def _expected_labels(alert: str, index: int) -> dict[str, str]:
-    labels = {
-        "alertname": alert,
-        "severity": "warning",
-        "headroom": "headroom-reserver",
-        "namespace": NS,
-    }
-    if alert in ("HeadroomNoTargetNodes", "HeadroomSlicesLow"):  # the DaemonSet's series
-        labels.update(
-            job="kube-state-metrics", instance="10.0.0.7:8080", daemonset="headroom-reserver"
-        )
+def _expected_labels(alert: str, index: int, headroom: str) -> dict[str, str]:
+    # The DaemonSets' alerts are sums over the reservers (a share has one per node size):
+    # the rule's own labels only, none of a series'
+    labels = {"alertname": alert, "severity": "warning", "headroom": headroom, "namespace": NS}
     if alert == "HeadroomBurstPodPending":
         labels.update(
             job="kube-state-metrics",
@@ -330,12 +336,131 @@ def test_a_reserver_that_targets_no_node_fires(tmp_path: Path) -> None:
     )
 
 
+SIZES = ("share-m5-large", "share-m5-xlarge")
+"""The reserver DaemonSets of a share of each node of two sizes."""
+
+
+def _share_document() -> Any:
+    chart = cdk8s.Chart(cdk8s.App(), "chart")
+    headroom = NodeHeadroom(
+        chart,
+        "headroom",
+        cpu="10%",
+        memory="10%",
+        namespace=NS,
+        reserver_name="share",
+        node_types=[
+            NodeType("m5.large", cpu="1930m", memory="7Gi"),
+            NodeType("m5.xlarge", cpu="3920m", memory="14Gi"),
+        ],
+    )
+    headroom.add_burst_workload("api", image="nginx:1.27", cpu="100m", memory="128Mi")
+    return HeadroomAlerts(chart, "alerts", headroom=headroom).resource.to_json()
+
+
+def _windows_document() -> Any:
+    chart = cdk8s.Chart(cdk8s.App(), "chart")
+    schedule = HeadroomSchedule(
+        [HeadroomWindow("0 8 * * mon-fri", 600, "business"), HeadroomWindow("0 20 * * *", 60)]
+    )
+    headroom = NodeHeadroom(
+        chart, "headroom", cpu="500m", memory="512Mi", namespace=NS, schedule=schedule,
+        scheduled_nodes=4,
+    )  # fmt: skip
+    headroom.add_burst_workload("api", image="nginx:1.27", cpu="250m", memory="256Mi")
+    return HeadroomAlerts(chart, "alerts", headroom=headroom).resource.to_json()
+
+
+def test_a_share_of_each_node_is_watched_through_every_size_s_daemonset() -> None:
+    rules = {r["alert"]: r for r in _share_document()["spec"]["groups"][0]["rules"]}
+
+    assert list(rules) == list(ALERTS)
+    for alert in ("HeadroomNoTargetNodes", "HeadroomSlicesLow", "HeadroomSlicesEroded"):
+        assert "|".join(SIZES) in rules[alert]["expr"]
+        assert ", ".join(SIZES) in rules[alert]["annotations"]["description"]
+
+
+@needs_promtool
+def test_a_share_whose_other_size_has_no_node_now_is_no_alarm(tmp_path: Path) -> None:
+    # No m5.xlarge in the pool today: its DaemonSet targets no node, which a share expects
+    series = [*_daemonset(4, 4, SIZES[0]), *_daemonset(0, 0, SIZES[1]), _burst_deployment(0)]
+
+    _promtool_test(tmp_path, series, firing={}, document=_share_document())
+
+
+@needs_promtool
+def test_a_share_with_no_node_of_any_size_targets_no_node(tmp_path: Path) -> None:
+    series = [*_daemonset(0, 0, SIZES[0]), *_daemonset(0, 0, SIZES[1]), _burst_deployment(0)]
+
+    _promtool_test(
+        tmp_path, series, firing={"HeadroomNoTargetNodes": 1}, document=_share_document()
+    )
+
+
+@needs_promtool
+def test_a_share_counts_held_slices_and_erosion_over_all_its_sizes(tmp_path: Path) -> None:
+    # 4 of 4 large and 1 of 6 xlarge held: 5 of 10 (50 %); the 5 waiting xlarge reservers
+    # are erosion, with no burst pod running. On the first size alone it would be 100 %.
+    series = [
+        *_daemonset(4, 4, SIZES[0]),
+        *_daemonset(6, 1, SIZES[1]),
+        *_waiting_reservers(5, SIZES[1]),
+        _burst_deployment(0),
+    ]
+
+    _promtool_test(
+        tmp_path,
+        series,
+        firing={"HeadroomSlicesLow": 1, "HeadroomSlicesEroded": 1},
+        held="50%",
+        document=_share_document(),
+    )
+
+
+def test_slices_held_in_time_windows_are_watched_through_the_windows_jobs() -> None:
+    # A window's reservers are its Job's pods: no DaemonSet's series would ever match
+    rules = _windows_document()["spec"]["groups"][0]["rules"]
+
+    assert [r["alert"] for r in rules] == ["HeadroomSlicesEroded", "HeadroomBurstPodPending"]
+    assert 'owner_kind="Job"' in rules[0]["expr"]
+    assert "(?:headroom-reserver-business|headroom-reserver-window-2)-[0-9]+" in rules[0]["expr"]
+    assert "kube_daemonset" not in " ".join(r["expr"] for r in rules)
+
+
+@needs_promtool
+def test_a_window_s_waiting_reservers_with_no_burst_pod_running_are_erosion(
+    tmp_path: Path,
+) -> None:
+    # The CronJob controller names a window's Job <cronjob>-<minutes since the epoch>
+    # (pkg/controller/cronjob/cronjob_controllerv2.go, getJobName)
+    series = [*_waiting_reservers(2, "headroom-reserver-business-29412000", "Job")]
+    series.append(_burst_deployment(1))
+
+    _promtool_test(
+        tmp_path, series, firing={"HeadroomSlicesEroded": 1}, document=_windows_document()
+    )
+
+
+@needs_promtool
+def test_a_window_s_reservers_waiting_for_running_burst_pods_are_no_erosion(
+    tmp_path: Path,
+) -> None:
+    # A waiting pod of a Job of another CronJob whose name starts alike does not count
+    series = [
+        *_waiting_reservers(2, "headroom-reserver-window-2-29412060", "Job"),
+        *_waiting_reservers(3, "headroom-reserver-window-20-29412060", "Job"),
+        _burst_deployment(2),
+    ]
+
+    _promtool_test(tmp_path, series, firing={}, document=_windows_document())
+
+
 @needs_promtool
 def test_each_alert_waits_for_its_for_window(tmp_path: Path) -> None:
     # erosion (for: 30m) that began at minute 0 has not fired at minute 29, and has at 31
     rules = tmp_path / "rules.yaml"
     rules.write_text(yaml.safe_dump({"groups": _rule_document()["spec"]["groups"]}))
-    labels = _expected_labels("HeadroomSlicesEroded", 0)
+    labels = _expected_labels("HeadroomSlicesEroded", 0, "headroom-reserver")
     (tmp_path / "test.yaml").write_text(
         yaml.safe_dump(
             {
@@ -402,7 +527,7 @@ def test_each_alert_waits_for_its_for_window(tmp_path: Path) -> None:
 def test_bad_alert_options_name_the_field_and_what_is_allowed(
     field: str, value: object, allowed: str
 ) -> None:
-    options: dict[str, Any] = {"headroom": "h", "namespace": NS, "reserver": "h", "bursts": ()}
+    options: dict[str, Any] = {"headroom": "h", "namespace": NS, "reservers": ("h",), "bursts": ()}
 
     with pytest.raises(HeadroomConfigError) as raised:
         HeadroomAlertRules(**{**options, field: value})
@@ -412,7 +537,9 @@ def test_bad_alert_options_name_the_field_and_what_is_allowed(
 
 
 def test_the_rule_file_holds_the_groups_as_promtool_reads_them() -> None:
-    group = HeadroomAlertRules(headroom="h", namespace=NS, reserver="h", bursts=("api",)).group()
+    group = HeadroomAlertRules(
+        headroom="h", namespace=NS, reservers=("h",), bursts=("api",)
+    ).group()
 
     assert rule_file([group]) == {"groups": [group]}
     assert group["name"] == f"node-headroom.{NS}.h"

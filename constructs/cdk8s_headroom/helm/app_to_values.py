@@ -211,7 +211,7 @@ def _alerts_values(alerts: HeadroomAlerts | None, headroom: NodeHeadroom) -> dic
     """The ``alerts`` values: the app's ``HeadroomAlerts``, or off with the rules' defaults."""
     if alerts is None:
         rules = HeadroomAlertRules(
-            headroom=HEADROOM_ID, namespace=HEADROOM_ID, reserver=None, bursts=()
+            headroom=HEADROOM_ID, namespace=HEADROOM_ID, reservers=(), bursts=()
         )
         return {"enabled": False, **read_back(rules, ALERTS, name=None, labels={})}
     if alerts.headroom is not headroom:

@@ -183,7 +183,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     }
     burst = inspect.signature(BurstWorkload.__init__).parameters
     buffer = inspect.signature(CapacityBuffer.__init__).parameters
-    filled = alert_rules.HeadroomAlertRules(headroom="h", namespace="h", reserver=None, bursts=())
+    filled = alert_rules.HeadroomAlertRules(headroom="h", namespace="h", reservers=(), bursts=())
     return {
         "chartName": CHART_NAME,
         "models": models,
@@ -262,7 +262,8 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "labels": objects["PrometheusRule"]["metadata"]["labels"],
             "headroomWithoutSlices": HEADROOM_ID,
             "groupName": alert_rules.GROUP_NAME,
-            "burstsSeparator": alert_rules.BURSTS_SEPARATOR,
+            "alternation": alert_rules.ALTERNATION,
+            "shownSeparator": alert_rules.SHOWN_SEPARATOR,
             "fromValues": {prop: key for key, prop in ALERTS.items() if prop in filled.fields()},
             "rules": [
                 {"watches": template.watches.value, "rule": alert_rules.skeleton(template)}

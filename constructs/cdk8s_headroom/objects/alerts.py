@@ -29,11 +29,16 @@ class HeadroomAlerts(HeadroomConstruct):
     series, so a cluster with kube-prometheus-stack (or any Prometheus scraping
     kube-state-metrics, with the Operator's CRDs) needs nothing else:
 
-    - ``HeadroomNoTargetNodes``: the reserver targets no node;
+    - ``HeadroomNoTargetNodes``: the reservers target no node;
     - ``HeadroomSlicesLow``: fewer slices held than ``min_held_percent`` of the nodes;
     - ``HeadroomSlicesEroded``: more reservers wait than burst pods run (room taken by
       ordinary pods);
     - ``HeadroomBurstPodPending``: a burst pod waits longer than ``burst_start_budget``.
+
+    A share of each node (a reserver DaemonSet per node size) is watched as one: the
+    first two sum over its DaemonSets. Slices held in time windows have no DaemonSet:
+    ``HeadroomSlicesEroded`` watches the reservers of the windows' Jobs, and the first
+    two are left out (a window's count of nodes is no target the series carry).
 
     Burst workloads added to the headroom after this construct are watched too: the
     rules are rendered at synthesis.
@@ -73,13 +78,15 @@ class HeadroomAlerts(HeadroomConstruct):
             raise HeadroomConfigError("headroom", headroom, "a NodeHeadroom")
         self.headroom = headroom
         reserver = headroom.reserver.name if headroom.reserver is not None else None
+        held = [r for r in headroom.reservers if r.schedule is None]
         # Checked now; the burst workloads are read again at synthesis, so that those
         # added after this construct are watched too.
         self._rules = HeadroomAlertRules(
             headroom=reserver or names.dns_label(headroom.node.id, field="headroom"),
             namespace=headroom.namespace,
-            reserver=reserver,
+            reservers=tuple(r.name for r in held),
             bursts=(),
+            windows=tuple(n for r in headroom.reservers for n in r.window_names),
             min_held_percent=min_held_percent,
             slices_low_for=slices_low_for,
             erosion_for=erosion_for,

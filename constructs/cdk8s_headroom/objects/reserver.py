@@ -205,6 +205,12 @@ class HeadroomReserver(HeadroomWorkload):
         if not (isinstance(pool, ISizedNodePool) and pool.smallest_node.cpu is not None):
             warn_if_cores_look_like_millicores(cpu, field="cpu")
 
+    @property
+    def window_names(self) -> tuple[str, ...]:
+        """The names of the CronJobs of its time windows, in order; none without a
+        schedule."""
+        return tuple(self._window_names)
+
     def metadata(self) -> cdk8s.ApiObjectMetadata:
         return super().metadata() if self.schedule is None else self._window_metadata(0)
 

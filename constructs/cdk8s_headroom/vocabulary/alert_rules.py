@@ -7,7 +7,15 @@ use kube-state-metrics' standard series only (``kube_daemonset_status_*``,
 ``kube_pod_labels``, which carries pod labels only where kube-state-metrics is told to
 allow them (``--metric-labels-allowlist``). So a burst pod is found through its owner:
 the ReplicaSet ``<deployment>-<pod-template-hash>`` that the Deployment controller names
-(kubernetes/kubernetes ``pkg/controller/deployment/sync.go``, ``getNewReplicaSet``).
+(kubernetes/kubernetes ``pkg/controller/deployment/sync.go``, ``getNewReplicaSet``), and
+a time window's reserver through its Job, ``<cronjob>-<minutes since the epoch>``, which the
+CronJob controller names (``pkg/controller/cronjob/cronjob_controllerv2.go``,
+``getJobName``).
+
+A headroom with several reserver DaemonSets (a share of each node: one per node size)
+is watched as one: the slice alerts sum over its DaemonSets, so a node size with no node
+now is no alarm, and a headroom held in time windows is watched through its windows'
+Jobs, since it has no DaemonSet.
 """
 
 from __future__ import annotations
@@ -32,10 +40,12 @@ class AlertSeverity(Enum):
 
 
 class Watches(Enum):
-    """What an alert needs of the headroom: its reserver DaemonSet (slices), or burst
-    workloads. An alert whose part the headroom lacks is left out."""
+    """What an alert needs of the headroom: its reserver DaemonSets (slices), the
+    CronJobs of its time windows (windows), or burst workloads. An alert whose part the
+    headroom lacks is left out."""
 
     SLICES = "slices"
+    WINDOWS = "windows"
     BURSTS = "bursts"
 
 
@@ -47,7 +57,8 @@ class AlertTemplate:
     text (``files/library.json``), so both write the same rule. The fields are DNS
     labels, durations and digits: none needs quoting inside a PromQL string or JSON, and
     a burst name holds no regular-expression metacharacter (``-`` is one only inside a
-    bracket), so ``{bursts}`` is the names joined by ``|``.
+    bracket), so ``{bursts}`` is the names joined by ``|``, and so are ``{reservers}``
+    and ``{windows}``.
 
     Attributes:
         alert: the alert's name.
@@ -66,34 +77,44 @@ class AlertTemplate:
     description: str
 
 
-_DS = 'namespace="{namespace}",daemonset="{reserver}"'
+_DS = 'namespace="{namespace}",daemonset=~"{reservers}"'
 _PENDING = 'kube_pod_status_phase{namespace="{namespace}",phase="Pending"} == 1'
 _WHERE = "headroom {headroom} in namespace {namespace}"
+_BURSTS_RUNNING = (
+    '(sum(kube_deployment_status_replicas_available{namespace="{namespace}",'
+    'deployment=~"{bursts}"}) or vector(0))'
+)
+_ERODED = (
+    "room a reserver waits for is taken by other pods, and the waiting reserver cannot "
+    "evict them (preemptionPolicy Never). Under GUARDED this is the free-capacity race; "
+    "a DEDICATED_POOL (a tainted pool) closes it."
+)
 
 ALERTS: tuple[AlertTemplate, ...] = (
     AlertTemplate(
         "HeadroomNoTargetNodes",
         Watches.SLICES,
         "{slices_low_for}",
-        f"kube_daemonset_status_desired_number_scheduled{{{_DS}}} == 0",
+        f"sum(kube_daemonset_status_desired_number_scheduled{{{_DS}}}) == 0",
         f"The {_WHERE} reserves room on no node.",
-        "DaemonSet {reserver} targets no node: its node selector, node affinity or "
-        "tolerations match none of the pool's nodes (or the pool has no nodes). Check the "
-        "pool's name and taints with `cdk8s-headroom plan`.",
+        "No node is targeted by the reserver DaemonSets ({reserver}): their node selector, "
+        "node affinity or tolerations match none of the pool's nodes (or the pool has no "
+        "nodes). Check the pool's name and taints with `cdk8s-headroom plan`.",
     ),
     AlertTemplate(
         "HeadroomSlicesLow",
         Watches.SLICES,
         "{slices_low_for}",
-        f"kube_daemonset_status_number_available{{{_DS}}}"
-        f" / kube_daemonset_status_desired_number_scheduled{{{_DS}}} < {{min_held_percent}} / 100",
+        f"sum(kube_daemonset_status_number_available{{{_DS}}})"
+        f" / sum(kube_daemonset_status_desired_number_scheduled{{{_DS}}})"
+        " < {min_held_percent} / 100",
         f"The {_WHERE} holds its slice on {{{{ $value | humanizePercentage }}}} of its nodes "
         "(goal: {min_held_percent}%).",
-        "Fewer of DaemonSet {reserver}'s reservers are available than {min_held_percent}% "
-        "of its target nodes: burst pods use the slices, or ordinary pods took freed room "
-        "(erosion), or nodes were full at install. Burst pods that arrive now may wait for "
-        "a new node. Run `cdk8s-headroom status` on a snapshot to see which nodes wait and "
-        "why.",
+        "Fewer reservers of the DaemonSets ({reserver}) are available than "
+        "{min_held_percent}% of their target nodes: burst pods use the slices, or ordinary "
+        "pods took freed room (erosion), or nodes were full at install. Burst pods that "
+        "arrive now may wait for a new node. Run `cdk8s-headroom status` on a snapshot to "
+        "see which nodes wait and why.",
     ),
     AlertTemplate(
         "HeadroomSlicesEroded",
@@ -101,15 +122,26 @@ ALERTS: tuple[AlertTemplate, ...] = (
         "{erosion_for}",
         # With no burst workload, {bursts} is empty and the sum selects nothing: 0
         f"count({_PENDING} and on (namespace, pod) "
-        'kube_pod_owner{namespace="{namespace}",owner_kind="DaemonSet",owner_name="{reserver}"})'
-        ' > (sum(kube_deployment_status_replicas_available{namespace="{namespace}",'
-        'deployment=~"{bursts}"}) or vector(0))',
+        'kube_pod_owner{namespace="{namespace}",owner_kind="DaemonSet",'
+        f'owner_name=~"{{reservers}}"}}) > {_BURSTS_RUNNING}',
         f"The {_WHERE} lost slices to ordinary pods.",
-        "More of DaemonSet {reserver}'s reservers wait (Pending) than burst pods run: the "
-        "room a reserver waits for is taken by other pods, and the waiting reserver cannot "
-        "evict them (preemptionPolicy Never). Under GUARDED this is the free-capacity race; "
-        "a DEDICATED_POOL (a tainted pool) closes it. The slices come back as nodes are "
-        "replaced, or after you drain the nodes whose reserver waits.",
+        "More reservers of the DaemonSets ({reserver}) wait (Pending) than burst pods run: "
+        f"the {_ERODED} The slices come back as nodes are replaced, or after you drain the "
+        "nodes whose reserver waits.",
+    ),
+    AlertTemplate(
+        "HeadroomSlicesEroded",
+        Watches.WINDOWS,
+        "{erosion_for}",
+        # A window's pods are its Job's: <cronjob>-<minutes>, as getJobName names it
+        f"count({_PENDING} and on (namespace, pod) "
+        'kube_pod_owner{namespace="{namespace}",owner_kind="Job",'
+        f'owner_name=~"(?:{{windows}})-[0-9]+"}}) > {_BURSTS_RUNNING}',
+        f"The {_WHERE} lost slices to ordinary pods in a time window.",
+        "More reservers of the time windows' Jobs (CronJobs {reserver}) wait (Pending) than "
+        f"burst pods run: the window opened on nodes without the room, or the {_ERODED} "
+        "The Job holds its reservers until the window closes; they take the room as it "
+        "frees.",
     ),
     AlertTemplate(
         "HeadroomBurstPodPending",
@@ -129,8 +161,11 @@ ALERTS: tuple[AlertTemplate, ...] = (
 """The alerts, in the order a reader checks them."""
 
 GROUP_NAME = "node-headroom.{namespace}.{headroom}"
-BURSTS_SEPARATOR = "|"
-"""Between the burst names of ``{bursts}``: a regular expression's alternation."""
+ALTERNATION = "|"
+"""Between the names of ``{bursts}``, ``{reservers}`` and ``{windows}``: a regular
+expression's alternation."""
+SHOWN_SEPARATOR = ", "
+"""Between the names of ``{reserver}``, in the alerts' text."""
 ALERT_LABELS = {"severity": "{severity}", "headroom": "{headroom}", "namespace": "{namespace}"}
 """Every alert's labels: routing, and which headroom it is about."""
 
@@ -154,8 +189,11 @@ class HeadroomAlertRules:
         headroom: the headroom's name in the alerts' text and labels (its reserver's
             DaemonSet name, or the id of its ``NodeHeadroom`` when it has no slices).
         namespace: the namespace of the reserver and the burst workloads.
-        reserver: the reserver DaemonSet's name, or ``None`` for a headroom without
-            slices (buffers only): then the slice alerts are left out.
+        reservers: the reserver DaemonSets' names (one, or one per node size of a share
+            of each node); none for a headroom without them (buffers only, or slices
+            held in time windows): then the DaemonSets' slice alerts are left out.
+        windows: the CronJobs of the time windows that hold the slices (``schedule``),
+            whose Jobs' waiting reservers are erosion; none without windows.
         bursts: the burst Deployments' names.
         min_held_percent: the share of target nodes whose slice must be held (a
             reserver available), below which ``HeadroomSlicesLow`` fires.
@@ -169,19 +207,21 @@ class HeadroomAlertRules:
 
     headroom: str
     namespace: str
-    reserver: str | None
+    reservers: Sequence[str]
     bursts: Sequence[str]
     min_held_percent: int = 90
     slices_low_for: str = "15m"
     erosion_for: str = "30m"
     burst_start_budget: str = "2m"
     severity: AlertSeverity = AlertSeverity.WARNING
+    windows: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         names.dns_label(self.headroom, field="headroom")
         names.dns_label(self.namespace, field="namespace")
-        if self.reserver is not None:
-            names.dns_label(self.reserver, field="reserver")
+        for field in ("reservers", "windows"):
+            for index, name in enumerate(getattr(self, field)):
+                names.dns_label(name, field=f"{field}[{index}]")
         for index, burst in enumerate(self.bursts):
             names.dns_label(burst, field=f"bursts[{index}]")
         rules.PERCENT.check(self.min_held_percent, field="min_held_percent")
@@ -194,8 +234,11 @@ class HeadroomAlertRules:
         return {
             "headroom": self.headroom,
             "namespace": self.namespace,
-            "reserver": self.reserver or "",
-            "bursts": BURSTS_SEPARATOR.join(self.bursts),
+            # The text's: what holds the slices, the DaemonSets or the windows' CronJobs
+            "reserver": SHOWN_SEPARATOR.join((*self.reservers, *self.windows)),
+            "reservers": ALTERNATION.join(self.reservers),
+            "windows": ALTERNATION.join(self.windows),
+            "bursts": ALTERNATION.join(self.bursts),
             "min_held_percent": str(self.min_held_percent),
             "slices_low_for": self.slices_low_for,
             "erosion_for": self.erosion_for,
@@ -205,7 +248,11 @@ class HeadroomAlertRules:
 
     def rules(self) -> list[dict[str, Any]]:
         """The alerting rules, in the order a reader checks them."""
-        present = {Watches.SLICES: self.reserver is not None, Watches.BURSTS: bool(self.bursts)}
+        present = {
+            Watches.SLICES: bool(self.reservers),
+            Watches.WINDOWS: bool(self.windows),
+            Watches.BURSTS: bool(self.bursts),
+        }
         fields = self.fields()
         return [
             fill(skeleton(template), fields) for template in ALERTS if present[template.watches]

@@ -15,9 +15,10 @@
 {{- include "node-headroom.load" (list .lib "alerts") -}}
 {{- $a := .a }}{{ $la := .lib.alerts }}{{ $slices := .slices -}}
 {{- $burstNames := list }}{{ range .bursts }}{{ $burstNames = append $burstNames .name }}{{ end -}}
-{{- $fields := dict "headroom" (ternary .reserver (print .prefix $la.headroomWithoutSlices) $slices) "namespace" .c.namespace.name "reserver" (ternary .reserver "" $slices) "bursts" (join $la.burstsSeparator $burstNames) -}}
+{{- $reservers := list }}{{ range .c.reservers }}{{ $reservers = append $reservers .name }}{{ end -}}
+{{- $fields := dict "headroom" (ternary .reserver (print .prefix $la.headroomWithoutSlices) $slices) "namespace" .c.namespace.name "reserver" (join $la.shownSeparator $reservers) "reservers" (join $la.alternation $reservers) "windows" "" "bursts" (join $la.alternation $burstNames) -}}
 {{- range $prop, $key := $la.fromValues }}{{ $_ := set $fields $prop (include "node-headroom.digits" (index $a $key)) }}{{ end -}}
-{{- $present := dict "slices" $slices "bursts" (not (empty .bursts)) -}}
+{{- $present := dict "slices" (not (empty $reservers)) "windows" false "bursts" (not (empty .bursts)) -}}
 {{- $rules := list -}}
 {{- range $la.rules }}{{ if index $present .watches }}{{ $rules = append $rules .rule }}{{ end }}{{ end -}}
 {{- $skeleton := dict "name" (default .lib.names.alerts $a.name) "group" (dict "name" $la.groupName "rules" $rules) -}}
