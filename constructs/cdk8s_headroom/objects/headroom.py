@@ -312,8 +312,8 @@ class NodeHeadroom(HeadroomConstruct):
             reserver.node.add_dependency(self.priority_classes)
             self.reservers.append(reserver)
         self.reserver: HeadroomReserver | None = self.reservers[0] if self.reservers else None
-        """The slices' DaemonSet (the smallest node size's, for a share); ``None`` for a
-        headroom kept by buffers alone."""
+        """The slices' DaemonSet (the first node type's, for a share: ``reservers`` has
+        them all); ``None`` for a headroom kept by buffers alone."""
         self.burst_workloads: list[BurstWorkload] = []
         """The burst workloads added so far."""
         self.prepuller: ImagePrepuller | None = None
