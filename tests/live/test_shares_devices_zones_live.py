@@ -2,7 +2,8 @@
 DaemonSet controller and kube-scheduler):
 
 - a slice of ``"10%"`` of each node: KWOK nodes of three sizes each hold their share,
-  one reserver per size;
+  one reserver per size, from the library's manifests and from the Helm chart's values
+  (``reservation.nodeTypes``) alike;
 - a slice with a GPU: on nodes that advertise ``nvidia.com/gpu``, a burst pod that
   needs the device preempts the reserver, where cpu and memory alone would not have
   made it, as the simulator predicts (``simulate/node_fit.py``);
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import cdk8s
+import helm_python as helm
 
 from cdk8s_headroom import NodeHeadroom, NodeType, headroom_charts, synth
 from cdk8s_headroom.cli import main
@@ -26,6 +28,7 @@ from cdk8s_headroom.simulate.manifests import read_manifests
 from cdk8s_headroom.simulate.report import run_whatif
 from cdk8s_headroom.vocabulary.labels import COMPONENT_LABEL, RESERVER_COMPONENT
 from e2e.cluster import LiveCluster, NodeShape
+from scripts.helm_render import CHART
 
 NAMESPACE = "headroom"
 SIZES = (("kwok.small", "2", "4Gi"), ("kwok.medium", "4", "8Gi"), ("kwok.large", "8", "16Gi"))
@@ -56,9 +59,15 @@ def _running_on(pods: list[Any]) -> dict[str, Any]:
     }
 
 
-def test_kwok_nodes_of_three_sizes_each_hold_their_share(
-    cluster: LiveCluster, tmp_path: Path, capsys: Any
-) -> None:
+SHARES = {
+    "kwok-small": {"cpu": "200m", "memory": "409Mi"},
+    "kwok-medium": {"cpu": "400m", "memory": "819Mi"},
+    "kwok-large": {"cpu": "800m", "memory": "1638Mi"},
+}
+"""Each node's 10 % of its allocatable, rounded down to whole millicores and MiB."""
+
+
+def _add_sized_nodes(cluster: LiveCluster) -> None:
     cluster.add_nodes(
         NodeShape(
             name.replace(".", "-"),
@@ -68,6 +77,25 @@ def test_kwok_nodes_of_three_sizes_each_hold_their_share(
         )
         for name, cpu, memory in SIZES
     )
+
+
+def _held_requests(cluster: LiveCluster) -> dict[str, Any]:
+    """Each node's Running reserver's requests, once every size holds one."""
+
+    def held() -> dict[str, Any] | None:
+        running = _running_on(_reservers(cluster))
+        return running if len(running) == len(SIZES) else None
+
+    running = cluster.wait_for(held, what="a reserver Running on each node size")
+    return {
+        node: pod["spec"]["containers"][0]["resources"]["requests"] for node, pod in running.items()
+    }
+
+
+def test_kwok_nodes_of_three_sizes_each_hold_their_share(
+    cluster: LiveCluster, tmp_path: Path, capsys: Any
+) -> None:
+    _add_sized_nodes(cluster)
 
     def build(charts: Any, classes: Any) -> None:
         NodeHeadroom(
@@ -82,19 +110,7 @@ def test_kwok_nodes_of_three_sizes_each_hold_their_share(
 
     cluster.kubectl("apply", "-f", str(_synth(tmp_path / "dist", build)))
 
-    def held() -> dict[str, Any] | None:
-        running = _running_on(_reservers(cluster))
-        return running if len(running) == len(SIZES) else None
-
-    running = cluster.wait_for(held, what="a reserver Running on each node size")
-    requests = {
-        node: pod["spec"]["containers"][0]["resources"]["requests"] for node, pod in running.items()
-    }
-    assert requests == {
-        "kwok-small": {"cpu": "200m", "memory": "409Mi"},
-        "kwok-medium": {"cpu": "400m", "memory": "819Mi"},
-        "kwok-large": {"cpu": "800m", "memory": "1638Mi"},
-    }
+    assert _held_requests(cluster) == SHARES
 
     # status, from the pods alone (no manifests): each size's reserver targets its own
     # nodes (its nodeSelector stays on the pods), holds there, and misses none
@@ -108,6 +124,35 @@ def test_kwok_nodes_of_three_sizes_each_hold_their_share(
         f"{NAMESPACE}/headroom-reserver-{name.replace('.', '-')}": ([name.replace(".", "-")], [])
         for name, _, _ in SIZES
     }
+
+
+def test_the_charts_share_values_hold_the_same_share_on_each_size(cluster: LiveCluster) -> None:
+    # The chart sizes each reserver in its templates (files/lazy/shares.tpl): installed
+    # by Helm, every size holds what the library's manifests hold above
+    _add_sized_nodes(cluster)
+    config = helm.Config(kubeconfig_path=cluster.kubeconfig, namespace=NAMESPACE)
+    values = {
+        "reservation": {
+            "cpu": "10%",
+            "memory": "10%",
+            "nodeTypes": [{"name": n, "cpu": c, "memory": m} for n, c, m in SIZES],
+        }
+    }
+
+    installed = config.install(
+        str(CHART), "share", values, namespace=NAMESPACE, create_namespace=True, timeout=120
+    )
+
+    assert installed["status"] == "deployed"
+    assert _held_requests(cluster) == SHARES
+    daemon_sets = cluster.get_json("daemonsets", "-n", NAMESPACE)["items"]
+    assert sorted(d["metadata"]["name"] for d in daemon_sets) == [
+        "share-headroom-reserver-kwok-large",
+        "share-headroom-reserver-kwok-medium",
+        "share-headroom-reserver-kwok-small",
+    ]
+    config.uninstall("share", timeout=120, wait="watcher")
+    assert not cluster.get_json("daemonsets", "-n", NAMESPACE)["items"]
 
 
 def test_a_burst_pod_that_needs_the_gpu_preempts_the_reserver_as_simulated(
