@@ -39,9 +39,10 @@ _CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
 )
 # re.ASCII: robfig/cron reads numbers with Go's strconv.Atoi, ASCII digits only, where
 # Python's \w and int() take any script's (Arabic-Indic U+0660, full-width U+FF10).
-_CRON_PART = re.compile(
-    r"^(?:(?P<any>[*?])|(?P<low>\w+)(?:-(?P<high>\w+))?)(?:/(?P<step>\d+))?$", re.ASCII
-)
+CRON_PART = r"^(?:(?P<any>[*?])|(?P<low>\w+)(?:-(?P<high>\w+))?)(?:/(?P<step>\d+))?$"
+"""One part of a field (between commas); the chart's windows unit matches it with RE2,
+whose \\w and \\d are ASCII and whose $ is the end of the text, as fullmatch here."""
+_CRON_PART = re.compile(CRON_PART, re.ASCII)
 CRON_ALLOWED = (
     "a cron expression of five fields (minute 0-59, hour 0-23, day of month 1-31, "
     "month 1-12 or jan-dec, day of week 0-6 or sun-sat), each *, ?, a value, a range "
@@ -121,7 +122,8 @@ def _expand(part: str, low: int, high: int, words: tuple[str, ...]) -> tuple[set
     """The values ``part`` allows and whether it is "any" (robfig/cron ``getRange``'s
     star bit: ``*`` or ``?`` without a step over 1); ``None`` if robfig refuses it."""
     match = _CRON_PART.fullmatch(part)  # match's $ would let a trailing newline by
-    if match is None or match["step"] == "0":
+    # A step of 0 in any spelling ("00" too): robfig reads it with strconv.Atoi
+    if match is None or (match["step"] and int(match["step"]) == 0):
         return None
     step = int(match["step"]) if match["step"] else 1
 
