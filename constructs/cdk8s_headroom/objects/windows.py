@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import WINDOW_LABEL
 from cdk8s_headroom.vocabulary.places import fill
@@ -129,7 +129,7 @@ def check_windows(
         raise HeadroomConfigError(
             count, scheduled_nodes, fill(COUNT_NEEDED, {"what": COUNTED[count]})
         )
-    nodes = names.int32(scheduled_nodes, field=count, minimum=1)
+    nodes = rules.POSITIVE.check(scheduled_nodes, field=count)
     objects = [window_object_name(name, window, field="schedule") for window in schedule.names]
     return schedule, nodes, objects
 
@@ -145,6 +145,12 @@ def window_props(
     if checked is not None and per_size:
         raise HeadroomConfigError("schedule", checked.describe(), NOT_WITH_SHARE)
     return {"schedule": checked, "scheduled_nodes": nodes}
+
+
+def described(schedule: object) -> object:
+    """A schedule as a refusal shows it: its windows (``describe``), which the chart
+    writes alike (a dataclass's repr it could not)."""
+    return schedule.describe() if isinstance(schedule, HeadroomSchedule) else schedule
 
 
 def window_summary(reserver: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
+from cdk8s_headroom.vocabulary.places import fill
 
 CRON_MACROS = {
     "@yearly": "0 0 1 1 *",
@@ -49,6 +50,9 @@ CRON_ALLOWED = (
     f"a-b, a step /n or a list of those, e.g. '0 9 * * mon-fri'; or one of "
     f"{', '.join(CRON_MACROS)}"
 )
+
+FIELD_REFUSED = " (the {name} field {text} is not)"
+"""Said after ``CRON_ALLOWED`` of the first field robfig refuses, and its text, shown."""
 
 
 def check_cron(value: object, *, field: str) -> str:
@@ -87,9 +91,8 @@ class CronExpression:
             for part in text.split(","):
                 expanded = _expand(part, low, high, words)
                 if expanded is None:
-                    raise HeadroomConfigError(
-                        field, value, f"{CRON_ALLOWED} (the {name} field {shown(text)} is not)"
-                    )
+                    refused = fill(FIELD_REFUSED, {"name": name, "text": shown(text)})
+                    raise HeadroomConfigError(field, value, CRON_ALLOWED + refused)
                 values |= expanded[0]
                 star = star or expanded[1]
             allowed.append(frozenset(values))

@@ -56,6 +56,11 @@ OVERLAP_ALLOWED = (
 )
 OWN_OPENING = "its own previous opening"
 OTHER_WINDOW = "window {holder}"
+UNNAMED = "window-{n}"
+"""An unnamed window's name: its position in the schedule, from 1."""
+DESCRIBED = "{name} ({schedule} for {minutes} min)"
+DESCRIBED_IN = "{windows} in {zone}"
+"""``describe``: each window (``DESCRIBED``), joined with ``, ``, and the zone."""
 CLOCK = "%a %Y-%m-%d %H:%M"
 """How a message writes a time on the schedule's wall clock."""
 
@@ -139,16 +144,16 @@ class HeadroomSchedule:
     @property
     def names(self) -> tuple[str, ...]:
         """Each window's name, in order (``window-<n>`` for an unnamed one)."""
-        return tuple(w.name or f"window-{n}" for n, w in enumerate(self.windows, start=1))
+        return window_names(self.windows)
 
     def describe(self) -> str:
         """The windows in words, e.g. ``business (0 8 * * mon-fri for 600 min) in
         Europe/Berlin``."""
         windows = ", ".join(
-            f"{name} ({window.schedule} for {window.minutes} min)"
+            fill(DESCRIBED, {"name": name, "schedule": window.schedule, "minutes": window.minutes})
             for name, window in zip(self.names, self.windows, strict=True)
         )
-        return f"{windows} in {self.time_zone}"
+        return str(fill(DESCRIBED_IN, {"windows": windows, "zone": self.time_zone}))
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
@@ -184,6 +189,11 @@ class HeadroomSchedule:
             opens.replace(tzinfo=zone),
             (opens + timedelta(minutes=minutes)).replace(tzinfo=zone),
         )
+
+
+def window_names(windows: Sequence[HeadroomWindow]) -> tuple[str, ...]:
+    """Each window's name, in order: its own, or ``window-<n>`` (``UNNAMED``)."""
+    return tuple(w.name or fill(UNNAMED, {"n": n}) for n, w in enumerate(windows, start=1))
 
 
 def check_time_zone(value: object, *, field: str) -> str:
