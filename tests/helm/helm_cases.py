@@ -312,6 +312,48 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
             },
         },
     ),
+    # Slices held in time windows (NodeHeadroom(schedule=, scheduled_nodes=)): a CronJob
+    # per window in the DaemonSet's place, on a pool with the pre-puller and the alerts;
+    # and a buffer held in a window (add_capacity_buffer(replicas=, schedule=)) in the
+    # CapacityBuffer's place, its pod at the headroom class, under a release prefix
+    (
+        "reserver-windows-with-bursts-and-alerts",
+        "node-headroom",
+        {
+            "reservation": {
+                "schedule": {
+                    "timeZone": "Europe/Berlin",
+                    "windows": [
+                        {"schedule": "0 8 * * mon-fri", "minutes": 600, "name": "business"},
+                        {"schedule": "30 1 * * *", "minutes": 180},
+                    ],
+                },
+                "scheduledNodes": 3,
+            },
+            "nodePool": {"name": "general"},
+            "prepullBurstImages": True,
+            "alerts": {"enabled": True},
+            "burstWorkloads": [WORKER],
+        },
+    ),
+    (
+        "buffer-window-in-place-of-the-capacity-buffer",
+        "web",
+        {
+            "burstWorkloads": [
+                {
+                    **API,
+                    "buffer": {
+                        "form": "scalableRef",
+                        "replicas": 4,
+                        "schedule": {
+                            "windows": [{"schedule": "@daily", "minutes": 120, "name": "batch"}]
+                        },
+                    },
+                }
+            ],
+        },
+    ),
     # The reader's ClusterRole (reader.create): alone and named, and bound under a
     # release prefix, a service account in the workloads' namespace
     ("reader-named", "node-headroom", {"reader": {"create": True, "name": "plan-and-status"}}),
@@ -335,9 +377,12 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
 BUFFER_CASES = [
     case
     for case in PARITY_CASES
-    if any("buffer" in workload for workload in case[2].get("burstWorkloads", ()))
+    if any(
+        "buffer" in workload and "schedule" not in workload["buffer"]
+        for workload in case[2].get("burstWorkloads", ())
+    )
 ]
-"""The value sets that give burst workloads buffers."""
+"""The value sets that give burst workloads buffers (a CapacityBuffer, not windows)."""
 
 
 def readme_buffers_values() -> dict[str, Any]:

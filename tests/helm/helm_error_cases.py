@@ -7,6 +7,7 @@ from typing import Any
 
 from tests.helm.helm_cases import API, DEDICATED_TAINT
 from tests.helm.share_error_cases import SHARE_CASES
+from tests.helm.window_error_cases import WINDOW_CASES
 
 
 def burst(**changes: Any) -> dict[str, Any]:
@@ -537,4 +538,6 @@ CASES = [
     ),
     # A slice as a share of each node size (share_error_cases.py)
     *SHARE_CASES,
+    # Time windows (window_error_cases.py)
+    *WINDOW_CASES,
 ]

@@ -102,6 +102,8 @@ def test_the_chart_defaults_are_main_py_read_back_from_its_constructs_but_its_de
         "memory": main.SLICE_MEMORY,
         "extendedResources": {},
         "nodeTypes": [],  # a fixed slice, the same on every node
+        "schedule": None,  # held all the time
+        "scheduledNodes": None,
     }
     assert app_values["model"] == main.MODEL.value
     assert [w["name"] for w in app_values["burstWorkloads"]] == ["demo-burst"]
@@ -192,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 663
+HAND_WRITTEN_CEILING = 669
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
@@ -205,7 +207,12 @@ the generated shares unit (helm/shares.py), but the build calls it (1), runs the
 reserver's lines once per node size (2: the loop, and the size's node selector, which
 the hot path places), and the single-value check judges a share by its grammar (1).
 Raised again, 662 to 663: the alerts watch every reserver DaemonSet of a share, not its
-first only, and the alerts' unit lists their names (1)."""
+first only, and the alerts' unit lists their names (1). Raised again, 663 to 669, for
+time windows (issue 35): the judge, the checks and the CronJobs are the generated
+windows unit (helm/windows.py), but the build calls it where values_to_app.build calls
+the library, so the first refusal is the same one: the reserver's schedule judged, its
+count checked, its CronJobs built (3), and a buffer's the same (3, in the buffers'
+unit)."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

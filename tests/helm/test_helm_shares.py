@@ -177,6 +177,8 @@ def test_an_app_with_a_share_of_declared_node_types_reads_back_and_renders_alike
         "memory": "512Mi",
         "extendedResources": {},
         "nodeTypes": NODE_TYPES,
+        "schedule": None,
+        "scheduledNodes": None,
     }
     assert values["reserverName"] is None
     # THEN the chart renders the app's reservers (in the app's namespace, the README's

@@ -41,6 +41,7 @@ from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses
 from cdk8s_headroom.vocabulary.quantity import Quantity, format_cpu, format_memory
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, SEED_IMAGE, ReserverTask, TaskKind
+from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule
 
 
 def _unsupported(what: str, value: object) -> HeadroomConfigError:
@@ -162,6 +163,8 @@ def values_from_app(app: Construct) -> Values:
             "nodeTypes": [
                 {"name": t.name, "cpu": t.cpu.text, "memory": t.memory.text} for t in sizes
             ],
+            "schedule": schedule_values(reserver.schedule if reserver else None),
+            "scheduledNodes": reserver.scheduled_nodes if reserver else None,
         },
         "reserverName": None
         if not reserver or headroom.reserver_name == default_name
@@ -258,5 +261,21 @@ def _buffer_values(workload: BurstWorkload, headroom: NodeHeadroom) -> dict[str,
             if buffer.name != buffer_name(workload.name, buffer.zone):
                 raise _unsupported("capacity buffers named <workload>-buffer", buffer.name)
             limits = {resource: text for resource, (text, _) in buffer.limits.items()}
-            return {"buffer": read_back(buffer, BURST_BUFFER, limits=limits or None)}
+            schedule = schedule_values(buffer.schedule)
+            return {
+                "buffer": read_back(buffer, BURST_BUFFER, limits=limits or None, schedule=schedule)
+            }
     return {}
+
+
+def schedule_values(schedule: HeadroomSchedule | None) -> dict[str, Any] | None:
+    """A ``schedule`` value: the zone, and each window as ``HeadroomWindow`` holds it."""
+    if schedule is None:
+        return None
+    return {
+        "timeZone": schedule.time_zone,
+        "windows": [
+            {key: getattr(window, key) for key in values_to_app.WINDOW_KEYS}
+            for window in schedule.windows
+        ],
+    }

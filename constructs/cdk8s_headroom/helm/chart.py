@@ -22,7 +22,8 @@ from cdk8s_headroom.helm.manifests import manifests_template, reference
 from cdk8s_headroom.helm.notes import notes_template
 from cdk8s_headroom.helm.recipes import recipe_helpers
 from cdk8s_headroom.helm.units import field_rule_helpers, generated_units
-from cdk8s_headroom.helm.values import CHART_NAME, schema_json, values_table, values_yaml
+from cdk8s_headroom.helm.values import CHART_NAME, schema_json
+from cdk8s_headroom.helm.values_docs import values_table, values_yaml
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 
 TEMPLATES = Path(__file__).parent / "templates"

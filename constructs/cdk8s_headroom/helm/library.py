@@ -39,6 +39,7 @@ from cdk8s_headroom.helm.values import (
     read_back,
 )
 from cdk8s_headroom.helm.values_to_app import DEFAULT_TASK, HEADROOM_ID, RELEASE_PREFIX, TASK_VALUES
+from cdk8s_headroom.helm.windows import windows_data
 from cdk8s_headroom.objects.alerts import PROMETHEUS_RULE_API_VERSION, HeadroomAlerts
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.capacity_buffer import (
@@ -294,6 +295,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
                 for resource, unit in share_rules.SHARE_UNITS.items()
             },
         },
+        "windows": windows_data(),
     }
 
 
@@ -487,14 +489,15 @@ LIBRARY_JSON = "files/library.json"
 """Where the chart keeps ``library_data``; the templates read it with ``.Files.Get``,
 which costs a JSON decode per render instead of parsing and running Go literals."""
 
-LAZY_PARTS = ("messages", "alerts", "reader", "rows", "shares")
+LAZY_PARTS = ("messages", "alerts", "reader", "rows", "shares", "windows")
 """The parts of ``library_data`` a render may not need, each in ``files/<part>.json``,
 which the templates' ``node-headroom.load`` decodes when needed: the decode of
 library.json is the costliest call of a render, at about 12 us per KB. The refusals'
 and warnings' ``messages``, the ``alerts``, the ``reader``, and the checks' ``rows`` of
 each group (``check_groups``; ``groups``, in the order of library.json's ``checks``),
-needed only for a value that is not its default; and the ``shares`` of a slice given as a
-share of each node (``share_rules``)."""
+needed only for a value that is not its default; the ``shares`` of a slice given as a
+share of each node (``share_rules``); and the ``windows`` of a schedule (the calendar and
+the zone names, some 25 KB: ``windows.windows_data``)."""
 
 
 def _json_lines(data: Mapping[str, Any]) -> str:

@@ -19,9 +19,10 @@ from typing import Any
 
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.objects.burst import BURST_POD
-from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, WINDOW_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
+from cdk8s_headroom.objects.windows import ONE_PER_NODE, WINDOW_CRON_JOB
 from cdk8s_headroom.vocabulary.placement import (
     REQUIREMENT,
     TAINT_TEXT,
@@ -76,6 +77,15 @@ RECIPES: Mapping[str, ChartRecipe] = {
     ),
     "readerSubject": ChartRecipe(SUBJECT, "helm/reader.py SUBJECT: a reader binding's subject"),
     "readerRoleRef": ChartRecipe(ROLE_REF, "helm/reader.py ROLE_REF: the reader binding's roleRef"),
+    "windowCronJob": ChartRecipe(
+        WINDOW_CRON_JOB, "objects/windows.py WINDOW_CRON_JOB: the CronJob of a time window"
+    ),
+    "onePerNode": ChartRecipe(
+        ONE_PER_NODE, "objects/windows.py ONE_PER_NODE: a window's slices, one per node"
+    ),
+    "bufferWindowPod": ChartRecipe(
+        WINDOW_POD, "objects/capacity_buffer.py WINDOW_POD: a scheduled buffer's pod"
+    ),
 }
 """The recipes the chart builds objects with, by helper name."""
 

@@ -18,6 +18,8 @@ written by hand.
   (``placement.TAINT_TEXT``, ``TAINT_TOLERATION``).
 - ``shares.shares_unit``: the lazy unit ``files/lazy/shares.tpl``, a slice given as a
   share of each node, sized per node type.
+- ``windows.windows_unit``: the lazy unit ``files/lazy/windows.tpl``, time windows: the
+  schedule judged, and a CronJob per window in place of a reserver or a buffer.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from cdk8s_headroom.helm.node_fit import node_fit_helpers
 from cdk8s_headroom.helm.reader import SUBJECT_RULES
 from cdk8s_headroom.helm.shares import shares_unit
 from cdk8s_headroom.helm.values import NAMED_ITEMS, item_fields, item_lists
+from cdk8s_headroom.helm.windows import windows_unit
 from cdk8s_headroom.vocabulary.placement import REQUIREMENT_RULES, TOLERATION_RULES, Toleration
 from cdk8s_headroom.vocabulary.rule_language import Rule
 
@@ -254,6 +257,7 @@ def generated_units() -> dict[str, str]:
         "reader.tpl": reader_unit(),
         "nodefit.tpl": node_fit_unit(),
         "shares.tpl": shares_unit(),
+        "windows.tpl": windows_unit(),
     }
 
 

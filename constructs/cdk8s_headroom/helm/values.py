@@ -22,13 +22,10 @@ pass it their operands.
 from __future__ import annotations
 
 import json
-import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
-
-import yaml
 
 from cdk8s_headroom.objects.burst import ImagePullPolicy
 from cdk8s_headroom.objects.capacity_buffer import CapacityBufferForm
@@ -113,6 +110,54 @@ def _tolerations(prefix: str) -> tuple[Value, ...]:
 # fmt: on
 
 
+def _schedule(prefix: str, holder: str, count: str) -> tuple[Value, ...]:
+    """A schedule's values (``HeadroomSchedule``): windows in a time zone."""
+    return (
+        Value(
+            prefix,
+            "object",
+            f"Hold {holder} only in time windows: a CronJob per window "
+            f"(`<name>-<window>`, at most 52 characters) whose Job holds {count} pods "
+            "while the window is open (docs/schedules.md). Null: all the time.",
+            nullable=True,
+            prop="schedule",
+        ),
+        Value(
+            f"{prefix}.timeZone",
+            "string",
+            "The zone the windows' clocks read, as a "
+            "CronJob's `timeZone`: an IANA name, e.g. `Europe/Berlin`. Default: `Etc/UTC`.",
+        ),
+        Value(
+            f"{prefix}.windows",
+            "list",
+            "The windows, at least one; no two open at once, "
+            "nor a window's next opening before it closes.",
+            required=True,
+        ),
+        Value(
+            f"{prefix}.windows[].schedule",
+            "string",
+            "When the window opens, as a CronJob's `schedule`, e.g. `0 8 * * mon-fri`.",
+            required=True,
+        ),
+        Value(
+            f"{prefix}.windows[].minutes",
+            "number",
+            "How long it stays open, in minutes.",
+            rules.WINDOW_MINUTES,
+            required=True,
+        ),
+        Value(
+            f"{prefix}.windows[].name",
+            "string",
+            "Its name, in its CronJob's. Null: `window-<n>`, its position from 1.",
+            _DNS,
+            nullable=True,
+        ),
+    )
+
+
 _POD_OPERATORS = tuple(
     op.value for op in NodeSelectorOperator if op not in KARPENTER_ONLY_OPERATORS
 )
@@ -176,6 +221,10 @@ VALUES: tuple[Value, ...] = (
           required=True),
     Value("reservation.nodeTypes[].memory", "quantity", "Its allocatable memory, e.g. `7Gi`.",
           _Q, required=True),
+    *_schedule("reservation.schedule", "the slices", "`reservation.scheduledNodes` reserver"),
+    Value("reservation.scheduledNodes", "integer", "With `reservation.schedule` (required "
+          "there): how many nodes hold a slice in a window. Null: none.", rules.POSITIVE,
+          nullable=True, prop="scheduled_nodes"),
     Value("reservation.extendedResources", "devices", "Whole devices each node holds besides "
           "the slice, e.g. `nvidia.com/gpu: 1`: a burst pod that needs the device preempts the "
           "reserver for it. Empty: none.", prop="extended_resources"),
@@ -305,6 +354,8 @@ VALUES: tuple[Value, ...] = (
           "this zone (`topology.kubernetes.io/zone`), so the autoscaler adds nodes there; the "
           "buffer is named `<workload>-buffer-<zone>`. Null: any zone.", rules.LABEL_VALUE,
           nullable=True, prop="zone"),
+    *_schedule("burstWorkloads[].buffer.schedule", "the buffer's room, in place of the "
+               "CapacityBuffer,", "`replicas` placeholder"),
     Value("alerts.enabled", "boolean", "Render a PrometheusRule (Prometheus Operator) whose "
           "alerts page when the slices run low or erode, or a burst pod waits; it reads "
           "kube-state-metrics' standard series. Needs the Operator's CRDs, so off by default "
@@ -436,6 +487,8 @@ _TYPES: dict[str, Schema] = {
     # A whole number is a quantity too (`--set reservation.cpu=2` passes one); the
     # templates refuse a fraction with the quantity rule's message.
     "quantity": {"type": ["string", "number"]},
+    # A fraction passes, so that an integer range refuses it with the library's message
+    "number": {"type": "number"},
     "strings": {"type": "array", "items": {"type": "string"}},
     "labels": {"type": "object", "additionalProperties": {"type": "string"}},
     "quantities": {"type": "object", "additionalProperties": {"type": ["string", "number"]}},
@@ -476,13 +529,24 @@ def _children(prefix: str) -> list[str]:
     return list(found)
 
 
+def _required(value: Value, top: str) -> bool:
+    """Whether ``value`` is required, and lies in no nullable map at or under ``top``."""
+    parts = value.path.split(".")
+    ancestors = (".".join(parts[:n]) for n in range(len(top.split(".")), len(parts)))
+    return value.required and not any(BY_PATH[a].nullable for a in ancestors if a in BY_PATH)
+
+
 def _object_schema(prefix: str, required_all: bool) -> Schema:
     properties: dict[str, Schema] = {}
     required = []
     for key in _children(prefix):
         path = f"{prefix}{key}"
         value = BY_PATH.get(path)
-        if value is not None and value.kind == "list":
+        if value is not None and value.kind == "object":
+            inner = _object_schema(f"{path}.", required_all=False)
+            kinds = ["object", "null"] if value.nullable else "object"
+            properties[key] = {"description": value.description, **inner, "type": kinds}
+        elif value is not None and value.kind == "list":
             properties[key] = {
                 "description": value.description,
                 "type": "array",
@@ -493,7 +557,9 @@ def _object_schema(prefix: str, required_all: bool) -> Schema:
         else:
             properties[key] = _object_schema(f"{path}.", required_all)
         nullable = value is not None and value.nullable
-        below = [v for v in VALUES if v.path.startswith(f"{path}.") and v.required]
+        # A required value makes its maps required, up to a nullable one (a schedule):
+        # its required keys are required once it is given
+        below = [v for v in VALUES if v.path.startswith(f"{path}.") and _required(v, path)]
         if (required_all and not nullable) or (value is not None and value.required) or below:
             required.append(key)
     schema: Schema = {"type": "object", "additionalProperties": False, "properties": properties}
@@ -530,62 +596,3 @@ def checks(defaults: Mapping[str, Any]) -> list[list[Any]]:
         known = default if isinstance(default, (str, int)) else None
         rows.append([value.path, rule if isinstance(rule, str) else rule.name, known])
     return rows
-
-
-def _comment(text: str, indent: int) -> list[str]:
-    return [f"{' ' * indent}# {line}" for line in textwrap.wrap(text, 88 - indent - 2)]
-
-
-def values_yaml(defaults: Mapping[str, Any]) -> str:
-    """values.yaml: every value with its default and its description."""
-    lines = [
-        "# Values of the node-headroom chart, generated by `make chart`; README.md lists",
-        "# them all. With these defaults, the release node-headroom renders the headroom",
-        "# of dist/ without its demo workload; ci/blueprint-values.yaml adds it (see",
-        "# README.md for the exact rule).",
-    ]
-
-    def emit(prefix: str, values: Mapping[str, Any], indent: int) -> None:
-        for key, item in values.items():
-            path = f"{prefix}{key}"
-            value = BY_PATH.get(path)
-            lines.append("")
-            if value is not None:
-                lines.extend(_comment(value.description, indent))
-            if value is None and isinstance(item, Mapping):
-                lines.append(f"{' ' * indent}{key}:")
-                emit(f"{path}.", item, indent + 2)
-            elif isinstance(item, list) and item and isinstance(item[0], Mapping):
-                text = yaml.safe_dump(item, sort_keys=False, width=88, default_flow_style=False)
-                lines.append(f"{' ' * indent}{key}:")
-                lines.extend(f"{' ' * (indent + 2)}{line}" for line in text.splitlines())
-            else:
-                lines.append(f"{' ' * indent}{key}: {json.dumps(item)}")
-
-    emit("", defaults, 0)
-    return "\n".join(lines) + "\n"
-
-
-def _kind(value: Value) -> str:
-    if isinstance(value.kind, tuple):
-        text = "one of " + ", ".join(f"`{choice}`" for choice in value.kind)
-    else:
-        text = {
-            "strings": "list of strings",
-            "labels": "map of labels",
-            "quantities": "map of quantities",
-            "devices": "map of extended resources to whole counts",
-            "list": "list of maps",
-        }.get(value.kind, value.kind)
-    if value.rule is not None:
-        text += f" ({value.rule.name})"
-    return text + (" or null" if value.nullable else "")
-
-
-def values_table(defaults: Mapping[str, Any]) -> str:
-    """The README's table of every value."""
-    rows = ["| value | type | default | description |", "| --- | --- | --- | --- |"]
-    for value in VALUES:
-        default = "" if "[]" in value.path else f"`{json.dumps(value_at(defaults, value.path))}`"
-        rows.append(f"| `{value.path}` | {_kind(value)} | {default} | {value.description} |")
-    return "\n".join(rows) + "\n"

@@ -48,6 +48,7 @@ from cdk8s_headroom.objects.reserver import default_reserver_name
 from cdk8s_headroom.vocabulary import object_names, rules
 from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity
 from cdk8s_headroom.vocabulary.capacity_buffer_api import CapacityBufferVersion
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.node_pools import NodePoolRef
 from cdk8s_headroom.vocabulary.node_share import NodeType, Share
 from cdk8s_headroom.vocabulary.placement import (
@@ -61,6 +62,12 @@ from cdk8s_headroom.vocabulary.placement import (
 from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import PriorityModel
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
+from cdk8s_headroom.vocabulary.schedule import (
+    DEFAULT_TIME_ZONE,
+    HeadroomSchedule,
+    HeadroomWindow,
+    window_names,
+)
 
 
 @dataclass(frozen=True)
@@ -214,6 +221,35 @@ def _node_types(values: Mapping[str, Any]) -> list[NodeType] | None:
     return types or None
 
 
+def _schedule(given: Mapping[str, Any] | None, at: str) -> HeadroomSchedule | None:
+    """A ``schedule`` value (at ``at``) as the library's ``HeadroomSchedule``, its errors
+    named by value path: a window's by its position; a name taken twice by the second
+    window that has it; a window that never fires by the first with its schedule."""
+    if given is None:
+        return None
+    windows = []
+    for index, item in enumerate(given.get("windows") or ()):
+        fields = {f"windows.{key}": f"{at}.windows[{index}].{key}" for key in WINDOW_KEYS}
+        with in_values(fields):
+            windows.append(HeadroomWindow(item["schedule"], item["minutes"], item.get("name")))
+    try:
+        return HeadroomSchedule(windows, time_zone=given.get("timeZone", DEFAULT_TIME_ZONE))
+    except HeadroomConfigError as error:
+        field = {"windows": f"{at}.windows", "time_zone": f"{at}.timeZone"}.get(error.field)
+        if error.field == "windows.name":
+            taken: list[object] = list(window_names(windows))
+            index = taken.index(error.value, taken.index(error.value) + 1)
+            field = f"{at}.windows[{index}].name"
+        elif error.field == "windows.schedule":
+            index = [w.schedule for w in windows].index(str(error.value))
+            field = f"{at}.windows[{index}].schedule"
+        raise ValuesError(field or error.field, error.value, error.allowed) from None
+
+
+WINDOW_KEYS = ("schedule", "minutes", "name")
+"""A window's values, each the ``HeadroomWindow`` field of its name."""
+
+
 def build(
     app: Construct, values: Mapping[str, Any], release: Release = Release()
 ) -> list[cdk8s.Chart]:
@@ -265,6 +301,7 @@ def build(
     task = _task(values) if slices else None
     reserver_name = f"{prefix}{values.get('reserverName') or default_reserver_name(pool_name)}"
     _prefixed(reserver_name, "reserverName", values, release)
+    schedule = _schedule(value_at(values, "reservation.schedule"), "reservation.schedule")
     node_types = _node_types(values)
     amounts = [value_at(values, f"reservation.{key}") for key in ("cpu", "memory")]
     if node_types and None not in amounts and any(isinstance(a, Share) for a in amounts):
@@ -280,6 +317,8 @@ def build(
             memory=value_at(values, "reservation.memory"),
             extended_resources=value_at(values, "reservation.extendedResources") or None,
             node_types=node_types,
+            schedule=schedule,
+            scheduled_nodes=value_at(values, "reservation.scheduledNodes"),
             model=model,
             node_pool=pool,
             namespace=namespace,
@@ -320,6 +359,8 @@ def build(
                 props["form"] = CapacityBufferForm(props["form"])
             if "api_version" in props:
                 props["api_version"] = CapacityBufferVersion(props["api_version"])
+            if "schedule" in props:
+                props["schedule"] = _schedule(props["schedule"], f"{at}.schedule")
             # Its pod's fit on the pool's node is judged on the burst's requests
             requests = {
                 f"workload.{prop}": f"burstWorkloads[{name}].{_BURST_INVERSE[prop]}"

@@ -79,6 +79,22 @@ once (``recipes``): ``_render`` evaluates it, and ``make chart`` compiles it int
 ``node-headroom.recipe.bufferPod``."""
 
 
+WINDOW_POD = merge(
+    Take("pod"),
+    {"priorityClassName": Take("priorityClassName"), "terminationGracePeriodSeconds": 0},
+)
+"""A scheduled buffer's placeholder pod (``node-headroom.recipe.bufferWindowPod``): the
+buffer's pod at the headroom class, which a burst pod preempts, freed at once as a
+reserver is."""
+
+SCHEDULE_LIMITED = "with percentage or limits"
+SCHEDULE_LIMITED_ALLOWED = (
+    "a schedule with replicas alone: its Job holds that many placeholder "
+    "pods; percentage and limits are counts only an autoscaler computes"
+)
+"""The refusal of a schedule beside a count that only an autoscaler computes (the
+chart's windows unit says it too)."""
+
 BUFFER_POD_WORDS = "a buffer pod"
 """What a buffer's fit check calls the pod it holds room for (``check_slice_fits``)."""
 
@@ -372,12 +388,7 @@ class CapacityBuffer(HeadroomConstruct):
             given["schedule"], self.replicas, name=self.name, count="replicas"
         )
         if self.schedule is not None and (self.percentage is not None or self.limits):
-            raise HeadroomConfigError(
-                "schedule",
-                "with percentage or limits",
-                "a schedule with replicas alone: its Job holds that many placeholder "
-                "pods; percentage and limits are counts only an autoscaler computes",
-            )
+            raise HeadroomConfigError("schedule", SCHEDULE_LIMITED, SCHEDULE_LIMITED_ALLOWED)
         pool = workload.targeting.pool
         check_not_on_auto_mode(workload.targeting)
         rules.BUFFER_ALPHA_NOT_ON_KARPENTER.check(
@@ -470,8 +481,9 @@ class CapacityBuffer(HeadroomConstruct):
     def _render_window(self, index: int) -> Any:
         assert self.schedule is not None and self.replicas is not None
         template = self._render_pod_template()["template"]
-        template["spec"].update(
-            priorityClassName=self.priority_class_name, terminationGracePeriodSeconds=0
+        template["spec"] = evaluate(
+            WINDOW_POD,
+            {"pod": template["spec"], "priorityClassName": self.priority_class_name},
         )
         return window_cron_job(
             self.schedule,

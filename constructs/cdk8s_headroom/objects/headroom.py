@@ -28,7 +28,7 @@ from cdk8s_headroom.objects.headroom_rules import (
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
 from cdk8s_headroom.objects.priority_classes import HeadroomPriorityClasses
 from cdk8s_headroom.objects.reserver import HeadroomReserver, default_reserver_name
-from cdk8s_headroom.objects.windows import window_props, window_summary
+from cdk8s_headroom.objects.windows import described, window_props, window_summary
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, PlacementOptions
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import names, rules
@@ -211,7 +211,7 @@ class NodeHeadroom(HeadroomConstruct):
             ("task", task),
             ("prepull_burst_images", prepull_burst_images),
             ("drift_on_change", drift_on_change),
-            ("schedule", schedule),
+            ("schedule", described(schedule)),
         ):
             rules.NO_TASK_WITHOUT_SLICES.check(prop, given, slices=slices, given=given)
         # Shown as null: a map reads alike in no two engines (the chart's too)

@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import WINDOW_LABEL
+from cdk8s_headroom.vocabulary.places import fill
+from cdk8s_headroom.vocabulary.recipes import Take, evaluate, merge
 from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule, HeadroomWindow
 
 CRONJOB_NAME_MAX = 52
@@ -27,6 +29,84 @@ DISRUPTION_TARGET = "DisruptionTarget"
 """The condition the scheduler (preemption) and the eviction API set on a pod they
 remove (kubernetes ``pkg/apis/core/types.go``, ``DisruptionTarget``)."""
 
+# The refusals of a schedule's count and of its CronJobs' names, which the chart's
+# windows unit says too (helm/windows.py).
+NODES_WITHOUT_SCHEDULE = "None without a schedule: the DaemonSet holds a slice on every node"
+COUNT_NEEDED = "the number of {what} in a window, 1 or more, with a schedule"
+COUNTED = {"scheduled_nodes": "nodes that hold a slice", "replicas": "placeholder pods"}
+"""What a schedule's count counts: a reserver's nodes, a buffer's pods."""
+NOT_WITH_SHARE = (
+    "None with a share of each node (cpu or memory as a percentage): a schedule "
+    "holds a fixed slice on scheduled_nodes nodes"
+)
+NAME_TOO_LONG = (
+    "a CronJob name of at most {limit} characters (<name>-<window>): "
+    "shorten the name or the window's name"
+)
+WINDOW_OBJECT = "{name}-{window}"
+
+_LABELS = merge(Take("podLabels"), {WINDOW_LABEL: Take("window")})
+WINDOW_CRON_JOB: dict[str, Any] = {
+    "spec": {
+        "schedule": Take("schedule"),
+        "timeZone": Take("timeZone"),
+        # One Job per window: a window never overlaps itself (HeadroomSchedule).
+        "concurrencyPolicy": "Forbid",
+        # A start the controller missed (it was down) still holds the rest of the
+        # window; later than the window's length it is skipped.
+        "startingDeadlineSeconds": Take("seconds"),
+        # A Job that ends at its deadline is Failed (DeadlineExceeded); kept, it
+        # would fire job-failure alerts after every window.
+        "successfulJobsHistoryLimit": 0,
+        "failedJobsHistoryLimit": 0,
+        "jobTemplate": {
+            "metadata": {"labels": _LABELS},
+            "spec": {
+                "parallelism": Take("pods"),
+                "completions": Take("pods"),
+                "activeDeadlineSeconds": Take("seconds"),
+                # A reserver that a burst pod preempts is replaced, and waits for
+                # the room as the DaemonSet's does; it is no failure.
+                "podFailurePolicy": {
+                    "rules": [
+                        {
+                            "action": "Ignore",
+                            "onPodConditions": [{"type": DISRUPTION_TARGET, "status": "True"}],
+                        }
+                    ]
+                },
+                "template": {
+                    "metadata": merge(Take("podMetadata"), {"labels": _LABELS}),
+                    "spec": merge(Take("podSpec"), {"restartPolicy": "Never"}, Take("perNode")),
+                },
+            },
+        },
+    }
+}
+"""The CronJob of a window (its body; the metadata is its holder's), declared once
+(``recipes``): ``window_cron_job`` evaluates it, and ``make chart`` compiles it into the
+chart's ``node-headroom.recipe.windowCronJob``. ``perNode`` is ``ONE_PER_NODE``'s
+value for the slices, none for a buffer's pods."""
+ONE_PER_NODE: dict[str, Any] = {
+    "affinity": merge(
+        Take("affinity"),
+        {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "labelSelector": {
+                            "matchLabels": {"app": Take("app"), WINDOW_LABEL: Take("window")}
+                        },
+                        "topologyKey": HOSTNAME,
+                    }
+                ]
+            }
+        },
+    )
+}
+"""A slice's pods, at most one on each node: the pod's own affinity and a required
+anti-affinity to the window's other pods on the node (``node-headroom.recipe.onePerNode``)."""
+
 
 def check_windows(
     schedule: object, scheduled_nodes: object, *, name: str, count: str = "scheduled_nodes"
@@ -36,11 +116,7 @@ def check_windows(
     schedule)."""
     if schedule is None:
         if scheduled_nodes is not None and count == "scheduled_nodes":
-            raise HeadroomConfigError(
-                "scheduled_nodes",
-                scheduled_nodes,
-                "None without a schedule: the DaemonSet holds a slice on every node",
-            )
+            raise HeadroomConfigError("scheduled_nodes", scheduled_nodes, NODES_WITHOUT_SCHEDULE)
         return None, None, []
     if not isinstance(schedule, HeadroomSchedule):
         raise HeadroomConfigError(
@@ -50,11 +126,10 @@ def check_windows(
             "[HeadroomWindow(schedule='0 8 * * mon-fri', minutes=600)], time_zone='Europe/Berlin')",
         )
     if scheduled_nodes is None:
-        what = "nodes that hold a slice" if count == "scheduled_nodes" else "placeholder pods"
         raise HeadroomConfigError(
-            count, scheduled_nodes, f"the number of {what} in a window, 1 or more, with a schedule"
+            count, scheduled_nodes, fill(COUNT_NEEDED, {"what": COUNTED[count]})
         )
-    nodes = names.int32(scheduled_nodes, field=count, minimum=1)
+    nodes = rules.POSITIVE.check(scheduled_nodes, field=count)
     objects = [window_object_name(name, window, field="schedule") for window in schedule.names]
     return schedule, nodes, objects
 
@@ -68,13 +143,14 @@ def window_props(
     is a count no one gives."""
     checked, nodes, _ = check_windows(schedule, scheduled_nodes, name=name)
     if checked is not None and per_size:
-        raise HeadroomConfigError(
-            "schedule",
-            checked.describe(),
-            "None with a share of each node (cpu or memory as a percentage): a schedule "
-            "holds a fixed slice on scheduled_nodes nodes",
-        )
+        raise HeadroomConfigError("schedule", checked.describe(), NOT_WITH_SHARE)
     return {"schedule": checked, "scheduled_nodes": nodes}
+
+
+def described(schedule: object) -> object:
+    """A schedule as a refusal shows it: its windows (``describe``), which the chart
+    writes alike (a dataclass's repr it could not)."""
+    return schedule.describe() if isinstance(schedule, HeadroomSchedule) else schedule
 
 
 def window_summary(reserver: Any) -> dict[str, Any]:
@@ -89,14 +165,9 @@ def window_summary(reserver: Any) -> dict[str, Any]:
 
 def window_object_name(name: str, window: str, *, field: str) -> str:
     """The CronJob of ``window`` for the object ``name``: ``<name>-<window>``."""
-    joined = f"{name}-{window}"
+    joined = fill(WINDOW_OBJECT, {"name": name, "window": window})
     if len(joined) > CRONJOB_NAME_MAX:
-        raise HeadroomConfigError(
-            field,
-            joined,
-            f"a CronJob name of at most {CRONJOB_NAME_MAX} characters (<name>-<window>): "
-            "shorten the name or the window's name",
-        )
+        raise HeadroomConfigError(field, joined, fill(NAME_TOO_LONG, {"limit": CRONJOB_NAME_MAX}))
     return names.dns_label(joined, field=field)
 
 
@@ -111,59 +182,23 @@ def window_cron_job(
 ) -> dict[str, Any]:
     """The body of the CronJob that holds ``pods`` copies of ``pod_template`` while
     ``window`` is open; with ``one_per_node``, at most one on each node (the slices)."""
-    seconds = window.minutes * 60
-    labels = {**pod_template["metadata"]["labels"], WINDOW_LABEL: window_name}
-    template = {
-        "metadata": {
-            **pod_template.get("metadata", {}),
-            "labels": labels,
-        },
-        "spec": {**pod_template["spec"], "restartPolicy": "Never"},
+    spec = pod_template["spec"]
+    inputs = {
+        "podLabels": pod_template["metadata"]["labels"],
+        "window": window_name,
+        "app": pod_template["metadata"]["labels"]["app"],
     }
-    if one_per_node:
-        affinity = dict(template["spec"].get("affinity") or {})
-        affinity["podAntiAffinity"] = {
-            "requiredDuringSchedulingIgnoredDuringExecution": [
-                {
-                    "labelSelector": {
-                        "matchLabels": {"app": labels["app"], WINDOW_LABEL: window_name}
-                    },
-                    "topologyKey": HOSTNAME,
-                }
-            ]
-        }
-        template["spec"]["affinity"] = affinity
-    return {
-        "spec": {
+    per_node = evaluate(ONE_PER_NODE, {**inputs, "affinity": spec.get("affinity")})
+    return evaluate(  # type: ignore[no-any-return]
+        WINDOW_CRON_JOB,
+        {
+            **inputs,
             "schedule": window.schedule,
             "timeZone": schedule.time_zone,
-            # One Job per window: a window never overlaps itself (HeadroomSchedule).
-            "concurrencyPolicy": "Forbid",
-            # A start the controller missed (it was down) still holds the rest of the
-            # window; later than the window's length it is skipped.
-            "startingDeadlineSeconds": seconds,
-            # A Job that ends at its deadline is Failed (DeadlineExceeded); kept, it
-            # would fire job-failure alerts after every window.
-            "successfulJobsHistoryLimit": 0,
-            "failedJobsHistoryLimit": 0,
-            "jobTemplate": {
-                "metadata": {"labels": template["metadata"]["labels"]},
-                "spec": {
-                    "parallelism": pods,
-                    "completions": pods,
-                    "activeDeadlineSeconds": seconds,
-                    # A reserver that a burst pod preempts is replaced, and waits for
-                    # the room as the DaemonSet's does; it is no failure.
-                    "podFailurePolicy": {
-                        "rules": [
-                            {
-                                "action": "Ignore",
-                                "onPodConditions": [{"type": DISRUPTION_TARGET, "status": "True"}],
-                            }
-                        ]
-                    },
-                    "template": template,
-                },
-            },
-        }
-    }
+            "seconds": window.minutes * 60,
+            "pods": pods,
+            "podMetadata": pod_template.get("metadata", {}),
+            "podSpec": spec,
+            "perNode": per_node if one_per_node else None,
+        },
+    )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
+from cdk8s_headroom.vocabulary.places import fill
 
 CRON_MACROS = {
     "@yearly": "0 0 1 1 *",
@@ -39,15 +40,19 @@ _CRON_FIELDS: tuple[tuple[str, int, int, tuple[str, ...]], ...] = (
 )
 # re.ASCII: robfig/cron reads numbers with Go's strconv.Atoi, ASCII digits only, where
 # Python's \w and int() take any script's (Arabic-Indic U+0660, full-width U+FF10).
-_CRON_PART = re.compile(
-    r"^(?:(?P<any>[*?])|(?P<low>\w+)(?:-(?P<high>\w+))?)(?:/(?P<step>\d+))?$", re.ASCII
-)
+CRON_PART = r"^(?:(?P<any>[*?])|(?P<low>\w+)(?:-(?P<high>\w+))?)(?:/(?P<step>\d+))?$"
+"""One part of a field (between commas); the chart's windows unit matches it with RE2,
+whose \\w and \\d are ASCII and whose $ is the end of the text, as fullmatch here."""
+_CRON_PART = re.compile(CRON_PART, re.ASCII)
 CRON_ALLOWED = (
     "a cron expression of five fields (minute 0-59, hour 0-23, day of month 1-31, "
     "month 1-12 or jan-dec, day of week 0-6 or sun-sat), each *, ?, a value, a range "
     f"a-b, a step /n or a list of those, e.g. '0 9 * * mon-fri'; or one of "
     f"{', '.join(CRON_MACROS)}"
 )
+
+FIELD_REFUSED = " (the {name} field {text} is not)"
+"""Said after ``CRON_ALLOWED`` of the first field robfig refuses, and its text, shown."""
 
 
 def check_cron(value: object, *, field: str) -> str:
@@ -86,9 +91,8 @@ class CronExpression:
             for part in text.split(","):
                 expanded = _expand(part, low, high, words)
                 if expanded is None:
-                    raise HeadroomConfigError(
-                        field, value, f"{CRON_ALLOWED} (the {name} field {shown(text)} is not)"
-                    )
+                    refused = fill(FIELD_REFUSED, {"name": name, "text": shown(text)})
+                    raise HeadroomConfigError(field, value, CRON_ALLOWED + refused)
                 values |= expanded[0]
                 star = star or expanded[1]
             allowed.append(frozenset(values))
@@ -121,7 +125,8 @@ def _expand(part: str, low: int, high: int, words: tuple[str, ...]) -> tuple[set
     """The values ``part`` allows and whether it is "any" (robfig/cron ``getRange``'s
     star bit: ``*`` or ``?`` without a step over 1); ``None`` if robfig refuses it."""
     match = _CRON_PART.fullmatch(part)  # match's $ would let a trailing newline by
-    if match is None or match["step"] == "0":
+    # A step of 0 in any spelling ("00" too): robfig reads it with strconv.Atoi
+    if match is None or (match["step"] and int(match["step"]) == 0):
         return None
     step = int(match["step"]) if match["step"] else 1
 

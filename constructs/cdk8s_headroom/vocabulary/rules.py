@@ -167,6 +167,9 @@ PRIORITY = IntRange("priority", INT32_MIN, MAX_USER_PRIORITY)
 REPLICAS = IntRange("replicas", 0, INT32_MAX)
 POSITIVE = IntRange("positive", 1, INT32_MAX)
 PERCENT = IntRange("percent", 1, 100)
+WINDOW_MINUTES = IntRange("windowMinutes", 1, 31 * 24 * 60)
+"""A time window's length (``HeadroomWindow.minutes``): up to a month. A longer one is
+the whole time, which needs no schedule."""
 
 # --- quantities ----------------------------------------------------------------------
 
@@ -504,7 +507,7 @@ GRAMMARS = (
     SHARE,
     INSTANCE_TYPE,
 )
-INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT)
+INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT, WINDOW_MINUTES)
 RULES = (
     CONTAINER_MEMORY,
     QUANTITY_CAP,

@@ -18,23 +18,51 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from cdk8s_headroom.vocabulary import names
+from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.cron import CronExpression
-from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
+from cdk8s_headroom.vocabulary.places import fill
+from cdk8s_headroom.vocabulary.time_zones import TZDATA_VERSION, ZONES
 
-MAX_WINDOW_MINUTES = 31 * 24 * 60
+MAX_WINDOW_MINUTES = rules.WINDOW_MINUTES.maximum
 """The longest window: a month. A longer one is the whole time, which needs no schedule."""
 DEFAULT_TIME_ZONE = "Etc/UTC"
 OVERLAP_SPAN_DAYS = 366 + 31
 """How far ahead windows are laid out to find overlaps: a leap year (every day of the
 month and of the week meets every month once) and the longest window after it."""
-_SPAN_START = datetime(2028, 1, 1)  # a leap year
-_ZONE_PART = re.compile(r"^[A-Za-z.\-_0-9+]{1,14}$", re.ASCII)
+SPAN_START = datetime(2028, 1, 1)  # a leap year
+ZONE_PART = r"^[A-Za-z.\-_0-9+]{1,14}$"
+_ZONE_PART = re.compile(ZONE_PART, re.ASCII)
 """``validTimeZoneCharacters``: one part of an IANA name, as the API server takes it."""
-_ZONE_ALLOWED = (
+ZONE_ALLOWED = (
     "an IANA time zone name as a CronJob's timeZone takes it, e.g. 'Europe/Berlin' or "
     "'Etc/UTC' (not 'Local': the controller's zone is not written in the manifest)"
 )
+UNKNOWN_ZONE = f" (not a zone of the IANA database, tzdata {TZDATA_VERSION})"
+"""Said after ``ZONE_ALLOWED`` of a well-formed name that no zone has (``time_zones``)."""
+# The messages of a schedule's refusals, which the chart's windows unit says too
+# (helm/windows.py): a place in braces is the window's name or time, shown.
+WINDOWS_ALLOWED = (
+    "a non-empty list of HeadroomWindow, e.g. "
+    "[HeadroomWindow(schedule='0 8 * * mon-fri', minutes=600)]"
+)
+DISTINCT_NAMES = "a name no other window has"
+NEVER_FIRES = "a schedule that fires: this one names no date that exists (e.g. 30 feb)"
+OVERLAP = "{name} at {opens}"
+"""The value an overlap shows: the window that opens, and when."""
+OVERLAP_ALLOWED = (
+    "windows that are never open at once: window {name} opens while {other} is still "
+    "open (until {until}); shorten it or move it"
+)
+OWN_OPENING = "its own previous opening"
+OTHER_WINDOW = "window {holder}"
+UNNAMED = "window-{n}"
+"""An unnamed window's name: its position in the schedule, from 1."""
+DESCRIBED = "{name} ({schedule} for {minutes} min)"
+DESCRIBED_IN = "{windows} in {zone}"
+"""``describe``: each window (``DESCRIBED``), joined with ``, ``, and the zone."""
+CLOCK = "%a %Y-%m-%d %H:%M"
+"""How a message writes a time on the schedule's wall clock."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +90,7 @@ class HeadroomWindow:
         object.__setattr__(
             self, "cron", CronExpression.parse(self.schedule, field="windows.schedule")
         )
-        names.int32(self.minutes, field="windows.minutes", minimum=1, maximum=MAX_WINDOW_MINUTES)
+        rules.WINDOW_MINUTES.check(self.minutes, field="windows.minutes")
         if self.name is not None:
             names.dns_label(self.name, field="windows.name")
 
@@ -98,12 +126,7 @@ class HeadroomSchedule:
     def __post_init__(self) -> None:
         windows = self.windows
         if isinstance(windows, (str, bytes)) or not isinstance(windows, Sequence) or not windows:
-            raise HeadroomConfigError(
-                "windows",
-                windows,
-                "a non-empty list of HeadroomWindow, e.g. "
-                "[HeadroomWindow(schedule='0 8 * * mon-fri', minutes=600)]",
-            )
+            raise HeadroomConfigError("windows", windows, WINDOWS_ALLOWED)
         for window in windows:
             if not isinstance(window, HeadroomWindow):
                 raise HeadroomConfigError(
@@ -113,7 +136,7 @@ class HeadroomSchedule:
         names_seen: set[str] = set()
         for name in self.names:
             if name in names_seen:
-                raise HeadroomConfigError("windows.name", name, "a name no other window has")
+                raise HeadroomConfigError("windows.name", name, DISTINCT_NAMES)
             names_seen.add(name)
         check_time_zone(self.time_zone, field="time_zone")
         _check_no_overlap(self)
@@ -121,16 +144,16 @@ class HeadroomSchedule:
     @property
     def names(self) -> tuple[str, ...]:
         """Each window's name, in order (``window-<n>`` for an unnamed one)."""
-        return tuple(w.name or f"window-{n}" for n, w in enumerate(self.windows, start=1))
+        return window_names(self.windows)
 
     def describe(self) -> str:
         """The windows in words, e.g. ``business (0 8 * * mon-fri for 600 min) in
         Europe/Berlin``."""
         windows = ", ".join(
-            f"{name} ({window.schedule} for {window.minutes} min)"
+            fill(DESCRIBED, {"name": name, "schedule": window.schedule, "minutes": window.minutes})
             for name, window in zip(self.names, self.windows, strict=True)
         )
-        return f"{windows} in {self.time_zone}"
+        return str(fill(DESCRIBED_IN, {"windows": windows, "zone": self.time_zone}))
 
     @property
     def zone(self) -> zoneinfo.ZoneInfo:
@@ -168,21 +191,28 @@ class HeadroomSchedule:
         )
 
 
+def window_names(windows: Sequence[HeadroomWindow]) -> tuple[str, ...]:
+    """Each window's name, in order: its own, or ``window-<n>`` (``UNNAMED``)."""
+    return tuple(w.name or fill(UNNAMED, {"n": n}) for n, w in enumerate(windows, start=1))
+
+
 def check_time_zone(value: object, *, field: str) -> str:
     """A time zone as ``validateTimeZone`` takes it: IANA name parts of the allowed
-    characters, not ``Local``, and one the zone database knows."""
+    characters, not ``Local``, and one the zone database knows: the pinned ``tzdata``'s
+    (``time_zones``), the same on every machine."""
     if not isinstance(value, str) or not value:
-        raise HeadroomConfigError(field, value, _ZONE_ALLOWED)
+        raise HeadroomConfigError(field, value, ZONE_ALLOWED)
     parts = value.split("/")
     if any(p in (".", "..") or p.startswith("-") or not _ZONE_PART.match(p) for p in parts):
-        raise HeadroomConfigError(field, value, _ZONE_ALLOWED)
+        raise HeadroomConfigError(field, value, ZONE_ALLOWED)
     if value.lower() == "local":
-        raise HeadroomConfigError(field, value, _ZONE_ALLOWED)
-    try:
-        zoneinfo.ZoneInfo(value)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as error:
-        raise HeadroomConfigError(field, value, f"{_ZONE_ALLOWED} ({error})") from None
+        raise HeadroomConfigError(field, value, ZONE_ALLOWED)
+    if value not in _ZONES:
+        raise HeadroomConfigError(field, value, ZONE_ALLOWED + UNKNOWN_ZONE)
     return value
+
+
+_ZONES = frozenset(ZONES)
 
 
 def _openings(cron: CronExpression, after: datetime, days: int) -> Iterator[datetime]:
@@ -202,31 +232,29 @@ def _check_no_overlap(schedule: HeadroomSchedule) -> None:
     laid: list[tuple[datetime, datetime, str]] = []
     for name, window in zip(schedule.names, schedule.windows, strict=True):
         length = timedelta(minutes=window.minutes)
-        before = _SPAN_START - timedelta(minutes=1)
+        before = SPAN_START - timedelta(minutes=1)
         spans = [
             (at, at + length, name) for at in _openings(window.cron, before, OVERLAP_SPAN_DAYS)
         ]
         if not spans:
-            raise HeadroomConfigError(
-                "windows.schedule",
-                window.schedule,
-                "a schedule that fires: this one names no date that exists (e.g. 30 feb)",
-            )
+            raise HeadroomConfigError("windows.schedule", window.schedule, NEVER_FIRES)
         laid.extend(spans)
     laid.sort()
     held_until, holder = laid[0][1], laid[0][2]
     for opens, closes, name in laid[1:]:
         if opens < held_until:
-            other = "its own previous opening" if name == holder else f"window {holder!r}"
+            other = OWN_OPENING if name == holder else fill(OTHER_WINDOW, {"holder": shown(holder)})
             raise HeadroomConfigError(
                 "windows",
-                f"{name} at {_clock(opens)}",
-                f"windows that are never open at once: window {name!r} opens while "
-                f"{other} is still open (until {_clock(held_until)}); shorten it or move it",
+                fill(OVERLAP, {"name": name, "opens": _clock(opens)}),
+                fill(
+                    OVERLAP_ALLOWED,
+                    {"name": shown(name), "other": other, "until": _clock(held_until)},
+                ),
             )
         if closes > held_until:
             held_until, holder = closes, name
 
 
 def _clock(at: datetime) -> str:
-    return at.strftime("%a %Y-%m-%d %H:%M")
+    return at.strftime(CLOCK)

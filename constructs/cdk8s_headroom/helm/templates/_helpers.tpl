@@ -377,10 +377,11 @@ node-headroom.lazy parses when a render runs them. */}}
 
 {{- /* The reserver's name and placement: the pool's selector and taints, then the user's */ -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" "reserverName" "name" $reserverName "release" $release) -}}
+{{- with $r.schedule }}{{ $_ := set $c "schedule" dict }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.judge" "args" (dict "lib" $lib "s" . "at" "reservation.schedule" "out" $c.schedule)) }}{{ end -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.cpu" "value" nil "quantity" $r.cpu "other" $r.memory) -}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
 {{- if or (hasSuffix $lib.shareMark $cpu) (hasSuffix $lib.shareMark $memory) $r.nodeTypes }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "shares") "name" "node-headroom.shares" "args" (dict "lib" $lib "c" $c "r" $r "cpu" $cpu "memory" $memory "stem" $reserverName "release" $release)) }}{{ end -}}
-{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) }}
+{{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ with $c.schedule }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.schedule" "value" .describe "slices" $slices "given" .describe) }}{{ end }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) }}
 {{- range $key, $what := $lib.poolValues }}{{ include "node-headroom.rule.poolValueNeedsName" (dict "lib" $lib "field" (print "nodePool." $key) "value" (index $v.nodePool $key) "given" (index $v.nodePool $key) "pool" $poolName "what" $what) }}{{ end -}}
 {{- if and (or $v.nodePool.nodeCpu $v.nodePool.nodeMemory) (not $c.sizes) }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "nodefit") "name" "node-headroom.nodeFit.slice" "args" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory)) }}{{ end -}}
 {{- $dedicated := list -}}
@@ -390,6 +391,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $dedicated = $out.dedicated -}}
 {{- end -}}
 {{- include "node-headroom.rule.prepullerName" (dict "lib" $lib "field" "reserverName" "value" $reserverName "prepulled" $v.prepullBurstImages "name" (default $reserverName $c.first) "limit" $lib.prepullerNameMax "suffix" $lib.prepullerSuffix) -}}
+{{- if or $r.schedule (not (kindIs "invalid" $r.scheduledNodes)) }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.count" "args" (dict "lib" $lib "s" $c.schedule "count" "scheduled_nodes" "given" $r.scheduledNodes "at" "reservation.schedule" "countAt" "reservation.scheduledNodes" "stem" $reserverName "share" $c.sizes)) }}{{ end -}}
 {{- $selector := dict -}}
 {{- $poolTaints := list -}}
 {{- if $poolName -}}
@@ -444,6 +446,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.recipe.reserverPod" $in -}}
 {{- $reservers = append $reservers (dict "kind" $lib.kinds.reserver "name" $s.name "nodeType" $s.nodeType "slice" $s.slice "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
 {{- end }}{{ $_ := set $c "reservers" $reservers -}}
+{{- with $c.schedule }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.jobs" "args" (dict "lib" $lib "s" . "holder" (first $reservers) "copies" $r.scheduledNodes "perNode" true)) }}{{ end -}}
 {{- end -}}
 {{- if $v.alerts.enabled }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "alerts") "name" "node-headroom.alerts" "args" (dict "lib" $lib "helm" $helm "a" $v.alerts "c" $c "reserver" (default $reserverName $c.first) "prefix" $prefix "slices" $slices "bursts" $c.bursts)) }}{{ end -}}
 {{- if $v.reader.create }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "reader") "name" "node-headroom.reader" "args" (dict "lib" $lib "helm" $helm "r" $v.reader "c" $c "prefix" $prefix)) }}{{ end -}}

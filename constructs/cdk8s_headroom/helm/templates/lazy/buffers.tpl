@@ -7,12 +7,14 @@
 {{- $lib := .lib }}{{ $b := .b }}{{ $bat := .at }}{{ $buffer := .into -}}
 {{- $zone := $b.zone }}{{ $bufferName := replace "{workload}" .workload (ternary $lib.names.buffer (replace "{zone}" (toString $zone) $lib.names.zonedBuffer) (kindIs "invalid" $zone)) -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" .release) -}}
+{{- with $b.schedule }}{{ $_ := set $buffer "schedule" dict }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.judge" "args" (dict "lib" $lib "s" . "at" (print $bat ".schedule") "out" $buffer.schedule)) }}{{ end -}}
 {{- $form := default $lib.bufferDefaults.form $b.form -}}
 {{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
 {{- $counts := dict "percentage" $percentage "replicas" $count -}}
 {{- include "node-headroom.rule.bufferPercentageNeedsScalable" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage "form" $form) $counts) -}}
 {{- include "node-headroom.rule.bufferZoneNeedsPodTemplate" (dict "lib" $lib "field" (print $bat ".zone") "value" $zone "zone" $zone "form" $form) }}{{ include "node-headroom.rule.bufferOneCount" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage) $counts) -}}
 {{- include "node-headroom.rule.bufferNeedsCount" (merge (dict "lib" $lib "field" (print $bat ".replicas") "value" nil "limits" (keys $bufferLimits)) $counts) -}}
+{{- with $buffer.schedule }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.count" "args" (dict "lib" $lib "s" . "count" "replicas" "given" $count "at" (print $bat ".schedule") "countAt" (print $bat ".replicas") "stem" $bufferName "limited" (or (not (kindIs "invalid" $percentage)) $bufferLimits))) }}{{ end -}}
 {{- if .pool }}{{ include "node-headroom.rule.bufferNotOnAutoMode" (dict "lib" $lib "field" "nodePool.name" "value" .pool "pool" .pool) }}{{ end -}}
 {{- $onKarpenter := false -}}
 {{- range $r := .requirements -}}
@@ -27,7 +29,7 @@
 {{- $spec := deepCopy $lib.bufferSpec -}}
 {{- $_ := set $buffer "name" $bufferName }}{{ $_ := set $buffer "labels" $bo.labels }}{{ $_ := set $buffer "meta" $bo.meta -}}
 {{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $version) }}{{ $_ := set $buffer "spec" $spec -}}
-{{- if eq $form "podTemplateRef" -}}
+{{- if or (eq $form "podTemplateRef") $b.schedule -}}
 {{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
 {{- /* Its pod's inputs: the burst pod's resources, devices and placement, and its zone (objects/capacity_buffer.py BUFFER_POD) */ -}}
 {{- $in := merge (dict "cpu" .resources.requests.cpu "memory" .resources.requests.memory "cpuLimit" .resources.limits.cpu "memoryLimit" .resources.limits.memory "extendedResources" .devices "zone" $zone "tolerations" .tolerations) .placement -}}
@@ -41,5 +43,6 @@
 {{- $_ := set $spec "limits" (dict) -}}
 {{- range $resource, $limit := $bufferLimits }}{{ $_ := set $spec.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
 {{- end -}}
+{{- with $buffer.schedule }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.jobs" "args" (dict "lib" $lib "s" . "holder" $buffer "copies" $count "priorityClassName" $.headroomClass)) }}{{ end -}}
 {{- end -}}
 

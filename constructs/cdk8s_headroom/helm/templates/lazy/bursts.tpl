@@ -78,7 +78,7 @@
 {{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
 {{- if not (kindIs "invalid" $w.buffer) -}}
 {{- $buffer := dict -}}
-{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "devices" $w.extendedResources "placement" $placement "tolerations" $tolerations.list "into" $buffer) -}}
+{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "devices" $w.extendedResources "placement" $placement "tolerations" $tolerations.list "headroomClass" $classes.headroom.name "into" $buffer) -}}
 {{- $buffers = append $buffers $buffer -}}
 {{- $_ := set $burst "buffer" $buffer -}}
 {{- end -}}
