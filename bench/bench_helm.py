@@ -10,7 +10,10 @@ could choose. The goal is at most 3x, for the default values and for the bluepri
 (``ci/blueprint-values.yaml``, with a burst workload), each against its own static
 rendering. More rows say where the time goes: the bare static chart, and the static
 chart that also holds this chart's helpers and library data, parsed but never called.
-Minimums and medians of interleaved runs.
+Two schedules (``reservation.schedule``) show what judging time windows costs a render,
+each against its own static rendering: business hours, and the densest a cron can be
+(every minute, open one minute: the overlap check's most openings). Minimums and
+medians of interleaved runs.
 """
 
 from __future__ import annotations
@@ -60,6 +63,14 @@ def _time(action: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+BUSINESS_HOURS = {"schedule": "0 8 * * mon-fri", "minutes": 600, "name": "business"}
+EVERY_MINUTE = {"schedule": "* * * * *", "minutes": 1}
+
+
+def _scheduled(window: dict[str, Any]) -> dict[str, Any]:
+    return {"reservation": {"schedule": {"windows": [window]}, "scheduledNodes": 3}}
+
+
 def run(repeat: int = 60) -> str:
     """The benchmark as a markdown section."""
     # The chart-testing values file (ci/*-values.yaml): the blueprint's. Found, not
@@ -92,6 +103,12 @@ def run(repeat: int = 60) -> str:
                 _static_chart(folder / "helpers", {}, schema=True, helpers=True), {}
             ),
         }
+        for key, window in (("business hours", BUSINESS_HOURS), ("every minute", EVERY_MINUTE)):
+            values = _scheduled(window)
+            cases[f"this chart, a schedule of {key}"] = load_render(CHART, values)
+            cases[f"static, same values and schema ({key})"] = load_render(
+                _static_chart(folder / key.replace(" ", "-"), values, schema=True), values
+            )
         for action in cases.values():
             action()  # the first call loads the Go runtime's caches
         timings: dict[str, list[float]] = {}
@@ -121,6 +138,12 @@ def run(repeat: int = 60) -> str:
         "Where the time goes: parsing this chart's helpers and library data alone costs "
         f"{(best[names[5]] - best[names[1]]) * 1000:.1f} ms over the floor; the rest is "
         "checking the values and building the objects.",
+        "",
+        "Time windows, over the static chart with the same values and schema: "
+        f"**{best[names[6]] / best[names[7]]:.1f}x** for business hours, "
+        f"**{best[names[8]] / best[names[9]]:.1f}x** for a window every minute (the "
+        "overlap check lays out each set of windows that fire on a day once, and compares "
+        "each of the 397 days once).",
         "",
     ]
     return "\n".join(lines)

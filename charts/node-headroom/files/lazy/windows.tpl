@@ -79,35 +79,41 @@
 {{- if not $on }}{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.windows[%d].schedule" $at $p.i) "value" $p.schedule "allowed" $w.allowed.neverFires) -}}{{ end -}}
 {{- $_ := set $p "on" $on -}}
 {{- end -}}
-{{- /* _check_no_overlap, day by day: what is held until when, by whom */ -}}
-{{- $held := 0 }}{{ $holder := "" }}{{ $hit := dict -}}
+{{- /* _check_no_overlap, day by day: what is held until when, by whom. A day's
+     openings depend only on which windows fire that day: each such set is laid
+     out and swept once, in minutes of its day, and a day then costs a comparison
+     with what the days before hold (if that ends by the day's first opening, the
+     rest of the day is swept as without it) */ -}}
+{{- $held := 0 }}{{ $holder := "" }}{{ $hit := dict }}{{ $sets := dict -}}
 {{- range $d := until (int $w.sweep) -}}
-{{- $base := mul $d 1440 }}{{ $firing := list -}}
-{{- range $parsed }}{{ if hasKey .on (toString $d) }}{{ $firing = append $firing . }}{{ end }}{{ end -}}
-{{- if eq (len $firing) 1 }}{{ $p := first $firing -}}
-{{- range $h := $p.hours }}{{ range $m := $p.mins -}}
-{{- $opens := add $base (mul $h 60) $m -}}
-{{- if lt $opens $held }}{{ $_ := set $hit "name" $p.name }}{{ $_ := set $hit "opens" $opens }}{{ break }}{{ end -}}
-{{- $closes := add $opens $p.minutes }}{{ if gt $closes $held }}{{ $held = $closes }}{{ $holder = $p.name }}{{ end -}}
-{{- end }}{{ if $hit }}{{ break }}{{ end }}{{ end -}}
-{{- else if $firing -}}
-{{- $laid := list -}}
+{{- $base := mul $d 1440 }}{{ $key := "" }}{{ $firing := list -}}
+{{- range $parsed }}{{ if hasKey .on (toString $d) }}{{ $key = print $key .i "," }}{{ $firing = append $firing . }}{{ end }}{{ end -}}
+{{- if $firing -}}
+{{- $day := index $sets $key -}}
+{{- if not $day -}}
+{{- $day = dict "held" -1 "holder" "" }}{{ $laid := list -}}
 {{- range $p := $firing }}{{ range $h := $p.hours }}{{ range $m := $p.mins -}}
-{{- $opens := add $base (mul $h 60) $m -}}
+{{- $opens := add (mul $h 60) $m -}}
 {{- $laid = append $laid (printf "%07d %07d %s" $opens (add $opens $p.minutes) $p.name) -}}
 {{- end }}{{ end }}{{ end -}}
-{{- range sortAlpha $laid -}}
-{{- $one := splitList " " . }}{{ $opens := atoi (index $one 0) }}{{ $closes := atoi (index $one 1) -}}
-{{- if lt $opens $held }}{{ $_ := set $hit "name" (index $one 2) }}{{ $_ := set $hit "opens" $opens }}{{ break }}{{ end -}}
-{{- if gt $closes $held }}{{ $held = $closes }}{{ $holder = index $one 2 }}{{ end -}}
+{{- /* One window's openings are in order already (its hours and minutes are) */ -}}
+{{- if gt (len $firing) 1 }}{{ $laid = sortAlpha $laid }}{{ end -}}
+{{- range $i, $x := $laid -}}
+{{- $one := splitList " " $x }}{{ $opens := atoi (index $one 0) }}{{ $closes := atoi (index $one 1) }}{{ $name := index $one 2 -}}
+{{- if eq $i 0 }}{{ $_ := set $day "first" $opens }}{{ $_ := set $day "firstName" $name }}{{ end -}}
+{{- if lt $opens $day.held }}{{ $_ := set $day "hit" (dict "name" $name "opens" $opens "held" $day.held "holder" $day.holder) }}{{ break }}{{ end -}}
+{{- if gt $closes $day.held }}{{ $_ := set $day "held" $closes }}{{ $_ := set $day "holder" $name }}{{ end -}}
+{{- end }}{{ $_ := set $sets $key $day -}}
 {{- end -}}
+{{- if lt (add $base $day.first) $held }}{{ $hit = dict "name" $day.firstName "opens" (add $base $day.first) "held" $held "holder" $holder }}{{ break }}{{ end -}}
+{{- with $day.hit }}{{ $hit = dict "name" .name "opens" (add $base .opens) "held" (add $base .held) "holder" .holder }}{{ break }}{{ end -}}
+{{- $held = add $base $day.held }}{{ $holder = $day.holder -}}
 {{- end -}}
-{{- if $hit }}{{ break }}{{ end -}}
 {{- end -}}
 {{- with $hit -}}
-{{- $other := $w.allowed.ownOpening }}{{ if ne .name $holder }}{{ $other = replace "{holder}" (include "node-headroom.shownBy" (list $lib $holder)) $w.allowed.otherWindow }}{{ end -}}
+{{- $other := $w.allowed.ownOpening }}{{ if ne .name .holder }}{{ $other = replace "{holder}" (include "node-headroom.shownBy" (list $lib .holder)) $w.allowed.otherWindow }}{{ end -}}
 {{- $value := replace "{name}" .name (replace "{opens}" (include "node-headroom.windows.clock" (list $w .opens)) $w.allowed.overlap) -}}
-{{- $allowed := replace "{name}" (include "node-headroom.shownBy" (list $lib .name)) (replace "{other}" $other (replace "{until}" (include "node-headroom.windows.clock" (list $w $held)) $w.allowed.overlapAllowed)) -}}
+{{- $allowed := replace "{name}" (include "node-headroom.shownBy" (list $lib .name)) (replace "{other}" $other (replace "{until}" (include "node-headroom.windows.clock" (list $w .held)) $w.allowed.overlapAllowed)) -}}
 {{- include "node-headroom.fail" (dict "lib" $lib "field" (print $at ".windows") "value" $value "allowed" $allowed) -}}
 {{- end -}}
 {{- /* Judged: the windows and their description (HeadroomSchedule.describe) */ -}}
