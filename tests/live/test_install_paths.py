@@ -163,7 +163,7 @@ def _helm(cluster: LiveCluster, namespace: str) -> helm.Config:
 def _release_objects(cluster: LiveCluster, namespace: str, release: str) -> list[str]:
     listing = cluster.kubectl(
         "get",
-        "daemonsets,deployments,horizontalpodautoscalers,priorityclasses",
+        "daemonsets,deployments,horizontalpodautoscalers,priorityclasses,cronjobs",
         "-A",
         "-l",
         f"app.kubernetes.io/instance={release}",
@@ -182,6 +182,20 @@ CHART_VALUE_SETS = {
     "defaults": {},
     "blueprint": yaml.safe_load((CHART / "ci" / "blueprint-values.yaml").read_text()),
     "alerts": {"alerts": {"enabled": True}},
+    # The real API server judges each window's CronJob: its schedule and its timeZone
+    # (validateScheduleFormat, validateTimeZone, with the embedded time/tzdata)
+    "windows": {
+        "reservation": {
+            "schedule": {
+                "timeZone": "Europe/Berlin",
+                "windows": [
+                    {"schedule": "0 8 * * mon-fri", "minutes": 600, "name": "business"},
+                    {"schedule": "30 1 * * *", "minutes": 180},
+                ],
+            },
+            "scheduledNodes": 1,
+        }
+    },
 }
 
 
@@ -215,6 +229,13 @@ def test_the_chart_installs_upgrades_to_the_readme_buffers_and_uninstalls(
     assert _release_objects(cluster, "web", "web")
     if values == "alerts":
         assert cluster.get_json("prometheusrules", "-n", "web")["items"]
+    if values == "windows":
+        cron_jobs = cluster.get_json("cronjobs", "-n", "web")["items"]
+        assert {(c["metadata"]["name"], c["spec"]["timeZone"]) for c in cron_jobs} == {
+            ("web-headroom-reserver-business", "Europe/Berlin"),
+            ("web-headroom-reserver-window-2", "Europe/Berlin"),
+        }
+        assert not cluster.get_json("daemonsets", "-n", "web")["items"]
 
     upgraded = config.upgrade(
         str(CHART), "web", readme_buffers_values(), namespace="web", timeout=120
