@@ -36,6 +36,15 @@ WORKER = {
     "runAsUser": 1000,
 }
 
+BERLIN_WINDOWS = {
+    "timeZone": "Europe/Berlin",
+    "windows": [
+        {"schedule": "0 8 * * mon-fri", "minutes": 600, "name": "business"},
+        {"schedule": "30 1 * * *", "minutes": 180},
+    ],
+}
+"""A ``reservation.schedule``: business hours and a night window (``window-2``) in Berlin."""
+
 # (id, release name, overrides); the namespace is the release's name
 PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("defaults", "node-headroom", {}),
@@ -320,16 +329,7 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
         "reserver-windows-with-bursts-and-alerts",
         "node-headroom",
         {
-            "reservation": {
-                "schedule": {
-                    "timeZone": "Europe/Berlin",
-                    "windows": [
-                        {"schedule": "0 8 * * mon-fri", "minutes": 600, "name": "business"},
-                        {"schedule": "30 1 * * *", "minutes": 180},
-                    ],
-                },
-                "scheduledNodes": 3,
-            },
+            "reservation": {"schedule": BERLIN_WINDOWS, "scheduledNodes": 3},
             "nodePool": {"name": "general"},
             "prepullBurstImages": True,
             "alerts": {"enabled": True},

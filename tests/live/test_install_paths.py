@@ -31,7 +31,7 @@ from cdk8s_headroom.vocabulary.labels import COMPONENT_LABEL, RESERVER_COMPONENT
 from e2e.cluster import LiveCluster, NodeShape
 from scripts.helm_render import CHART
 from tests.conftest import ROOT, SHARED, Manifest
-from tests.helm.helm_cases import readme_buffers_values
+from tests.helm.helm_cases import BERLIN_WINDOWS, readme_buffers_values
 from tests.karpenter.test_karpenter_examples import EXAMPLES
 from tests.live.crds import install_crds
 
@@ -184,18 +184,7 @@ CHART_VALUE_SETS = {
     "alerts": {"alerts": {"enabled": True}},
     # The real API server judges each window's CronJob: its schedule and its timeZone
     # (validateScheduleFormat, validateTimeZone, with the embedded time/tzdata)
-    "windows": {
-        "reservation": {
-            "schedule": {
-                "timeZone": "Europe/Berlin",
-                "windows": [
-                    {"schedule": "0 8 * * mon-fri", "minutes": 600, "name": "business"},
-                    {"schedule": "30 1 * * *", "minutes": 180},
-                ],
-            },
-            "scheduledNodes": 1,
-        }
-    },
+    "windows": {"reservation": {"schedule": BERLIN_WINDOWS, "scheduledNodes": 1}},
 }
 
 
