@@ -122,6 +122,15 @@ def test_node_types_whose_names_give_the_same_reserver_are_refused(chart: Any) -
         shared(chart, node_types=twins)
 
 
+def test_a_sizes_reserver_name_too_long_is_refused_as_the_headrooms_reserver_name(
+    chart: Any,
+) -> None:
+    # <reserver_name>-<type>: the prop the user gave is what to shorten (it said `name`,
+    # the reserver construct's own prop, which the user never passed)
+    with pytest.raises(HeadroomConfigError, match=r"^reserver_name: invalid value 'a{56}-kwok"):
+        shared(chart, reserver_name="a" * 56, prepull_burst_images=False)
+
+
 def test_a_burst_pod_must_fit_the_smallest_node_sizes_share(chart: Any) -> None:
     headroom = shared(chart)
     with pytest.raises(HeadroomConfigError, match=r"cpu: invalid value '300m'"):

@@ -206,8 +206,10 @@ def check_node_types(node_types: object, *, field: str = "node_types") -> tuple[
 
 def reserver_names(reserver: str, sized: Sequence[tuple[NodeType, SliceSpec]]) -> tuple[str, ...]:
     """The names of a headroom's reservers, of its ``reserver`` name: that name, or one
-    per node size (``sized_slices``), in their order."""
-    return tuple(node_type.reserver_name(reserver) for node_type, _ in sized) or (reserver,)
+    per node size (``sized_slices``), in their order. A size's name too long for a DNS
+    label is refused as the headroom's ``reserver_name``, which it is made of."""
+    typed = (node_type.reserver_name(reserver) for node_type, _ in sized)
+    return tuple(names.dns_label(name, field="reserver_name") for name in typed) or (reserver,)
 
 
 def share_of(amount: SliceAmount, node_type: NodeType, *, field: str, memory: bool) -> Quantity:
