@@ -32,7 +32,7 @@ from cdk8s_headroom import (
     PriorityModel,
     headroom_charts,
 )
-from cdk8s_headroom.core.synthesis import publish_app
+from cdk8s_headroom.core.synthesis import SYNTH_FAILED, publish_app
 from cdk8s_headroom.files.publish import load_manifests
 
 MODEL = PriorityModel.GUARDED
@@ -103,7 +103,7 @@ def main(argv: list[str]) -> int:
     try:
         app = publish_app(build, target, checks=CHECKS, copy_to=copy_to)
     except HeadroomConfigError as error:
-        print(f"synth failed, {target}/ left as it was: {error}", file=sys.stderr)
+        print(SYNTH_FAILED.format(target=target, error=error), file=sys.stderr)
         return 2
     # HEADROOM_QUIET lets `make synth Q=1` silence a success.
     if not (args.quiet or os.environ.get("HEADROOM_QUIET")):

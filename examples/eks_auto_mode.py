@@ -14,7 +14,6 @@ what the headroom costs.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from cdk8s_headroom import (
     NodeSelectorRequirement,
     PriorityModel,
     headroom_charts,
-    synth,
+    run_app,
 )
 
 MODEL = PriorityModel.GUARDED
@@ -80,18 +79,9 @@ def build(app: cdk8s.App) -> None:
     )
 
 
-def main() -> None:
-    outdir = os.environ.get("CDK8S_OUTDIR") or str(Path(__file__).with_suffix("") / "dist")
-    app = cdk8s.App(outdir=outdir)
-    build(app)
-    synth(app)
-    # stderr, like main.py, so the summaries on stdout stay clean for a pipe.
-    files = ", ".join(sorted(p.name for p in Path(outdir).glob("*.k8s.yaml")))
-    print(f"wrote {files} to {outdir}/", file=sys.stderr)
-    for child in app.node.find_all():
-        if isinstance(child, NodeHeadroom):
-            print(child.summary())
+def main() -> int:
+    return run_app(build, Path(__file__).with_suffix("") / "dist")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

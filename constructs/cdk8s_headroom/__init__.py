@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from cdk8s_headroom.karpenter.pool_ref import KarpenterNodePoolRef as KarpenterNodePoolRef
     from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour as NodePoolFlavour
     from cdk8s_headroom.objects.alerts import HeadroomAlerts as HeadroomAlerts
+    from cdk8s_headroom.objects.app_runner import run_app as run_app
     from cdk8s_headroom.objects.burst import BurstWorkload as BurstWorkload
     from cdk8s_headroom.objects.burst import BurstWorkloadProps as BurstWorkloadProps
     from cdk8s_headroom.objects.burst import ImagePullPolicy as ImagePullPolicy

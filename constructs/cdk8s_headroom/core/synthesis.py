@@ -61,6 +61,10 @@ def synth(app: cdk8s.App) -> None:
         checks.passed = False
 
 
+SYNTH_FAILED = "synth failed, {target}/ left as it was: {error}"
+"""The one line a command that publishes an app prints for a configuration error."""
+
+
 def publish_app(
     build: Callable[[cdk8s.App], object],
     target: Path | str,
