@@ -10,6 +10,7 @@ import pytest
 from cdk8s_headroom import (
     HeadroomConfigError,
     KarpenterNodePool,
+    NodeClassRef,
     NodeHeadroom,
     NodeSelectorOperator,
 )
@@ -104,3 +105,50 @@ def test_a_pool_that_already_requires_a_gpu_count_is_left_as_it_is(chart: Any) -
 
     keys = [r.key for r in pool.requirements]
     assert keys.count("karpenter.k8s.aws/instance-gpu-count") == 1
+
+
+def _pool_requirements(chart: Any, devices: dict[str, str], **pool: Any) -> list[Any]:
+    node_pool = KarpenterNodePool(chart, "pool", name="accelerated", **pool)
+    NodeHeadroom(chart, "h", cpu="1", memory="1Gi", node_pool=node_pool, extended_resources=devices)
+    return list(find(chart.to_json(), "NodePool")["spec"]["template"]["spec"]["requirements"])
+
+
+@pytest.mark.parametrize(
+    ("devices", "key", "above"),
+    [
+        # karpenter-provider-aws pkg/providers/instancetype/types.go computeRequirements:
+        # Habana's Gaudi is GPU info (instance-gpu-count), a Neuron device an accelerator
+        ({"habana.ai/gaudi": "8"}, "karpenter.k8s.aws/instance-gpu-count", "7"),
+        ({"aws.amazon.com/neuron": "2"}, "karpenter.k8s.aws/instance-accelerator-count", "1"),
+    ],
+)
+def test_an_ec2_pool_launches_instances_with_the_held_accelerators(
+    chart: Any, devices: dict[str, str], key: str, above: str
+) -> None:
+    requirements = _pool_requirements(chart, devices)
+    assert {"key": key, "operator": "Gt", "values": [above]} in requirements
+
+
+def test_neuron_cores_have_no_counting_label_and_add_no_requirement(chart: Any) -> None:
+    requirements = _pool_requirements(chart, {"aws.amazon.com/neuroncore": "2"})
+    assert not [r for r in requirements if "accelerator" in r["key"] or "gpu" in r["key"]]
+
+
+def test_a_pool_of_a_provider_without_device_labels_gets_no_device_requirement(
+    chart: Any,
+) -> None:
+    # It was given "Noneinstance-gpu-count", a label no node has: the pool launched nothing
+    azure = NodeClassRef("karpenter.azure.com", "AKSNodeClass", "default")
+    requirements = _pool_requirements(
+        chart, GPU, node_class=azure, node_cpu="8", node_memory="32Gi"
+    )
+    assert not [r for r in requirements if "gpu" in r["key"]]
+
+
+def test_a_kwok_pool_with_a_gpu_slice_is_taken_without_a_requirement_kwok_refuses(
+    chart: Any,
+) -> None:
+    # Karpenter's KWOK provider restricts its domain to four instance labels: the GPU
+    # count the headroom added was refused, naming a requirement the user never wrote
+    requirements = _pool_requirements(chart, GPU, node_class=NodeClassRef.kwok())
+    assert not [r for r in requirements if "gpu" in r["key"]]

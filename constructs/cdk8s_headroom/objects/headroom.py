@@ -22,7 +22,7 @@ from cdk8s_headroom.objects.headroom_rules import (
     check_devices,
     describe,
     require_dedicated_pool,
-    require_gpu_instances,
+    require_device_instances,
     within,
 )
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULL_TOOLS_IMAGE, ImagePrepuller
@@ -326,7 +326,7 @@ class NodeHeadroom(HeadroomConstruct):
             # pool as it was. The pod templates read the pool's taints at synthesis.
             if self.dedicated_taint is not None:
                 node_pool.add_taint(self.dedicated_taint)
-            require_gpu_instances(node_pool, self.extended_resources)
+            require_device_instances(node_pool, self.extended_resources)
             pool = node_pool
             if slice_spec is not None and not self.sized_slices:
                 held = slice_spec

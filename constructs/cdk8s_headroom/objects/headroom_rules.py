@@ -7,25 +7,46 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
+from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
 from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown
 from cdk8s_headroom.vocabulary.extended_resources import check_extended_resources
 from cdk8s_headroom.vocabulary.node_pools import INodePool, Targeting
 from cdk8s_headroom.vocabulary.placement import NodeSelectorOperator, Taint
 
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
-"""The device plugins' GPU resources, which the providers' ``instance-gpu-count`` counts."""
+_GPU_COUNT = "instance-gpu-count"
+DEVICE_COUNT_LABELS: Mapping[NodePoolFlavour, Mapping[str, str]] = {
+    NodePoolFlavour.KARPENTER_EC2: {
+        "nvidia.com/gpu": _GPU_COUNT,
+        "amd.com/gpu": _GPU_COUNT,
+        "habana.ai/gaudi": _GPU_COUNT,
+        "aws.amazon.com/neuron": "instance-accelerator-count",
+    },
+    NodePoolFlavour.EKS_AUTO_MODE: {"nvidia.com/gpu": _GPU_COUNT, "amd.com/gpu": _GPU_COUNT},
+}
+"""Per provider, each device plugin's resource and the instance label (after the
+provider's prefix) that counts it on every instance type with the device, and is absent
+on the others. karpenter-provider-aws ``pkg/providers/instancetype/types.go``,
+``computeRequirements``: ``instance-gpu-count`` from the instance's GPU info (NVIDIA's,
+AMD's, Habana's Gaudi), ``instance-accelerator-count`` from its Neuron devices, the
+count of ``aws.amazon.com/neuron`` (``awsNeuronDevices``). EKS Auto Mode documents the
+GPU labels. No label counts ``aws.amazon.com/neuroncore`` (cores per device vary), and
+KWOK's and other providers' instance types carry none this project knows: their pools
+get no requirement, and the declared node sizes decide."""
 
 
-def require_gpu_instances(pool: KarpenterNodePool, devices: Mapping[str, str]) -> None:
-    """Makes an emitted pool launch instances with the GPUs each reserver holds: the
-    provider's ``instance-gpu-count`` above the count less one (karpenter-provider-aws
-    labels each GPU instance type with it, and requires it absent on the others), unless
-    the pool already says something of it."""
-    gpus = max((int(devices[name]) for name in GPU_RESOURCES if name in devices), default=0)
-    key = f"{pool.flavour.label_prefix}instance-gpu-count"
-    if gpus and not any(requirement.key == key for requirement in pool.requirements):
-        pool.add_requirement(key, NodeSelectorOperator.GT, [str(gpus - 1)])
+def require_device_instances(pool: KarpenterNodePool, devices: Mapping[str, str]) -> None:
+    """Makes an emitted pool launch instances with the devices each reserver holds: each
+    counting label of the pool's provider (``DEVICE_COUNT_LABELS``) above the count less
+    one, unless the pool already says something of that label."""
+    wanted: dict[str, int] = {}
+    for resource, label in DEVICE_COUNT_LABELS.get(pool.flavour, {}).items():
+        if resource in devices:
+            wanted[label] = max(wanted.get(label, 0), int(devices[resource]))
+    for label, count in wanted.items():
+        key = f"{pool.flavour.label_prefix}{label}"
+        if not any(requirement.key == key for requirement in pool.requirements):
+            pool.add_requirement(key, NodeSelectorOperator.GT, [str(count - 1)])
 
 
 def check_devices(wanted: object, held: Mapping[str, str]) -> None:
