@@ -130,7 +130,7 @@ WINDOW_CASES = [
         "scheduled-nodes-without-a-schedule",
         {"reservation": {"scheduledNodes": 3}},
         "reservation.scheduledNodes",
-        "None without a schedule",
+        "no value without a schedule",
     ),
     (
         "a-schedule-without-scheduled-nodes",
@@ -151,7 +151,7 @@ WINDOW_CASES = [
             **scheduled(BUSINESS)["reservation"], "cpu": "10%", "memory": "10%",
             "nodeTypes": [{"name": "m5.large", "cpu": "1930m", "memory": "7Gi"}]}},
         "reservation.schedule",
-        "None with a share of each node",
+        "no schedule with a share of each node",
     ),
     (
         "a-cron-job-name-over-52-characters",

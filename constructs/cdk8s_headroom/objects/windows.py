@@ -31,12 +31,12 @@ remove (kubernetes ``pkg/apis/core/types.go``, ``DisruptionTarget``)."""
 
 # The refusals of a schedule's count and of its CronJobs' names, which the chart's
 # windows unit says too (helm/windows.py).
-NODES_WITHOUT_SCHEDULE = "None without a schedule: the DaemonSet holds a slice on every node"
+NODES_WITHOUT_SCHEDULE = "no value without a schedule: the DaemonSet holds a slice on every node"
 COUNT_NEEDED = "the number of {what} in a window, 1 or more, with a schedule"
 COUNTED = {"scheduled_nodes": "nodes that hold a slice", "replicas": "placeholder pods"}
 """What a schedule's count counts: a reserver's nodes, a buffer's pods."""
 NOT_WITH_SHARE = (
-    "None with a share of each node (cpu or memory as a percentage): a schedule "
+    "no schedule with a share of each node (cpu or memory as a percentage): a schedule "
     "holds a fixed slice on scheduled_nodes nodes"
 )
 NAME_TOO_LONG = (
