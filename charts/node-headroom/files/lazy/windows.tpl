@@ -71,11 +71,17 @@
      a window that fires on none is refused first */ -}}
 {{- range $p := $parsed -}}
 {{- $on := dict }}{{ $s := $p.sets }}{{ $either := not (or (index $p.any 2) (index $p.any 4)) -}}
+{{- /* Every month and any day of the month: its weekdays' days (a test of each
+     day costs a score of calls; most schedules are such) */ -}}
+{{- if and (index $p.any 2) (eq (len (index $s 3)) 12) -}}
+{{- range $weekday, $in := index $s 4 }}{{ range index $w.byWeekday $weekday }}{{ $_ := set $on . true }}{{ end }}{{ end -}}
+{{- else -}}
 {{- range $d := until (int $w.sweep) }}{{ $day := index $w.days $d -}}
 {{- if hasKey (index $s 3) (toString (index $day 0)) -}}
 {{- $dom := hasKey (index $s 2) (toString (index $day 1)) }}{{ $dow := hasKey (index $s 4) (toString (index $day 2)) -}}
 {{- if or (and $dom $dow) (and $either (or $dom $dow)) }}{{ $_ := set $on (toString $d) true }}{{ end -}}
 {{- end }}{{ end -}}
+{{- end -}}
 {{- if not $on }}{{- include "node-headroom.fail" (dict "lib" $lib "field" (printf "%s.windows[%d].schedule" $at $p.i) "value" $p.schedule "allowed" $w.allowed.neverFires) -}}{{ end -}}
 {{- $_ := set $p "on" $on -}}
 {{- end -}}
