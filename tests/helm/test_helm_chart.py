@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 669
+HAND_WRITTEN_CEILING = 651
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
@@ -212,7 +212,10 @@ time windows (issue 35): the judge, the checks and the CronJobs are the generate
 windows unit (helm/windows.py), but the build calls it where values_to_app.build calls
 the library, so the first refusal is the same one: the reserver's schedule judged, its
 count checked, its CronJobs built (3), and a buffer's the same (3, in the buffers'
-unit)."""
+unit). Lowered, 669 to 651: a workload's labels and security contexts are the library's
+recipes (vocabulary/labels.py WORKLOAD_LABELS, security_context.py POD_USER and
+CONTAINER_USER), compiled as helm/recipes.py WORKLOAD, in place of a helper that wrote
+them again."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

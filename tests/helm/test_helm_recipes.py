@@ -14,7 +14,7 @@ import pytest
 
 from cdk8s_headroom.helm import manifests
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
-from cdk8s_headroom.helm.recipes import RECIPES, compile_recipe
+from cdk8s_headroom.helm.recipes import RECIPES, WORKLOAD, compile_recipe
 from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
@@ -227,6 +227,37 @@ def test_the_compiled_reader_recipes_are_what_the_library_evaluates(
     # helm/reader.py SUBJECT (no apiGroup or namespace where the kind has none) and
     # ROLE_REF, which add_reader evaluates and the generated reader unit runs
     assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [None, {"team": "data", "app": "mine"}],
+    ids=["no-labels", "labels-and-a-clash"],
+)
+def test_the_compiled_workload_labels_and_contexts_are_what_the_library_evaluates(
+    tmp_path: Path, labels: dict[str, str] | None
+) -> None:
+    # helm/recipes.py WORKLOAD: labels.WORKLOAD_LABELS, whose "app" wins over the user's,
+    # under Helm's labels in an object's own metadata, and the library's contexts run as
+    # the workload's user (security_context.POD_USER, CONTAINER_USER)
+    inputs = {
+        "helm": {"app.kubernetes.io/managed-by": "Helm", "app": "helm-loses"},
+        "labels": labels,
+        "name": "burst",
+        "component": "burst-workload",
+        "uid": 1000,
+        "podSecurityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containerSecurityContext": {"readOnlyRootFilesystem": True},
+    }
+    built = evaluate(WORKLOAD, inputs)
+    assert _compiled(tmp_path, WORKLOAD, inputs) == built
+    assert built["labels"]["app"] == built["meta"]["app"] == "burst"
+    assert built["meta"]["app.kubernetes.io/managed-by"] == "Helm"
+    assert built["pod"] == {
+        **inputs["podSecurityContext"],
+        **security_context.pod_security_context(1000),
+    }
+    assert built["container"]["runAsGroup"] == 1000
 
 
 def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:

@@ -16,6 +16,27 @@
 {{- define "node-headroom.rule.poolValueNeedsName" }}{{ if (not (or (not (include "node-headroom.given" .given)) (include "node-headroom.given" .pool))) }}{{ include "node-headroom.refuse" (list . "poolValueNeedsName") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.prepullerName" }}{{ if (not (or (not .prepulled) (not (lt (int64 .limit) (int64 (len (default (list) .name))))))) }}{{ include "node-headroom.refuse" (list . "prepullerName") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.ownNamespace" }}{{ if (has .value (list "default" "kube-system" "kube-public")) }}{{ include "node-headroom.refuse" (list . "ownNamespace") }}{{ end }}{{ end }}
+{{/* vocabulary/labels.py WORKLOAD_LABELS, security_context.py POD_USER and CONTAINER_USER: a workload's labels and security contexts; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.workload" -}}
+{{- $in := . -}}
+{{- $map1 := dict -}}
+{{- range $key2, $item3 := $in.labels }}{{ $_ := set $map1 $key2 $item3 }}{{ end -}}
+{{- range $key2, $item3 := (dict "app" $in.name "app.kubernetes.io/component" $in.component "app.kubernetes.io/name" $in.name "app.kubernetes.io/part-of" "node-headroom") }}{{ $_ := set $map1 $key2 $item3 }}{{ end -}}
+{{- $map4 := dict -}}
+{{- range $key5, $item6 := $in.labels }}{{ $_ := set $map4 $key5 $item6 }}{{ end -}}
+{{- range $key5, $item6 := (dict "app" $in.name "app.kubernetes.io/component" $in.component "app.kubernetes.io/name" $in.name "app.kubernetes.io/part-of" "node-headroom") }}{{ $_ := set $map4 $key5 $item6 }}{{ end -}}
+{{- $map7 := dict -}}
+{{- range $key8, $item9 := $in.helm }}{{ $_ := set $map7 $key8 $item9 }}{{ end -}}
+{{- range $key8, $item9 := $map4 }}{{ $_ := set $map7 $key8 $item9 }}{{ end -}}
+{{- $map10 := dict -}}
+{{- range $key11, $item12 := $in.podSecurityContext }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- range $key11, $item12 := (dict "runAsUser" $in.uid "runAsGroup" $in.uid "fsGroup" $in.uid) }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- $map13 := dict -}}
+{{- range $key14, $item15 := $in.containerSecurityContext }}{{ $_ := set $map13 $key14 $item15 }}{{ end -}}
+{{- range $key14, $item15 := (dict "runAsUser" $in.uid "runAsGroup" $in.uid) }}{{ $_ := set $map13 $key14 $item15 }}{{ end -}}
+{{- $_ := set $in "out" (dict "labels" $map1 "meta" $map7 "pod" $map10 "container" $map13) -}}
+{{- end -}}
 {{/* objects/reserver.py RESERVER_POD: the reserver's pod; compiled from its recipe,
      of its inputs (a map), into their "out". */}}
 {{- define "node-headroom.recipe.reserverPod" -}}

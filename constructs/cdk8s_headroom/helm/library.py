@@ -64,7 +64,6 @@ from cdk8s_headroom.vocabulary import (
     share_rules,
 )
 from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP
-from cdk8s_headroom.vocabulary.labels import workload_labels
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
 from cdk8s_headroom.vocabulary.node_sizes import INSTANCE_TYPE_LABEL
 from cdk8s_headroom.vocabulary.placement import Taint, Toleration
@@ -226,7 +225,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "classAnnotations": objects["PriorityClass"]["metadata"]["annotations"],
         "namespaceLabels": objects["Namespace"]["metadata"]["labels"],
         "namespaceAnnotations": objects["Namespace"]["metadata"]["annotations"],
-        "workloadLabels": workload_labels("{name}", "{component}"),
         # the update strategy follows the model (reserverUpdateStrategy)
         "reserverSpec": _without(
             objects["DaemonSet"]["spec"], "selector", "template", "updateStrategy"

@@ -23,6 +23,7 @@ from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, WINDOW_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.windows import ONE_PER_NODE, WINDOW_CRON_JOB
+from cdk8s_headroom.vocabulary.labels import WORKLOAD_LABELS
 from cdk8s_headroom.vocabulary.placement import (
     REQUIREMENT,
     TAINT_TEXT,
@@ -40,7 +41,9 @@ from cdk8s_headroom.vocabulary.recipes import (
     Join,
     Merge,
     Take,
+    merge,
 )
+from cdk8s_headroom.vocabulary.security_context import CONTAINER_USER, POD_USER
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,24 @@ class ChartRecipe:
     is left out of the compiled helper, which the default values parse on every render."""
 
 
+WORKLOAD = {
+    "labels": WORKLOAD_LABELS,
+    # An object's own metadata: Helm's labels under the workload's
+    "meta": merge(Take("helm"), WORKLOAD_LABELS),
+    # The library's restricted contexts (helm.library: the reserver's, without the
+    # user), run as the workload's user
+    "pod": merge(Take("podSecurityContext"), POD_USER),
+    "container": merge(Take("containerSecurityContext"), CONTAINER_USER),
+}
+"""What the chart gives each workload: its labels, its objects' metadata labels, and its
+pods' and containers' security contexts, of the library's recipes."""
+
 RECIPES: Mapping[str, ChartRecipe] = {
+    "workload": ChartRecipe(
+        WORKLOAD,
+        "vocabulary/labels.py WORKLOAD_LABELS, security_context.py POD_USER and"
+        " CONTAINER_USER: a workload's labels and security contexts",
+    ),
     "reserverPod": ChartRecipe(
         RESERVER_POD,
         "objects/reserver.py RESERVER_POD: the reserver's pod",

@@ -399,10 +399,9 @@ class CapacityBuffer(HeadroomConstruct):
         )
         if isinstance(pool, ISizedNodePool):
             self._check_fits(pool.pool_name, pool.smallest_node)
-        self.labels = {
-            **names.labels(labels, field="labels"),
-            **workload_labels(self.name, BUFFER_COMPONENT),
-        }
+        self.labels = workload_labels(
+            self.name, BUFFER_COMPONENT, names.labels(labels, field="labels")
+        )
 
         super().__init__(scope, id)
         self.pod_template: RenderedApiObject | None = None

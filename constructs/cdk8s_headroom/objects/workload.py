@@ -102,10 +102,9 @@ class HeadroomWorkload(HeadroomConstruct):
             node_affinity=given["node_affinity"],
         )
         """Where the pods go: the pool, selector, affinity and tolerations."""
-        self.labels = {
-            **names.labels(given["labels"], field="labels"),
-            **workload_labels(name, component),
-        }
+        self.labels = workload_labels(
+            name, component, names.labels(given["labels"], field="labels")
+        )
         """The labels of the workload's objects and pods: the ``labels`` prop's, then
         the library's (``workload_labels``), which win."""
 

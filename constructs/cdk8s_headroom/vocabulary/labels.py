@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from cdk8s_headroom.vocabulary.recipes import Take, evaluate, merge
+
 PART_OF = "node-headroom"
 
 COMPONENT_LABEL = "app.kubernetes.io/component"
@@ -17,14 +21,29 @@ WINDOW_LABEL = "headroom.cdk8s.io/window"
 ``status`` reports."""
 
 
-def workload_labels(name: str, component: str) -> dict[str, str]:
-    """``app`` (the seed's selector label) plus the recommended ``app.kubernetes.io`` set."""
-    return {
-        "app": name,
-        COMPONENT_LABEL: component,
-        "app.kubernetes.io/name": name,
+WORKLOAD_LABELS = merge(
+    Take("labels"),
+    {
+        "app": Take("name"),
+        COMPONENT_LABEL: Take("component"),
+        "app.kubernetes.io/name": Take("name"),
         "app.kubernetes.io/part-of": PART_OF,
-    }
+    },
+)
+"""The recipe of a workload's labels (``recipes``): the user's ``labels``, then ``app``
+(the seed's selector label) and the recommended ``app.kubernetes.io`` set of its
+``name`` and ``component``, which win. Every workload of the library and of the chart
+(``helm.recipes`` WORKLOAD) is labelled by it."""
+
+
+def workload_labels(
+    name: str, component: str, labels: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """``WORKLOAD_LABELS`` of a workload: the ``labels`` given, then the library's."""
+    found: dict[str, str] = evaluate(
+        WORKLOAD_LABELS, {"labels": labels, "name": name, "component": component}
+    )
+    return found
 
 
 FIRST_SYNC_WAVE = {"argocd.argoproj.io/sync-wave": "-1"}

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cdk8s_headroom.vocabulary import object_names
-from cdk8s_headroom.vocabulary.recipes import INDEX, ITEM, Each, Item, evaluate, fill_with
+from cdk8s_headroom.vocabulary.recipes import INDEX, ITEM, Each, Item, Take, evaluate, fill_with
 
 Manifest = dict[str, Any]
 
@@ -23,13 +23,18 @@ PAUSE_UID = 65535
 ROOT_UID = 0
 
 
+CONTAINER_USER = {"runAsUser": Take("uid"), "runAsGroup": Take("uid")}
+"""The recipe of the user a container runs as (``recipes``): the user id ``uid`` and its
+group. The library's contexts and the chart's (``helm.recipes`` WORKLOAD) take it."""
+POD_USER = {**CONTAINER_USER, "fsGroup": Take("uid")}
+"""The recipe of the user a pod runs as: ``CONTAINER_USER``, and its volumes' group."""
+
+
 def pod_security_context(run_as_user: int) -> Manifest:
     """Restricted at pod level: non-root, a fixed non-zero user, seccomp RuntimeDefault."""
     return {
         "runAsNonRoot": run_as_user != ROOT_UID,
-        "runAsUser": run_as_user,
-        "runAsGroup": run_as_user,
-        "fsGroup": run_as_user,
+        **evaluate(POD_USER, {"uid": run_as_user}),
         "seccompProfile": {"type": "RuntimeDefault"},
     }
 
@@ -49,8 +54,7 @@ def container_security_context(
         "privileged": privileged,
         "readOnlyRootFilesystem": read_only_root_filesystem,
         "runAsNonRoot": run_as_user != ROOT_UID,
-        "runAsUser": run_as_user,
-        "runAsGroup": run_as_user,
+        **evaluate(CONTAINER_USER, {"uid": run_as_user}),
     }
 
 

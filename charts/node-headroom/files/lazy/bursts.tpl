@@ -57,8 +57,7 @@
 {{- end -}}
 {{- $uid := $lib.burstDefaults.runAsUser -}}
 {{- if not (kindIs "invalid" $w.runAsUser) }}{{ $uid = $w.runAsUser }}{{ end -}}
-{{- $o := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "into" $o) -}}
+{{- $o := dict "helm" $helm "uid" (int64 $uid) "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $o }}{{ $o = $o.out -}}
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
 {{- /* The inputs of its pod, whose recipe decides its fields (objects/burst.py BURST_POD) */ -}}
@@ -94,8 +93,7 @@
 {{- /* The inputs of its pod, whose recipe decides its fields (objects/prepuller.py PREPULLER_POD) */ -}}
 {{- $in := merge (dict "priorityClassName" $classes.headroom.name "toolsImage" $v.images.prepullTools "pauseImage" $v.images.pause "images" $burstImages "tolerations" $tolerations.list) $placement -}}
 {{- include "node-headroom.recipe.prepullerPod" $in -}}
-{{- $po := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $lib.prepullRunAsUser "labels" $v.labels "name" $name "component" $lib.components.prepuller "into" $po) -}}
+{{- $po := dict "helm" $helm "uid" (int64 $lib.prepullRunAsUser) "labels" $v.labels "name" $name "component" $lib.components.prepuller "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $po }}{{ $po = $po.out -}}
 {{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "meta" $po.meta "pod" $in.out "spec" (deepCopy $lib.prepullerSpec)) -}}
 {{- end -}}
 {{- end -}}

@@ -257,20 +257,6 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- end -}}
 {{- end -}}
 
-{{/* The library's workload labels under the user's (labels; meta: with Helm's labels
-     under them, as an object's own), and the security contexts of a user id. */}}
-{{- define "node-headroom.workload" -}}
-{{- $labels := dict }}{{ $meta := dict -}}
-{{- range $key, $value := .helm }}{{ $_ := set $meta $key $value }}{{ end -}}
-{{- range $key, $value := .labels }}{{ $_ := set $labels $key $value }}{{ $_ := set $meta $key $value }}{{ end -}}
-{{- range $key, $pattern := .lib.workloadLabels }}{{ $value := replace "{component}" $.component (replace "{name}" $.name $pattern) }}{{ $_ := set $labels $key $value }}{{ $_ := set $meta $key $value }}{{ end -}}
-{{- $uid := int64 .uid -}}
-{{- $_ := set .into "labels" $labels -}}
-{{- $_ := set .into "meta" $meta -}}
-{{- $_ := set .into "pod" (merge (dict "runAsUser" $uid "runAsGroup" $uid "fsGroup" $uid) (deepCopy .lib.podSecurityContext)) -}}
-{{- $_ := set .into "container" (merge (dict "runAsUser" $uid "runAsGroup" $uid) (deepCopy .lib.containerSecurityContext)) -}}
-{{- end -}}
-
 {{- define "node-headroom.config" -}}
 {{- if not (hasKey . "nodeHeadroom") -}}
 {{- $c := dict }}{{ $_ := set . "nodeHeadroom" $c }}{{ include "node-headroom.build" (dict "root" . "out" $c) -}}
@@ -437,8 +423,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $reservers := list -}}
 {{- range $s := default (list (dict "name" $reserverName "cpu" $cpu "memory" $memory "slice" $sliceText)) $c.sizes -}}
 {{- $p := $placement }}{{ with $s.nodeType }}{{ $p = merge (dict "nodeSelector" (merge (dict $lib.shares.typeLabel .) (default (dict) $placement.nodeSelector))) $placement }}{{ end -}}
-{{- $o := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "helm" $helm "uid" $task.runAsUser "labels" $v.labels "name" $s.name "component" $lib.components.reserver "into" $o) -}}
+{{- $o := dict "helm" $helm "uid" (int64 $task.runAsUser) "labels" $v.labels "name" $s.name "component" $lib.components.reserver "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $o }}{{ $o = $o.out -}}
 {{- /* The inputs of the reserver's pod, whose recipe decides its fields (objects/reserver.py
      RESERVER_POD, compiled into _recipes.tpl): the task's, the placement's, and these */ -}}
 {{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $s.cpu "memory" $s.memory "extendedResources" $r.extendedResources "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.list) $p $task -}}

@@ -24,8 +24,7 @@
 {{- $version := default $lib.bufferDefaults.apiVersion $b.apiVersion -}}
 {{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "lib" $lib "field" (print $bat ".apiVersion") "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) }}{{ $request := print (trimSuffix "buffer" $bat) "resources.requests." }}
 {{- if or .nodeCpu .nodeMemory }}{{ include "node-headroom.nodeFit.bufferPod" (dict "lib" $lib "pool" .pool "cpu" .resources.requests.cpu "memory" .resources.requests.memory "cpuField" (print $request "cpu") "memoryField" (print $request "memory") "nodeCpu" .nodeCpu "nodeMemory" .nodeMemory) }}{{ end -}}
-{{- $bo := dict -}}
-{{- include "node-headroom.workload" (dict "lib" $lib "helm" .helm "uid" .uid "labels" .labels "name" $bufferName "component" $lib.components.buffer "into" $bo) -}}
+{{- $bo := dict "helm" .helm "uid" (int64 .uid) "labels" .labels "name" $bufferName "component" $lib.components.buffer "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $bo }}{{ $bo = $bo.out -}}
 {{- $spec := deepCopy $lib.bufferSpec -}}
 {{- $_ := set $buffer "name" $bufferName }}{{ $_ := set $buffer "labels" $bo.labels }}{{ $_ := set $buffer "meta" $bo.meta -}}
 {{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $version) }}{{ $_ := set $buffer "spec" $spec -}}
