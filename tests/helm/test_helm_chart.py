@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 669
+HAND_WRITTEN_CEILING = 670
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
@@ -212,7 +212,8 @@ time windows (issue 35): the judge, the checks and the CronJobs are the generate
 windows unit (helm/windows.py), but the build calls it where values_to_app.build calls
 the library, so the first refusal is the same one: the reserver's schedule judged, its
 count checked, its CronJobs built (3), and a buffer's the same (3, in the buffers'
-unit)."""
+unit). Raised again, 669 to 670: the alerts' unit lists the CronJobs of the buffers held
+in time windows, whose placeholder pods ``HeadroomBufferPodPending`` watches (1)."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:
