@@ -354,6 +354,40 @@ PARITY_CASES: list[tuple[str, str, dict[str, Any]]] = [
             ],
         },
     ),
+    # Buffers held in windows beside slices on every node, with the alerts, under a
+    # release prefix: their placeholders are watched through the windows' Jobs, in the
+    # order the library adds the buffers and their windows
+    (
+        "buffer-windows-with-slices-and-alerts",
+        "web",
+        {
+            "alerts": {"enabled": True, "erosionFor": "45m"},
+            "burstWorkloads": [
+                {
+                    **API,
+                    "buffer": {
+                        "replicas": 2,
+                        "schedule": {
+                            "timeZone": "Europe/Berlin",
+                            "windows": [
+                                {"schedule": "0 8 * * mon-fri", "minutes": 600, "name": "day"},
+                                {"schedule": "0 20 * * *", "minutes": 60},
+                            ],
+                        },
+                    },
+                },
+                {
+                    **WORKER,
+                    "buffer": {
+                        "replicas": 1,
+                        "schedule": {
+                            "windows": [{"schedule": "@daily", "minutes": 120, "name": "batch"}]
+                        },
+                    },
+                },
+            ],
+        },
+    ),
     # The reader's ClusterRole (reader.create): alone and named, and bound under a
     # release prefix, a service account in the workloads' namespace
     ("reader-named", "node-headroom", {"reader": {"create": True, "name": "plan-and-status"}}),

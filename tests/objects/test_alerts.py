@@ -13,7 +13,6 @@ input series in kube-state-metrics' exact names and labels (kubernetes/kube-stat
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -25,188 +24,33 @@ import yaml
 from cdk8s_headroom import (
     HeadroomAlerts,
     HeadroomConfigError,
-    HeadroomSchedule,
-    HeadroomWindow,
     NodeHeadroom,
     synth,
 )
 from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules, rule_file
 from cdk8s_headroom.vocabulary.node_share import NodeType
 from scripts.validation import validate_models
-
-PROMTOOL = shutil.which("promtool")
-needs_promtool = pytest.mark.skipif(
-    PROMTOOL is None,
-    reason="promtool is not installed (Debian package `prometheus`; `make test` installs it)",
+from tests.objects.alert_series import (
+    ALERTS,
+    NS,
+    PROMTOOL,
+    burst_deployment_series,
+    burst_pod_series,
+    daemonset_series,
+    expected_annotations,
+    expected_labels,
+    headroom_app,
+    needs_promtool,
+    owner_series,
+    phase_series,
+    promtool_test,
+    rule_document,
+    waiting_reservers,
 )
-NS = "node-headroom"
-KSM = 'job="kube-state-metrics",instance="10.0.0.7:8080"'
-
-
-def _app() -> tuple[cdk8s.App, NodeHeadroom, HeadroomAlerts]:
-    app = cdk8s.App()
-    chart = cdk8s.Chart(app, "chart")
-    headroom = NodeHeadroom(chart, "headroom", cpu="500m", memory="512Mi", namespace=NS)
-    alerts = HeadroomAlerts(chart, "alerts", headroom=headroom, labels={"release": "kps"})
-    # added after the alerts: still watched, since the rules render at synthesis
-    headroom.add_burst_workload("api", image="nginx:1.27", cpu="250m", memory="256Mi")
-    return app, headroom, alerts
-
-
-def _rule_document() -> Any:
-    _, _, alerts = _app()
-    return alerts.resource.to_json()
-
-
-def _phase_series(pod: str, phase: str, values: str, uid: str) -> list[dict[str, str]]:
-    """kube_pod_status_phase as kube-state-metrics exports it: one series per phase."""
-    return [
-        {
-            "series": f'kube_pod_status_phase{{{KSM},namespace="{NS}",pod="{pod}",'
-            f'uid="{uid}",phase="{each}"}}',
-            "values": values if each == phase else "0x90",
-        }
-        for each in ("Pending", "Running", "Succeeded", "Failed", "Unknown")
-    ]
-
-
-def _owner(pod: str, kind: str, owner: str, uid: str) -> dict[str, str]:
-    return {
-        "series": f'kube_pod_owner{{{KSM},namespace="{NS}",pod="{pod}",uid="{uid}",'
-        f'owner_kind="{kind}",owner_name="{owner}",owner_is_controller="true"}}',
-        "values": "1x90",
-    }
-
-
-def _daemonset(
-    desired: int, available: int, name: str = "headroom-reserver"
-) -> list[dict[str, str]]:
-    labels = f'{KSM},namespace="{NS}",daemonset="{name}"'
-    return [
-        {
-            "series": f"kube_daemonset_status_desired_number_scheduled{{{labels}}}",
-            "values": f"{desired}x90",
-        },
-        {
-            "series": f"kube_daemonset_status_number_available{{{labels}}}",
-            "values": f"{available}x90",
-        },
-    ]
-
-
-def _burst_deployment(available: int) -> dict[str, str]:
-    return {
-        "series": f'kube_deployment_status_replicas_available{{{KSM},namespace="{NS}",'
-        f'deployment="api"}}',
-        "values": f"{available}x90",
-    }
-
-
-def _waiting_reservers(
-    count: int, owner: str = "headroom-reserver", kind: str = "DaemonSet"
-) -> list[dict[str, str]]:
-    series: list[dict[str, str]] = []
-    for index in range(count):
-        pod, uid = f"{owner}-w{index}", f"uid-{owner}-w{index}"
-        series += _phase_series(pod, "Pending", "1x90", uid)
-        series.append(_owner(pod, kind, owner, uid))
-    return series
-
-
-def _burst_pods(count: int, phase: str) -> list[dict[str, str]]:
-    series: list[dict[str, str]] = []
-    for index in range(count):
-        pod, uid = f"api-7d9f8c6b5-{index}x", f"uid-b{index}"
-        series += _phase_series(pod, phase, "1x90", uid)
-        series.append(_owner(pod, "ReplicaSet", "api-7d9f8c6b5", uid))
-    return series
-
-
-ALERTS = (
-    "HeadroomNoTargetNodes",
-    "HeadroomSlicesLow",
-    "HeadroomSlicesEroded",
-    "HeadroomBurstPodPending",
-)
-
-
-def _promtool_test(
-    tmp_path: Path,
-    series: list[dict[str, str]],
-    firing: dict[str, int],
-    held: str = "",
-    document: Any = None,
-) -> None:
-    """Runs promtool's unit test: at minute 60, the alerts in ``firing`` fire that many
-    times and every other alert of the headroom fires not at all. ``held`` is how
-    Prometheus' ``humanizePercentage`` shows the share of slices held."""
-    document = _rule_document() if document is None else document
-    (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": document["spec"]["groups"]}))
-    present = [rule["alert"] for rule in document["spec"]["groups"][0]["rules"]]
-    headroom = document["spec"]["groups"][0]["rules"][0]["labels"]["headroom"]
-    cases = [
-        {"eval_time": "60m", "alertname": alert, "exp_alerts": [{}] * firing.get(alert, 0)}
-        for alert in ALERTS
-        if alert in present
-    ]
-    # exp_alerts must name each alert's labels exactly: filled from the rule's labels
-    # (and the pod, for the per-pod alert) so that a wrong label fails the test too.
-    for case in cases:
-        case["exp_alerts"] = [
-            {
-                "exp_labels": _expected_labels(case["alertname"], index, headroom),
-                "exp_annotations": _expected_annotations(document, case["alertname"], index, held),
-            }
-            for index in range(len(case["exp_alerts"]))
-        ]
-    (tmp_path / "test.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "rule_files": ["rules.yaml"],
-                "evaluation_interval": "1m",
-                "tests": [{"interval": "1m", "input_series": series, "alert_rule_test": cases}],
-            }
-        )
-    )
-    assert PROMTOOL is not None
-    result = subprocess.run(
-        [PROMTOOL, "test", "rules", "test.yaml"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
-def _expected_labels(alert: str, index: int, headroom: str) -> dict[str, str]:
-    # The DaemonSets' alerts are sums over the reservers (a share has one per node size):
-    # the rule's own labels only, none of a series'
-    labels = {"alertname": alert, "severity": "warning", "headroom": headroom, "namespace": NS}
-    if alert == "HeadroomBurstPodPending":
-        labels.update(
-            job="kube-state-metrics",
-            instance="10.0.0.7:8080",
-            pod=f"api-7d9f8c6b5-{index}x",
-            uid=f"uid-b{index}",
-            phase="Pending",
-        )
-    return labels
-
-
-def _expected_annotations(document: Any, alert: str, index: int, held: str) -> dict[str, str]:
-    """The rule's annotations as Prometheus expands their templates."""
-    (rule,) = [r for r in document["spec"]["groups"][0]["rules"] if r["alert"] == alert]
-    return {
-        key: text.replace("{{ $value | humanizePercentage }}", held).replace(
-            "{{ $labels.pod }}", f"api-7d9f8c6b5-{index}x"
-        )
-        for key, text in rule["annotations"].items()
-    }
 
 
 def test_the_rule_is_a_prometheus_rule_in_the_headrooms_namespace_with_the_given_labels() -> None:
-    document = _rule_document()
+    document = rule_document()
 
     assert document["apiVersion"] == "monitoring.coreos.com/v1"
     assert document["kind"] == "PrometheusRule"
@@ -222,7 +66,7 @@ def test_the_rule_is_a_prometheus_rule_in_the_headrooms_namespace_with_the_given
 
 
 def test_the_rules_use_kube_state_metrics_standard_series_only() -> None:
-    expressions = " ".join(rule["expr"] for rule in _rule_document()["spec"]["groups"][0]["rules"])
+    expressions = " ".join(rule["expr"] for rule in rule_document()["spec"]["groups"][0]["rules"])
 
     assert "kube_pod_labels" not in expressions
     assert set(__import__("re").findall(r"\b(kube_[a-z_]+)\{", expressions)) == {
@@ -235,7 +79,7 @@ def test_the_rules_use_kube_state_metrics_standard_series_only() -> None:
 
 
 def test_the_prometheus_rule_passes_the_prometheus_operator_schema_strictly() -> None:
-    document = _rule_document()
+    document = rule_document()
     bad = {**document, "spec": {**document["spec"], "colour": "red"}}
 
     good_result, bad_result = validate_models([document, bad])
@@ -245,7 +89,7 @@ def test_the_prometheus_rule_passes_the_prometheus_operator_schema_strictly() ->
 
 
 def test_synthesis_emits_the_rule_beside_the_headroom(tmp_path: Path) -> None:
-    app, _, _ = _app()
+    app, _, _ = headroom_app()
     app = cdk8s.App(outdir=str(tmp_path))
     chart = cdk8s.Chart(app, "chart")
     headroom = NodeHeadroom(chart, "headroom", cpu="500m", memory="512Mi", namespace=NS)
@@ -262,7 +106,7 @@ def test_synthesis_emits_the_rule_beside_the_headroom(tmp_path: Path) -> None:
 @needs_promtool
 def test_promtool_check_rules_accepts_the_rules(tmp_path: Path) -> None:
     path = tmp_path / "rules.yaml"
-    path.write_text(yaml.safe_dump({"groups": _rule_document()["spec"]["groups"]}))
+    path.write_text(yaml.safe_dump({"groups": rule_document()["spec"]["groups"]}))
 
     result = subprocess.run(
         [str(PROMTOOL), "check", "rules", str(path)], capture_output=True, text=True, check=False
@@ -275,7 +119,7 @@ def test_promtool_check_rules_accepts_the_rules(tmp_path: Path) -> None:
 @needs_promtool
 def test_a_healthy_headroom_fires_nothing(tmp_path: Path) -> None:
     # every one of 10 slices held, the burst Deployment scaled to zero
-    _promtool_test(tmp_path, [*_daemonset(10, 10), _burst_deployment(0)], firing={})
+    promtool_test(tmp_path, [*daemonset_series(10, 10), burst_deployment_series(0)], firing={})
 
 
 @needs_promtool
@@ -283,21 +127,21 @@ def test_slices_in_use_by_running_burst_pods_are_low_but_not_eroded(tmp_path: Pa
     # 4 of 10 reservers wait because 4 burst pods run in their slices: normal operation,
     # but only 6 of 10 slices are left for the next burst
     series = [
-        *_daemonset(10, 6),
-        *_waiting_reservers(4),
-        _burst_deployment(4),
-        *_burst_pods(4, "Running"),
+        *daemonset_series(10, 6),
+        *waiting_reservers(4),
+        burst_deployment_series(4),
+        *burst_pod_series(4, "Running"),
     ]
 
-    _promtool_test(tmp_path, series, firing={"HeadroomSlicesLow": 1}, held="60%")
+    promtool_test(tmp_path, series, firing={"HeadroomSlicesLow": 1}, held="60%")
 
 
 @needs_promtool
 def test_reservers_waiting_with_no_burst_pod_running_are_erosion(tmp_path: Path) -> None:
     # 3 reservers wait and no burst pod runs: ordinary pods took the room
-    series = [*_daemonset(10, 7), *_waiting_reservers(3), _burst_deployment(0)]
+    series = [*daemonset_series(10, 7), *waiting_reservers(3), burst_deployment_series(0)]
 
-    _promtool_test(
+    promtool_test(
         tmp_path, series, firing={"HeadroomSlicesLow": 1, "HeadroomSlicesEroded": 1}, held="70%"
     )
 
@@ -307,14 +151,14 @@ def test_a_burst_pod_pending_past_its_budget_fires_once_per_pod(tmp_path: Path) 
     # two burst pods wait; a pod of another Deployment whose name starts alike does not count
     other = "api-v2-5c4b3a2d1-zz"
     series = [
-        *_daemonset(10, 10),
-        _burst_deployment(0),
-        *_burst_pods(2, "Pending"),
-        *_phase_series(other, "Pending", "1x90", "uid-other"),
-        _owner(other, "ReplicaSet", "api-v2-5c4b3a2d1", "uid-other"),
+        *daemonset_series(10, 10),
+        burst_deployment_series(0),
+        *burst_pod_series(2, "Pending"),
+        *phase_series(other, "Pending", "1x90", "uid-other"),
+        owner_series(other, "ReplicaSet", "api-v2-5c4b3a2d1", "uid-other"),
     ]
 
-    _promtool_test(tmp_path, series, firing={"HeadroomBurstPodPending": 2})
+    promtool_test(tmp_path, series, firing={"HeadroomBurstPodPending": 2})
 
 
 @needs_promtool
@@ -324,15 +168,17 @@ def test_without_burst_workloads_every_waiting_reserver_is_erosion(tmp_path: Pat
     chart = cdk8s.Chart(cdk8s.App(), "chart")
     headroom = NodeHeadroom(chart, "headroom", cpu="500m", memory="512Mi", namespace=NS)
     document = HeadroomAlerts(chart, "alerts", headroom=headroom).resource.to_json()
-    series = [*_daemonset(10, 9), _burst_deployment(3), *_waiting_reservers(1)]
+    series = [*daemonset_series(10, 9), burst_deployment_series(3), *waiting_reservers(1)]
 
-    _promtool_test(tmp_path, series, firing={"HeadroomSlicesEroded": 1}, document=document)
+    promtool_test(tmp_path, series, firing={"HeadroomSlicesEroded": 1}, document=document)
 
 
 @needs_promtool
 def test_a_reserver_that_targets_no_node_fires(tmp_path: Path) -> None:
-    _promtool_test(
-        tmp_path, [*_daemonset(0, 0), _burst_deployment(0)], firing={"HeadroomNoTargetNodes": 1}
+    promtool_test(
+        tmp_path,
+        [*daemonset_series(0, 0), burst_deployment_series(0)],
+        firing={"HeadroomNoTargetNodes": 1},
     )
 
 
@@ -358,19 +204,6 @@ def _share_document() -> Any:
     return HeadroomAlerts(chart, "alerts", headroom=headroom).resource.to_json()
 
 
-def _windows_document() -> Any:
-    chart = cdk8s.Chart(cdk8s.App(), "chart")
-    schedule = HeadroomSchedule(
-        [HeadroomWindow("0 8 * * mon-fri", 600, "business"), HeadroomWindow("0 20 * * *", 60)]
-    )
-    headroom = NodeHeadroom(
-        chart, "headroom", cpu="500m", memory="512Mi", namespace=NS, schedule=schedule,
-        scheduled_nodes=4,
-    )  # fmt: skip
-    headroom.add_burst_workload("api", image="nginx:1.27", cpu="250m", memory="256Mi")
-    return HeadroomAlerts(chart, "alerts", headroom=headroom).resource.to_json()
-
-
 def test_a_share_of_each_node_is_watched_through_every_size_s_daemonset() -> None:
     rules = {r["alert"]: r for r in _share_document()["spec"]["groups"][0]["rules"]}
 
@@ -383,18 +216,24 @@ def test_a_share_of_each_node_is_watched_through_every_size_s_daemonset() -> Non
 @needs_promtool
 def test_a_share_whose_other_size_has_no_node_now_is_no_alarm(tmp_path: Path) -> None:
     # No m5.xlarge in the pool today: its DaemonSet targets no node, which a share expects
-    series = [*_daemonset(4, 4, SIZES[0]), *_daemonset(0, 0, SIZES[1]), _burst_deployment(0)]
+    series = [
+        *daemonset_series(4, 4, SIZES[0]),
+        *daemonset_series(0, 0, SIZES[1]),
+        burst_deployment_series(0),
+    ]
 
-    _promtool_test(tmp_path, series, firing={}, document=_share_document())
+    promtool_test(tmp_path, series, firing={}, document=_share_document())
 
 
 @needs_promtool
 def test_a_share_with_no_node_of_any_size_targets_no_node(tmp_path: Path) -> None:
-    series = [*_daemonset(0, 0, SIZES[0]), *_daemonset(0, 0, SIZES[1]), _burst_deployment(0)]
+    series = [
+        *daemonset_series(0, 0, SIZES[0]),
+        *daemonset_series(0, 0, SIZES[1]),
+        burst_deployment_series(0),
+    ]
 
-    _promtool_test(
-        tmp_path, series, firing={"HeadroomNoTargetNodes": 1}, document=_share_document()
-    )
+    promtool_test(tmp_path, series, firing={"HeadroomNoTargetNodes": 1}, document=_share_document())
 
 
 @needs_promtool
@@ -402,13 +241,13 @@ def test_a_share_counts_held_slices_and_erosion_over_all_its_sizes(tmp_path: Pat
     # 4 of 4 large and 1 of 6 xlarge held: 5 of 10 (50 %); the 5 waiting xlarge reservers
     # are erosion, with no burst pod running. On the first size alone it would be 100 %.
     series = [
-        *_daemonset(4, 4, SIZES[0]),
-        *_daemonset(6, 1, SIZES[1]),
-        *_waiting_reservers(5, SIZES[1]),
-        _burst_deployment(0),
+        *daemonset_series(4, 4, SIZES[0]),
+        *daemonset_series(6, 1, SIZES[1]),
+        *waiting_reservers(5, SIZES[1]),
+        burst_deployment_series(0),
     ]
 
-    _promtool_test(
+    promtool_test(
         tmp_path,
         series,
         firing={"HeadroomSlicesLow": 1, "HeadroomSlicesEroded": 1},
@@ -417,50 +256,12 @@ def test_a_share_counts_held_slices_and_erosion_over_all_its_sizes(tmp_path: Pat
     )
 
 
-def test_slices_held_in_time_windows_are_watched_through_the_windows_jobs() -> None:
-    # A window's reservers are its Job's pods: no DaemonSet's series would ever match
-    rules = _windows_document()["spec"]["groups"][0]["rules"]
-
-    assert [r["alert"] for r in rules] == ["HeadroomSlicesEroded", "HeadroomBurstPodPending"]
-    assert 'owner_kind="Job"' in rules[0]["expr"]
-    assert "(?:headroom-reserver-business|headroom-reserver-window-2)-[0-9]+" in rules[0]["expr"]
-    assert "kube_daemonset" not in " ".join(r["expr"] for r in rules)
-
-
-@needs_promtool
-def test_a_window_s_waiting_reservers_with_no_burst_pod_running_are_erosion(
-    tmp_path: Path,
-) -> None:
-    # The CronJob controller names a window's Job <cronjob>-<minutes since the epoch>
-    # (pkg/controller/cronjob/cronjob_controllerv2.go, getJobName)
-    series = [*_waiting_reservers(2, "headroom-reserver-business-29412000", "Job")]
-    series.append(_burst_deployment(1))
-
-    _promtool_test(
-        tmp_path, series, firing={"HeadroomSlicesEroded": 1}, document=_windows_document()
-    )
-
-
-@needs_promtool
-def test_a_window_s_reservers_waiting_for_running_burst_pods_are_no_erosion(
-    tmp_path: Path,
-) -> None:
-    # A waiting pod of a Job of another CronJob whose name starts alike does not count
-    series = [
-        *_waiting_reservers(2, "headroom-reserver-window-2-29412060", "Job"),
-        *_waiting_reservers(3, "headroom-reserver-window-20-29412060", "Job"),
-        _burst_deployment(2),
-    ]
-
-    _promtool_test(tmp_path, series, firing={}, document=_windows_document())
-
-
 @needs_promtool
 def test_each_alert_waits_for_its_for_window(tmp_path: Path) -> None:
     # erosion (for: 30m) that began at minute 0 has not fired at minute 29, and has at 31
     rules = tmp_path / "rules.yaml"
-    rules.write_text(yaml.safe_dump({"groups": _rule_document()["spec"]["groups"]}))
-    labels = _expected_labels("HeadroomSlicesEroded", 0, "headroom-reserver")
+    rules.write_text(yaml.safe_dump({"groups": rule_document()["spec"]["groups"]}))
+    labels = expected_labels("HeadroomSlicesEroded", 0, "headroom-reserver")
     (tmp_path / "test.yaml").write_text(
         yaml.safe_dump(
             {
@@ -470,9 +271,9 @@ def test_each_alert_waits_for_its_for_window(tmp_path: Path) -> None:
                     {
                         "interval": "1m",
                         "input_series": [
-                            *_daemonset(10, 7),
-                            *_waiting_reservers(3),
-                            _burst_deployment(0),
+                            *daemonset_series(10, 7),
+                            *waiting_reservers(3),
+                            burst_deployment_series(0),
                         ],
                         "alert_rule_test": [
                             {
@@ -486,8 +287,8 @@ def test_each_alert_waits_for_its_for_window(tmp_path: Path) -> None:
                                 "exp_alerts": [
                                     {
                                         "exp_labels": labels,
-                                        "exp_annotations": _expected_annotations(
-                                            _rule_document(), "HeadroomSlicesEroded", 0, ""
+                                        "exp_annotations": expected_annotations(
+                                            rule_document(), "HeadroomSlicesEroded", 0, ""
                                         ),
                                     }
                                 ],

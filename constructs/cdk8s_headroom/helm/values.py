@@ -357,9 +357,9 @@ VALUES: tuple[Value, ...] = (
     *_schedule("burstWorkloads[].buffer.schedule", "the buffer's room, in place of the "
                "CapacityBuffer,", "`replicas` placeholder"),
     Value("alerts.enabled", "boolean", "Render a PrometheusRule (Prometheus Operator) whose "
-          "alerts page when the slices run low or erode, or a burst pod waits; it reads "
-          "kube-state-metrics' standard series. Needs the Operator's CRDs, so off by default "
-          "(see docs/alerts.md)."),
+          "alerts page when the slices run low or erode, or a burst pod or a buffer's "
+          "placeholder waits; it reads kube-state-metrics' standard series. Needs the "
+          "Operator's CRDs, so off by default (see docs/alerts.md)."),
     Value("alerts.name", "string", "The PrometheusRule's name. Null: `<reserver>-alerts` "
           "(without slices: `headroom-alerts` after the workloads' name prefix).",
           rules.DNS_SUBDOMAIN, nullable=True, prop="name"),
@@ -372,7 +372,8 @@ VALUES: tuple[Value, ...] = (
           "reserver target no node) before an alert fires.", PROMETHEUS_DURATION,
           prop="slices_low_for"),
     Value("alerts.erosionFor", "string", "How long more reservers may wait than burst pods "
-          "run before `HeadroomSlicesEroded` fires.", PROMETHEUS_DURATION,
+          "run before `HeadroomSlicesEroded` fires, and a placeholder pod of a buffer held "
+          "in time windows before `HeadroomBufferPodPending` does.", PROMETHEUS_DURATION,
           prop="erosion_for"),
     Value("alerts.burstStartBudget", "string", "How long a burst pod may stay Pending before "
           "`HeadroomBurstPodPending` fires.", PROMETHEUS_DURATION,

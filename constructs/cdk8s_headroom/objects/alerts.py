@@ -33,6 +33,8 @@ class HeadroomAlerts(HeadroomConstruct):
     - ``HeadroomSlicesLow``: fewer slices held than ``min_held_percent`` of the nodes;
     - ``HeadroomSlicesEroded``: more reservers wait than burst pods run (room taken by
       ordinary pods);
+    - ``HeadroomBufferPodPending``: a placeholder pod of a buffer held in time windows
+      waits longer than ``erosion_for`` (the autoscaler added no node for it);
     - ``HeadroomBurstPodPending``: a burst pod waits longer than ``burst_start_budget``.
 
     A share of each node (a reserver DaemonSet per node size) is watched as one: the
@@ -40,8 +42,8 @@ class HeadroomAlerts(HeadroomConstruct):
     ``HeadroomSlicesEroded`` watches the reservers of the windows' Jobs, and the first
     two are left out (a window's count of nodes is no target the series carry).
 
-    Burst workloads added to the headroom after this construct are watched too: the
-    rules are rendered at synthesis.
+    Burst workloads and capacity buffers added to the headroom after this construct are
+    watched too: the rules are rendered at synthesis.
 
     Args:
         headroom: the headroom to watch.
@@ -53,8 +55,8 @@ class HeadroomAlerts(HeadroomConstruct):
             ``release: <its release name>`` by default). Default: none.
         min_held_percent: the share of target nodes whose slice must be held. Default: 90.
         slices_low_for: how long the share may stay lower. Default: ``"15m"``.
-        erosion_for: how long more reservers may wait than burst pods run. Default:
-            ``"30m"``.
+        erosion_for: how long more reservers may wait than burst pods run, and a
+            buffer's placeholder pod may wait for its node. Default: ``"30m"``.
         burst_start_budget: how long a burst pod may stay Pending. Default: ``"2m"``.
         severity: the alerts' ``severity`` label. Default: ``AlertSeverity.WARNING``.
     """
@@ -79,8 +81,8 @@ class HeadroomAlerts(HeadroomConstruct):
         self.headroom = headroom
         reserver = headroom.reserver.name if headroom.reserver is not None else None
         held = [r for r in headroom.reservers if r.schedule is None]
-        # Checked now; the burst workloads are read again at synthesis, so that those
-        # added after this construct are watched too.
+        # Checked now; the burst workloads and buffers are read again at synthesis, so
+        # that those added after this construct are watched too.
         self._rules = HeadroomAlertRules(
             headroom=reserver or names.dns_label(headroom.node.id, field="headroom"),
             namespace=headroom.namespace,
@@ -115,9 +117,14 @@ class HeadroomAlerts(HeadroomConstruct):
         )
 
     def alert_rules(self) -> HeadroomAlertRules:
-        """The rules for the headroom as it is now (its reserver and burst workloads)."""
-        bursts = tuple(workload.name for workload in self.headroom.burst_workloads)
-        return dataclasses.replace(self._rules, bursts=bursts)
+        """The rules for the headroom as it is now (its reserver, burst workloads and
+        capacity buffers)."""
+        headroom = self.headroom
+        return dataclasses.replace(
+            self._rules,
+            bursts=tuple(workload.name for workload in headroom.burst_workloads),
+            buffer_windows=tuple(n for b in headroom.capacity_buffers for n in b.window_names),
+        )
 
     def _render(self) -> dict[str, Any]:
         rules = self.alert_rules()

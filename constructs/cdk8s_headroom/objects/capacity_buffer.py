@@ -26,7 +26,7 @@ from cdk8s_headroom.core.rendered import RenderedApiObject
 from cdk8s_headroom.karpenter.node_pool import KarpenterNodePool
 from cdk8s_headroom.karpenter.pool_ref import NodePoolFlavour
 from cdk8s_headroom.objects.burst import BURST_RESOURCES, BurstWorkload
-from cdk8s_headroom.objects.windows import check_windows, window_cron_job
+from cdk8s_headroom.objects.windows import Windowed, check_windows, window_cron_job
 from cdk8s_headroom.vocabulary import names, node_labels, object_names, rules, security_context
 from cdk8s_headroom.vocabulary.capacity_buffer_api import ACTIVE_CAPACITY, CapacityBufferVersion
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, shown, warn
@@ -280,7 +280,7 @@ BUFFER_DEFAULTS: CapacityBufferOptions = {
 }
 
 
-class CapacityBuffer(HeadroomConstruct):
+class CapacityBuffer(HeadroomConstruct, Windowed):
     """A ``CapacityBuffer`` for a burst workload: room for copies of its pod, kept free by
     the autoscaler (and, in the pod-template form, the ``PodTemplate`` it names).
 

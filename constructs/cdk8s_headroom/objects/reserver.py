@@ -9,7 +9,7 @@ import cdk8s
 from constructs import Construct
 
 from cdk8s_headroom.core.rendered import RenderedApiObject
-from cdk8s_headroom.objects.windows import check_windows, window_cron_job
+from cdk8s_headroom.objects.windows import Windowed, check_windows, window_cron_job
 from cdk8s_headroom.objects.workload import PLACEMENT_DEFAULTS, HeadroomWorkload, PlacementOptions
 from cdk8s_headroom.vocabulary import names, object_names, security_context
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
@@ -107,7 +107,7 @@ evaluates it, and ``make chart`` compiles it into the chart's
 ``node-headroom.recipe.reserverPod`` (``helm.recipes``)."""
 
 
-class HeadroomReserver(HeadroomWorkload):
+class HeadroomReserver(HeadroomWorkload, Windowed):
     """A DaemonSet of low-priority pods that reserve ``cpu`` and ``memory`` on each node.
 
     Requests equal limits (Guaranteed QoS, so the kubelet never throttles or evicts the
@@ -204,12 +204,6 @@ class HeadroomReserver(HeadroomWorkload):
         pool = self.targeting.pool
         if not (isinstance(pool, ISizedNodePool) and pool.smallest_node.cpu is not None):
             warn_if_cores_look_like_millicores(cpu, field="cpu")
-
-    @property
-    def window_names(self) -> tuple[str, ...]:
-        """The names of the CronJobs of its time windows, in order; none without a
-        schedule."""
-        return tuple(self._window_names)
 
     def metadata(self) -> cdk8s.ApiObjectMetadata:
         return super().metadata() if self.schedule is None else self._window_metadata(0)

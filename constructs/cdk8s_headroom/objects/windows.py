@@ -108,6 +108,19 @@ ONE_PER_NODE: dict[str, Any] = {
 anti-affinity to the window's other pods on the node (``node-headroom.recipe.onePerNode``)."""
 
 
+class Windowed:
+    """What may hold its room in time windows (a reserver's slices, a buffer's pods): the
+    names of the CronJobs it holds them with, which the alerts watch the Jobs of."""
+
+    _window_names: Sequence[str]
+
+    @property
+    def window_names(self) -> tuple[str, ...]:
+        """The names of the CronJobs of its time windows, in order; none without a
+        schedule."""
+        return tuple(self._window_names)
+
+
 def check_windows(
     schedule: object, scheduled_nodes: object, *, name: str, count: str = "scheduled_nodes"
 ) -> tuple[HeadroomSchedule | None, int | None, list[str]]:

@@ -15,7 +15,8 @@ CronJob controller names (``pkg/controller/cronjob/cronjob_controllerv2.go``,
 A headroom with several reserver DaemonSets (a share of each node: one per node size)
 is watched as one: the slice alerts sum over its DaemonSets, so a node size with no node
 now is no alarm, and a headroom held in time windows is watched through its windows'
-Jobs, since it has no DaemonSet.
+Jobs, since it has no DaemonSet. A buffer held in time windows is watched through its
+windows' Jobs too: their pods are its placeholders.
 """
 
 from __future__ import annotations
@@ -41,12 +42,14 @@ class AlertSeverity(Enum):
 
 class Watches(Enum):
     """What an alert needs of the headroom: its reserver DaemonSets (slices), the
-    CronJobs of its time windows (windows), or burst workloads. An alert whose part the
-    headroom lacks is left out."""
+    CronJobs of its time windows (windows), burst workloads, or the CronJobs of its
+    buffers' time windows (buffer windows). An alert whose part the headroom lacks is
+    left out."""
 
     SLICES = "slices"
     WINDOWS = "windows"
     BURSTS = "bursts"
+    BUFFER_WINDOWS = "bufferWindows"
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,8 @@ class AlertTemplate:
     text (``files/library.json``), so both write the same rule. The fields are DNS
     labels, durations and digits: none needs quoting inside a PromQL string or JSON, and
     a burst name holds no regular-expression metacharacter (``-`` is one only inside a
-    bracket), so ``{bursts}`` is the names joined by ``|``, and so are ``{reservers}``
-    and ``{windows}``.
+    bracket), so ``{bursts}`` is the names joined by ``|``, and so are ``{reservers}``,
+    ``{windows}`` and ``{buffer_windows}``.
 
     Attributes:
         alert: the alert's name.
@@ -89,6 +92,17 @@ _ERODED = (
     "evict them (preemptionPolicy Never). Under GUARDED this is the free-capacity race; "
     "a DEDICATED_POOL (a tainted pool) closes it."
 )
+
+
+def _pending_in_jobs_of(cronjobs: str) -> str:
+    """The Pending pods of the Jobs of the CronJobs at the place ``cronjobs``: a
+    window's pods are its Job's, ``<cronjob>-<minutes>`` as ``getJobName`` names it."""
+    return (
+        f"{_PENDING} and on (namespace, pod) "
+        'kube_pod_owner{namespace="{namespace}",owner_kind="Job",'
+        f'owner_name=~"(?:{{{cronjobs}}})-[0-9]+"}}'
+    )
+
 
 ALERTS: tuple[AlertTemplate, ...] = (
     AlertTemplate(
@@ -133,15 +147,30 @@ ALERTS: tuple[AlertTemplate, ...] = (
         "HeadroomSlicesEroded",
         Watches.WINDOWS,
         "{erosion_for}",
-        # A window's pods are its Job's: <cronjob>-<minutes>, as getJobName names it
-        f"count({_PENDING} and on (namespace, pod) "
-        'kube_pod_owner{namespace="{namespace}",owner_kind="Job",'
-        f'owner_name=~"(?:{{windows}})-[0-9]+"}}) > {_BURSTS_RUNNING}',
+        f"count({_pending_in_jobs_of('windows')}) > {_BURSTS_RUNNING}",
         f"The {_WHERE} lost slices to ordinary pods in a time window.",
         "More reservers of the time windows' Jobs (CronJobs {reserver}) wait (Pending) than "
         f"burst pods run: the window opened on nodes without the room, or the {_ERODED} "
         "The Job holds its reservers until the window closes; they take the room as it "
         "frees.",
+    ),
+    # A rule of its own, not erosion's: a buffer's placeholder waits (Pending) by design
+    # until the autoscaler adds its node, and one that a burst pod preempts is replaced
+    # by one that waits for a new node, so no running burst pod excuses it. Per pod, so
+    # that `for:` times each placeholder's own wait (a replacement starts afresh);
+    # erosion_for bounds it, as it bounds how long room the headroom promises may lack.
+    AlertTemplate(
+        "HeadroomBufferPodPending",
+        Watches.BUFFER_WINDOWS,
+        "{erosion_for}",
+        _pending_in_jobs_of("buffer_windows"),
+        f"Buffer pod {{{{ $labels.pod }}}} of the {_WHERE} has waited longer than {{erosion_for}}.",
+        "A buffer held in time windows keeps its room with placeholder pods, which wait "
+        "(Pending) only while the autoscaler adds a node for them. This one waited longer: "
+        "the room its window promises is not there. With Karpenter, the pool's limits are "
+        "reached or no instance type fits the pod; Cluster Autoscaler adds nodes only for a "
+        "class at or above its --expendable-pods-priority-cutoff (-10). Check `kubectl "
+        "describe pod` and the autoscaler's events.",
     ),
     AlertTemplate(
         "HeadroomBurstPodPending",
@@ -162,8 +191,8 @@ ALERTS: tuple[AlertTemplate, ...] = (
 
 GROUP_NAME = "node-headroom.{namespace}.{headroom}"
 ALTERNATION = "|"
-"""Between the names of ``{bursts}``, ``{reservers}`` and ``{windows}``: a regular
-expression's alternation."""
+"""Between the names of ``{bursts}``, ``{reservers}``, ``{windows}`` and
+``{buffer_windows}``: a regular expression's alternation."""
 SHOWN_SEPARATOR = ", "
 """Between the names of ``{reserver}``, in the alerts' text."""
 ALERT_LABELS = {"severity": "{severity}", "headroom": "{headroom}", "namespace": "{namespace}"}
@@ -194,12 +223,16 @@ class HeadroomAlertRules:
             held in time windows): then the DaemonSets' slice alerts are left out.
         windows: the CronJobs of the time windows that hold the slices (``schedule``),
             whose Jobs' waiting reservers are erosion; none without windows.
+        buffer_windows: the CronJobs of the time windows that hold the buffers' room
+            (a buffer's ``schedule``), whose Jobs' placeholder pods must not wait
+            longer than ``erosion_for``; none without them.
         bursts: the burst Deployments' names.
         min_held_percent: the share of target nodes whose slice must be held (a
             reserver available), below which ``HeadroomSlicesLow`` fires.
         slices_low_for: how long the share must stay low first.
         erosion_for: how long more reservers must wait than burst pods run before
-            ``HeadroomSlicesEroded`` fires.
+            ``HeadroomSlicesEroded`` fires, and a buffer's placeholder pod before
+            ``HeadroomBufferPodPending`` does.
         burst_start_budget: how long a burst pod may stay Pending before
             ``HeadroomBurstPodPending`` fires (promises P2 and P4: it should start at once).
         severity: the ``severity`` label of every alert.
@@ -215,11 +248,12 @@ class HeadroomAlertRules:
     burst_start_budget: str = "2m"
     severity: AlertSeverity = AlertSeverity.WARNING
     windows: Sequence[str] = ()
+    buffer_windows: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         names.dns_label(self.headroom, field="headroom")
         names.dns_label(self.namespace, field="namespace")
-        for field in ("reservers", "windows"):
+        for field in ("reservers", "windows", "buffer_windows"):
             for index, name in enumerate(getattr(self, field)):
                 names.dns_label(name, field=f"{field}[{index}]")
         for index, burst in enumerate(self.bursts):
@@ -238,6 +272,7 @@ class HeadroomAlertRules:
             "reserver": SHOWN_SEPARATOR.join((*self.reservers, *self.windows)),
             "reservers": ALTERNATION.join(self.reservers),
             "windows": ALTERNATION.join(self.windows),
+            "buffer_windows": ALTERNATION.join(self.buffer_windows),
             "bursts": ALTERNATION.join(self.bursts),
             "min_held_percent": str(self.min_held_percent),
             "slices_low_for": self.slices_low_for,
@@ -252,6 +287,7 @@ class HeadroomAlertRules:
             Watches.SLICES: bool(self.reservers),
             Watches.WINDOWS: bool(self.windows),
             Watches.BURSTS: bool(self.bursts),
+            Watches.BUFFER_WINDOWS: bool(self.buffer_windows),
         }
         fields = self.fields()
         return [
