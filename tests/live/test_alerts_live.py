@@ -27,12 +27,17 @@ ones that match it, the others never firing in between:
    0/0 is no sample);
 6. erosion: a waiting ordinary pod takes the slice freed on a node, whose reserver,
    recreated, waits: ``HeadroomSlicesEroded`` and ``HeadroomSlicesLow``.
+
+A buffer held in a time window is watched through its placeholder pods: when the real
+CronJob controller opens the window on a pool with no node, each placeholder that waits
+``HOLD`` seconds fires ``HeadroomBufferPodPending``, and nothing else fires.
 """
 
 from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -41,6 +46,9 @@ import pytest
 
 from cdk8s_headroom import (
     HeadroomAlerts,
+    HeadroomSchedule,
+    HeadroomWarning,
+    HeadroomWindow,
     NodeHeadroom,
     NodePoolRef,
     PriorityModel,
@@ -94,6 +102,44 @@ def _headroom() -> tuple[list[Manifest], Manifest, NodeHeadroom]:
     return [o for o in objects if o["kind"] != "PrometheusRule"], rule, headroom
 
 
+BUFFER_POOL = "buffers"
+BUFFER_PENDING = "HeadroomBufferPodPending"
+PLACEHOLDERS = 2
+
+
+def _windowed_buffer() -> tuple[list[Manifest], Manifest]:
+    """A headroom without slices whose burst workload's buffer is held in a window of one
+    minute, every minute, on a pool with no node: the library's objects (but the
+    PrometheusRule), and the PrometheusRule."""
+    app = cdk8s.App()
+    charts = headroom_charts(app, namespace=NAMESPACE, model=PriorityModel.GUARDED)
+    headroom = NodeHeadroom(
+        charts.workloads,
+        "buffered",
+        node_pool=NodePoolRef(BUFFER_POOL, label_key=POOL_LABEL),
+        namespace=charts.namespace.name,
+        priority_classes=charts.priority_classes,
+    )
+    burst = headroom.add_burst_workload("burst", image=IMAGE, cpu="1", memory="1Gi", replicas=0)
+    with warnings.catch_warnings():  # the buffer on a pool that admits ordinary pods
+        warnings.simplefilter("ignore", HeadroomWarning)
+        headroom.add_capacity_buffer(
+            burst,
+            replicas=PLACEHOLDERS,
+            schedule=HeadroomSchedule([HeadroomWindow("* * * * *", 1, "minute")]),
+        )
+    HeadroomAlerts(
+        charts.workloads,
+        "alerts",
+        headroom=headroom,
+        erosion_for=f"{HOLD}s",
+        burst_start_budget=f"{HOLD}s",
+    )
+    objects = [o for chart in app.charts for o in chart.to_json()]
+    (rule,) = [o for o in objects if o["kind"] == "PrometheusRule"]
+    return [o for o in objects if o["kind"] != "PrometheusRule"], rule
+
+
 @pytest.fixture(scope="session")
 def kube_state_metrics(live_binaries: build.ReleaseBinaries) -> Path:
     try:
@@ -102,16 +148,16 @@ def kube_state_metrics(live_binaries: build.ReleaseBinaries) -> Path:
         pytest.fail(f"kube-state-metrics did not build: {error}")
 
 
-@pytest.fixture
-def monitoring(cluster: LiveCluster, kube_state_metrics: Path) -> Iterator[Monitoring]:
-    """The stack on ``cluster``, its logs beside the components' (kept on failure);
-    afterwards no process, port or folder of it is left."""
+def _monitoring(
+    cluster: LiveCluster, kube_state_metrics: Path, rule: Manifest
+) -> Iterator[Monitoring]:
+    """The stack on ``cluster`` evaluating ``rule``, its logs beside the components'
+    (kept on failure); afterwards no process, port or folder of it is left."""
     if not PROMETHEUS.exists():
         missing = f"{PROMETHEUS} is missing: Debian's package `prometheus` (make promtool)"
         if os.environ.get("CI"):
             pytest.fail(f"CI runs the live tier's alerts test, and {missing}")
         pytest.skip(f"live alerts test skipped: {missing}")
-    _, rule, _ = _headroom()
     stack = Monitoring.start(
         cluster, kube_state_metrics, rule["spec"]["groups"], logs=cluster.logs_dir
     )
@@ -122,6 +168,18 @@ def monitoring(cluster: LiveCluster, kube_state_metrics: Path) -> Iterator[Monit
     assert processes_under(stack.workdir) == []
     assert not stack.workdir.exists()
     assert not set(stack.ports.values()) & listening_ports()
+
+
+@pytest.fixture
+def monitoring(cluster: LiveCluster, kube_state_metrics: Path) -> Iterator[Monitoring]:
+    """The stack on the rules of ``_headroom``."""
+    yield from _monitoring(cluster, kube_state_metrics, _headroom()[1])
+
+
+@pytest.fixture
+def buffer_monitoring(cluster: LiveCluster, kube_state_metrics: Path) -> Iterator[Monitoring]:
+    """The stack on the rules of ``_windowed_buffer``."""
+    yield from _monitoring(cluster, kube_state_metrics, _windowed_buffer()[1])
 
 
 def _pods(cluster: LiveCluster, namespace: str) -> list[Manifest]:
@@ -284,3 +342,46 @@ def test_each_alert_fires_on_the_live_series_of_the_state_it_names_and_no_other(
         what=f"the reserver recreated on {NODES[0]} waiting",
     )
     watch.fires(ERODED, SLICES_LOW)
+
+
+def test_a_windowed_buffers_placeholders_waiting_for_a_node_fire_once_per_pod(
+    cluster: LiveCluster, buffer_monitoring: Monitoring
+) -> None:
+    # The CronJob controller (pkg/controller/cronjob/cronjob_controllerv2.go) starts the
+    # window's Job at the next minute, named <cronjob>-<minutes> (getJobName); its
+    # placeholder pods wait, since no node is in the buffer's pool, and each one fires
+    # HeadroomBufferPodPending once it has waited HOLD seconds, as the rules'
+    # owner_name pattern finds them among kube-state-metrics' kube_pod_owner series
+    objects, _ = _windowed_buffer()
+    cluster.add_nodes([NodeShape("elsewhere", cpu="4")])
+    cluster.apply(objects)
+
+    def waiting_placeholders() -> list[Manifest] | None:
+        pods = [
+            p
+            for p in _pods(cluster, NAMESPACE)
+            if p["metadata"].get("ownerReferences", [{}])[0].get("kind") == "Job"
+        ]
+        return (
+            pods if len(pods) == PLACEHOLDERS and all(map(_waiting_unschedulable, pods)) else None
+        )
+
+    pods = cluster.wait_for(
+        waiting_placeholders, timeout=150, what="the window's placeholder pods waiting"
+    )
+    (job,) = {p["metadata"]["ownerReferences"][0]["name"] for p in pods}
+
+    def firing() -> list[Manifest] | None:
+        found = buffer_monitoring.query(f'ALERTS{{alertstate="firing",namespace="{NAMESPACE}"}}')
+        return found if len(found) == PLACEHOLDERS else None
+
+    alerts = buffer_monitoring.wait_for(
+        firing, timeout=HOLD + 60, what=f"{BUFFER_PENDING} firing for each placeholder"
+    )
+    assert {a["metric"]["alertname"] for a in alerts} == {BUFFER_PENDING}
+    assert {a["metric"]["pod"] for a in alerts} == {p["metadata"]["name"] for p in pods}
+    cronjob, minutes = job.rsplit("-", 1)
+    assert cronjob.endswith("-minute") and minutes.isdigit()
+    rule = buffer_monitoring.alert_rules()[BUFFER_PENDING]
+    assert rule.hold_seconds == HOLD
+    assert rule.active_since is not None and rule.evaluated_at - rule.active_since >= HOLD
