@@ -16,7 +16,7 @@ from cdk8s_headroom.helm import manifests
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.helm.recipes import RECIPES, WORKLOAD, compile_recipe
 from cdk8s_headroom.objects.burst import BURST_POD
-from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
@@ -158,6 +158,39 @@ def test_the_compiled_pods_are_what_the_library_evaluates(
     tmp_path: Path, recipe: Any, inputs: dict[str, Any]
 ) -> None:
     assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"podTemplate": "api-buffer", "deployment": None, "replicas": 2, "percentage": None},
+        # a scalable buffer: a share of the Deployment's replicas, capped
+        {
+            "podTemplate": None,
+            "deployment": "api",
+            "replicas": None,
+            "percentage": 50,
+            "limits": {"cpu": "8", "memory": "16Gi"},
+        },
+        # limits alone, and a zero count kept
+        {"podTemplate": None, "deployment": "api", "replicas": 0, "limits": {"cpu": "8"}},
+    ],
+    ids=["pod-template-replicas", "scalable-percentage-limits", "scalable-zero-limits"],
+)
+def test_the_compiled_buffer_spec_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    # objects/capacity_buffer.py BUFFER_SPEC: the ref of the one name given, and the
+    # counts given (none, or empty limits, left out), as _render and the buffers' unit
+    # give them
+    inputs = {"percentage": None, "limits": {}, **inputs}
+    spec = evaluate(BUFFER_SPEC, inputs)
+    assert _compiled(tmp_path, BUFFER_SPEC, inputs) == spec
+    ref = "podTemplateRef" if inputs["podTemplate"] else "scalableRef"
+    assert [key for key in spec if key.endswith("Ref")] == [ref]
+    assert {"replicas", "percentage", "limits"} & set(spec) == {
+        key for key in ("replicas", "percentage", "limits") if inputs[key] not in (None, {})
+    }
 
 
 @pytest.mark.parametrize(

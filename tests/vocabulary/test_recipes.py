@@ -67,6 +67,14 @@ def test_an_if_given_entry_is_left_out_only_when_none() -> None:
     assert evaluate(recipe, {"seconds": 0}) == {"seconds": 0}
 
 
+def test_an_if_given_entry_of_an_input_is_left_out_only_when_that_input_is_none() -> None:
+    # A map around an input never comes out None itself: its input says whether it is there
+    recipe = {"ref": IfGiven({"kind": "Deployment", "name": Take("name")}, of="name")}
+
+    assert evaluate(recipe, {"name": None}) == {}
+    assert evaluate(recipe, {"name": ""}) == {"ref": {"kind": "Deployment", "name": ""}}
+
+
 def test_merge_puts_maps_one_after_another_a_later_entry_over_an_earlier() -> None:
     recipe = merge(Take("selector"), {"zone": IfGiven(Take("zone"))})
 

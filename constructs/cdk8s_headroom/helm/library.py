@@ -7,11 +7,11 @@ defaults and which values each task kind takes, security contexts, labels, the a
 rule skeletons, the reader's ClusterRole (its rules are the cluster read's,
 ``reader_rules``), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
 ranges, messages); the parts a render may not need are files of their own
-(``LAZY_PARTS``). The pods are not data: each is its construct's recipe, compiled
-(``helm.recipes``). ``_library.tpl`` is the generated rule helpers and the recipes the
-templates call. ``templates/_helpers.tpl`` computes the recipes' inputs from the values
-and calls the helpers, in the order ``values_to_app.build`` calls the library, so the
-first refusal is the same one.
+(``LAZY_PARTS``). The pods and a buffer's spec are not data: each is its construct's
+recipe, compiled (``helm.recipes``). ``_library.tpl`` is the generated rule helpers and
+the recipes the templates call. ``templates/_helpers.tpl`` computes the recipes' inputs
+from the values and calls the helpers, in the order ``values_to_app.build`` calls the
+library, so the first refusal is the same one.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import dataclasses
 import inspect
 import json
 import re
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,7 +45,6 @@ from cdk8s_headroom.objects.capacity_buffer import (
     KEEP_OFF_EFFECTS,
     SELECTOR_ENTRY_OPERATOR,
     CapacityBuffer,
-    CapacityBufferForm,
 )
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
@@ -147,23 +145,13 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     chart = _chart()
     HeadroomNamespace(chart, "namespace", name="reference")
     headroom = NodeHeadroom(chart, "headroom", cpu=_CPU, memory=_MEMORY, prepull_burst_images=True)
-    with warnings.catch_warnings():  # a buffer on a shared pool: NOTES.txt warns
-        warnings.simplefilter("ignore")
-        headroom.add_capacity_buffer(
-            headroom.add_burst_workload("burst", image="x", cpu=_CPU, memory=_MEMORY), replicas=1
-        )
-        headroom.add_capacity_buffer(
-            headroom.add_burst_workload("scaled", image="x", cpu=_CPU, memory=_MEMORY),
-            form=CapacityBufferForm.SCALABLE,
-            replicas=1,
-        )
+    headroom.add_burst_workload("burst", image="x", cpu=_CPU, memory=_MEMORY)
     HeadroomAlerts(chart, "alerts", headroom=headroom)
-    # One object per kind, the first; the pre-puller and the scalable buffer by their names
+    # One object per kind, the first; the pre-puller by its name
     objects: dict[str, Any] = {}
     for document in chart.to_json():
         objects.setdefault(document["kind"], document)
         objects[document["metadata"]["name"]] = document
-    scalable_ref = objects["scaled-buffer"]["spec"]["scalableRef"]
     reserver_pod = objects["DaemonSet"]["spec"]["template"]["spec"]
     prepuller_kind = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["kind"]
     prepuller = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["spec"]
@@ -230,13 +218,11 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             objects["DaemonSet"]["spec"], "selector", "template", "updateStrategy"
         ),
         "burstSpec": _without(objects["Deployment"]["spec"], "replicas", "selector", "template"),
-        # The reserver's, the bursts', the buffers' and the pre-puller's pods are
-        # their recipes' (helm.recipes)
+        # The reserver's, the bursts', the buffers' and the pre-puller's pods, and the
+        # buffers' spec, are their recipes' (helm.recipes)
         "prepullerSuffix": PREPULL_SUFFIX,
         "prepullerSpec": _without(prepuller, "selector", "template"),
-        "bufferSpec": _without(objects["CapacityBuffer"]["spec"], "podTemplateRef", "replicas"),
         "bufferApiGroup": API_GROUP,
-        "bufferScalableRef": _without(scalable_ref, "name"),
         "bufferDefaults": {
             "form": buffer["form"].default.value,
             "apiVersion": buffer["api_version"].default.value,

@@ -19,7 +19,7 @@ from typing import Any
 
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.objects.burst import BURST_POD
-from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, WINDOW_POD
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC, WINDOW_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.windows import ONE_PER_NODE, WINDOW_CRON_JOB
@@ -87,6 +87,9 @@ RECIPES: Mapping[str, ChartRecipe] = {
     ),
     "burstPod": ChartRecipe(BURST_POD, "objects/burst.py BURST_POD: a burst workload's pod"),
     "bufferPod": ChartRecipe(BUFFER_POD, "objects/capacity_buffer.py BUFFER_POD: a buffer's pod"),
+    "bufferSpec": ChartRecipe(
+        BUFFER_SPEC, "objects/capacity_buffer.py BUFFER_SPEC: a CapacityBuffer's spec"
+    ),
     "toleration": ChartRecipe(TOLERATION, "vocabulary/placement.py TOLERATION: a toleration"),
     "requirement": ChartRecipe(
         REQUIREMENT, "vocabulary/placement.py REQUIREMENT: a node-selector requirement"
@@ -247,8 +250,9 @@ class _Compiler:
                 )
             elif isinstance(part, IfGiven):
                 value = self.expression(part.recipe, scope)
+                given = f"$in.{part.of}" if part.of else value
                 self._emit(
-                    f'if not (kindIs "invalid" {value}) }}}}'
+                    f'if not (kindIs "invalid" {given}) }}}}'
                     f"{{{{ $_ := set {found} {json.dumps(key)} {value} }}}}{{{{ end"
                 )
         return found

@@ -87,6 +87,23 @@ WINDOW_POD = merge(
 buffer's pod at the headroom class, which a burst pod preempts, freed at once as a
 reserver is."""
 
+BUFFER_SPEC = {
+    # Exactly one ref, as the API requires: the caller names the one its form takes
+    "podTemplateRef": IfGiven({"name": Take("podTemplate")}, of="podTemplate"),
+    "scalableRef": IfGiven(
+        {"apiGroup": "apps", "kind": "Deployment", "name": Take("deployment")}, of="deployment"
+    ),
+    "provisioningStrategy": ACTIVE_CAPACITY,
+    "replicas": IfGiven(Take("replicas")),
+    "percentage": IfGiven(Take("percentage")),
+    "limits": IfAny(Take("limits")),
+}
+"""A buffer's spec: its ``podTemplateRef`` (the ``PodTemplate`` named ``podTemplate``)
+or its ``scalableRef`` (the burst Deployment named ``deployment``), and the counts it
+was given. Declared once (``recipes``): ``_render`` evaluates it, and ``make chart``
+compiles it into ``node-headroom.recipe.bufferSpec``, which the chart's buffers unit
+runs."""
+
 SCHEDULE_LIMITED = "with percentage or limits"
 SCHEDULE_LIMITED_ALLOWED = (
     "a schedule with replicas alone: its Job holds that many placeholder "
@@ -534,23 +551,15 @@ class CapacityBuffer(HeadroomConstruct, Windowed):
         return {"template": {"metadata": {"labels": self.labels}, "spec": pod}}
 
     def _render(self) -> Any:
-        if self.form is CapacityBufferForm.POD_TEMPLATE:
-            ref: dict[str, Any] = {"podTemplateRef": {"name": self.name}}
-        else:
-            ref = {
-                "scalableRef": {
-                    "apiGroup": "apps",
-                    "kind": "Deployment",
-                    "name": self.workload.name,
-                }
-            }
-        limits = {resource: text for resource, (text, _) in self.limits.items()}
-        return {
-            "spec": {
-                **ref,
-                "provisioningStrategy": ACTIVE_CAPACITY,
+        by_template = self.form is CapacityBufferForm.POD_TEMPLATE
+        spec = evaluate(
+            BUFFER_SPEC,
+            {
+                "podTemplate": self.name if by_template else None,
+                "deployment": None if by_template else self.workload.name,
                 "replicas": self.replicas,
                 "percentage": self.percentage,
-                "limits": limits or None,
-            }
-        }
+                "limits": {resource: text for resource, (text, _) in self.limits.items()},
+            },
+        )
+        return {"spec": spec}

@@ -22,7 +22,8 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
   empty, as a Go template's ``if`` judges it (nothing, false, zero, or an empty text,
   list or map), as the chart's compiled recipe leaves it out;
 - ``IfGiven(recipe)``, as a map's entry: left out when its recipe comes out ``None``
-  only (a zero stays).
+  only (a zero stays); ``IfGiven(recipe, of=name)``: left out when the input ``name``
+  is ``None``, for an entry whose own value is never ``None`` (a map around an input).
 
 A map's entry of ``None`` is left out (as cdk8s leaves out a ``None``).
 """
@@ -120,9 +121,11 @@ class IfAny:
 
 @dataclass(frozen=True)
 class IfGiven:
-    """A map's entry that is left out when ``recipe`` comes out ``None``."""
+    """A map's entry that is left out when ``recipe`` comes out ``None``, or, with
+    ``of``, when the input ``of`` is ``None``."""
 
     recipe: Any
+    of: str = ""
 
 
 def empty(value: Any) -> bool:
@@ -181,6 +184,8 @@ def _evaluate(recipe: Any, scope: _Scope) -> Any:
                 if not empty(value := _evaluate(part.recipe, scope)):
                     found[key] = value
             elif isinstance(part, IfGiven):
+                if part.of and scope.inputs[part.of] is None:
+                    continue
                 if (value := _evaluate(part.recipe, scope)) is not None:
                     found[key] = value
             else:

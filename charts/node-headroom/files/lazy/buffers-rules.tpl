@@ -38,3 +38,15 @@
 {{- with $in.tolerations }}{{ $_ := set $map13 "tolerations" . }}{{ end -}}
 {{- $_ := set $in "out" $map13 -}}
 {{- end -}}
+{{/* objects/capacity_buffer.py BUFFER_SPEC: a CapacityBuffer's spec; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.bufferSpec" -}}
+{{- $in := . -}}
+{{- $map1 := dict "provisioningStrategy" "buffer.x-k8s.io/active-capacity" -}}
+{{- if not (kindIs "invalid" $in.podTemplate) }}{{ $_ := set $map1 "podTemplateRef" (dict "name" $in.podTemplate) }}{{ end -}}
+{{- if not (kindIs "invalid" $in.deployment) }}{{ $_ := set $map1 "scalableRef" (dict "apiGroup" "apps" "kind" "Deployment" "name" $in.deployment) }}{{ end -}}
+{{- if not (kindIs "invalid" $in.replicas) }}{{ $_ := set $map1 "replicas" $in.replicas }}{{ end -}}
+{{- if not (kindIs "invalid" $in.percentage) }}{{ $_ := set $map1 "percentage" $in.percentage }}{{ end -}}
+{{- with $in.limits }}{{ $_ := set $map1 "limits" . }}{{ end -}}
+{{- $_ := set $in "out" $map1 -}}
+{{- end -}}

@@ -25,23 +25,22 @@
 {{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "lib" $lib "field" (print $bat ".apiVersion") "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) }}{{ $request := print (trimSuffix "buffer" $bat) "resources.requests." }}
 {{- if or .nodeCpu .nodeMemory }}{{ include "node-headroom.nodeFit.bufferPod" (dict "lib" $lib "pool" .pool "cpu" .resources.requests.cpu "memory" .resources.requests.memory "cpuField" (print $request "cpu") "memoryField" (print $request "memory") "nodeCpu" .nodeCpu "nodeMemory" .nodeMemory) }}{{ end -}}
 {{- $bo := dict "helm" .helm "uid" (int64 .uid) "labels" .labels "name" $bufferName "component" $lib.components.buffer "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $bo }}{{ $bo = $bo.out -}}
-{{- $spec := deepCopy $lib.bufferSpec -}}
 {{- $_ := set $buffer "name" $bufferName }}{{ $_ := set $buffer "labels" $bo.labels }}{{ $_ := set $buffer "meta" $bo.meta -}}
-{{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $version) }}{{ $_ := set $buffer "spec" $spec -}}
+{{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $version) -}}
+{{- /* Its spec's inputs: the name its form's ref takes, and the counts given (objects/capacity_buffer.py BUFFER_SPEC) */ -}}
+{{- $specIn := dict "limits" (dict) -}}
+{{- range $resource, $limit := $bufferLimits }}{{ $_ := set $specIn.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
+{{- if not (kindIs "invalid" $count) }}{{ $_ := set $specIn "replicas" (int64 $count) }}{{ end -}}
+{{- if not (kindIs "invalid" $percentage) }}{{ $_ := set $specIn "percentage" (int64 $percentage) }}{{ end -}}
 {{- if or (eq $form "podTemplateRef") $b.schedule -}}
-{{- $_ := set $spec "podTemplateRef" (dict "name" $bufferName) -}}
+{{- $_ := set $specIn "podTemplate" $bufferName -}}
 {{- /* Its pod's inputs: the burst pod's resources, devices and placement, and its zone (objects/capacity_buffer.py BUFFER_POD) */ -}}
 {{- $in := merge (dict "cpu" .resources.requests.cpu "memory" .resources.requests.memory "cpuLimit" .resources.limits.cpu "memoryLimit" .resources.limits.memory "extendedResources" .devices "zone" $zone "tolerations" .tolerations) .placement -}}
 {{- include "node-headroom.recipe.bufferPod" $in }}{{ $_ := set $buffer "pod" $in.out -}}
 {{- else -}}
-{{- $_ := set $spec "scalableRef" (merge (dict "name" .workload) $lib.bufferScalableRef) -}}
+{{- $_ := set $specIn "deployment" .workload -}}
 {{- end -}}
-{{- if not (kindIs "invalid" $count) }}{{ $_ := set $spec "replicas" (int64 $count) }}{{ end -}}
-{{- if not (kindIs "invalid" $percentage) }}{{ $_ := set $spec "percentage" (int64 $percentage) }}{{ end -}}
-{{- if $bufferLimits -}}
-{{- $_ := set $spec "limits" (dict) -}}
-{{- range $resource, $limit := $bufferLimits }}{{ $_ := set $spec.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
-{{- end -}}
+{{- include "node-headroom.recipe.bufferSpec" $specIn }}{{ $_ := set $buffer "spec" $specIn.out -}}
 {{- with $buffer.schedule }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.jobs" "args" (dict "lib" $lib "s" . "holder" $buffer "copies" $count "priorityClassName" $.headroomClass)) }}{{ end -}}
 {{- end -}}
 
