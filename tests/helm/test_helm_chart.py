@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 651
+HAND_WRITTEN_CEILING = 647
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
@@ -219,7 +219,11 @@ them again. Raised again, 651 to 652: the alerts' unit lists the CronJobs of the
 buffers held in time windows, whose placeholder pods ``HeadroomBufferPodPending`` watches
 (1). Lowered, 652 to 651: a CapacityBuffer's spec is the library's recipe
 (objects/capacity_buffer.py BUFFER_SPEC, compiled as helm/recipes.py bufferSpec), and the
-buffers' unit only gives it the name its form's ref takes and the counts."""
+buffers' unit only gives it the name its form's ref takes and the counts. Lowered, 651
+to 647: a pod's node affinity is laid out by the library's recipes
+(vocabulary/placement.py ``node_affinity``, ``NODE_SELECTOR_TERM``), compiled as
+helm/recipes.py ``ONE_TERM_AFFINITY``, in place of the build's loop and nested maps that
+wrote it again."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from cdk8s_headroom.helm import manifests
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
-from cdk8s_headroom.helm.recipes import RECIPES, WORKLOAD, compile_recipe
+from cdk8s_headroom.helm.recipes import ONE_TERM_AFFINITY, RECIPES, WORKLOAD, compile_recipe
 from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
@@ -22,10 +22,13 @@ from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
 from cdk8s_headroom.vocabulary import security_context
 from cdk8s_headroom.vocabulary.placement import (
-    REQUIREMENT,
     TAINT_TEXT,
     TAINT_TOLERATION,
     TOLERATION,
+    NodeSelectorOperator,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Placement,
     Taint,
     TaintEffect,
 )
@@ -215,19 +218,38 @@ def test_the_compiled_toleration_is_what_the_library_evaluates(
 
 
 @pytest.mark.parametrize(
-    "inputs",
+    "expressions",
     [
-        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
-        {"key": "gpu", "operator": "Exists", "values": None},
-        {"key": "gpu", "operator": "DoesNotExist", "values": []},
+        [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}],
+        [
+            {"key": "gpu", "operator": "Exists", "values": None},
+            {"key": "gpu", "operator": "DoesNotExist", "values": []},
+            {"key": "zone", "operator": "NotIn", "values": ["a", "b"]},
+        ],
+        [],
     ],
-    ids=["in", "exists", "empty-values"],
+    ids=["in", "without-values", "no-expressions"],
 )
-def test_the_compiled_requirement_is_what_the_library_evaluates(
-    tmp_path: Path, inputs: dict[str, Any]
+def test_the_compiled_node_affinity_is_what_the_library_evaluates(
+    tmp_path: Path, expressions: list[dict[str, Any]]
 ) -> None:
-    # placement.REQUIREMENT: no values, none shown
-    assert _compiled(tmp_path, REQUIREMENT, inputs) == evaluate(REQUIREMENT, inputs)
+    # helm/recipes.py ONE_TERM_AFFINITY: placement.node_affinity of one
+    # NODE_SELECTOR_TERM, each requirement laid out as placement.REQUIREMENT (no values,
+    # none shown); the chart gives no matchFields (RECIPES' absent)
+    chart = RECIPES["nodeAffinity"]
+    inputs = {"expressions": expressions}
+    built = evaluate(ONE_TERM_AFFINITY, {**inputs, **{name: [] for name in chart.absent}})
+    assert _compiled(tmp_path, chart.recipe, inputs, chart.absent) == built
+    # and it is what a pod of the library's gets for that one term
+    term = NodeSelectorTerm(
+        tuple(
+            NodeSelectorRequirement(
+                e["key"], NodeSelectorOperator(e["operator"]), e["values"] or ()
+            )
+            for e in expressions
+        )
+    )
+    assert Placement(affinity=(term,)).to_manifest()["affinity"] == built
 
 
 @pytest.mark.parametrize("recipe", [TAINT_TEXT, TAINT_TOLERATION], ids=["text", "toleration"])

@@ -3,6 +3,8 @@ requirements, shared by the constructs and the simulator, and one Placement."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cdk8s_headroom import HeadroomConfigError
@@ -115,3 +117,20 @@ def test_a_placement_renders_what_a_pod_spec_holds_and_nothing_when_empty() -> N
         "affinity": None,
         "tolerations": None,
     }
+
+
+def test_a_term_lays_out_its_label_then_its_field_requirements_in_kubernetes_order() -> None:
+    # placement.NODE_SELECTOR_TERM, each requirement as REQUIREMENT: the key order is
+    # the manifests' (cdk8s keeps it), and a requirement without values shows none
+    gpu = NodeSelectorRequirement("gpu", NodeSelectorOperator.EXISTS)
+    pinned = NodeSelectorRequirement.unchecked("metadata.name", NodeSelectorOperator.IN, ("n1",))
+
+    term = NodeSelectorTerm((gpu,), (pinned,)).to_manifest()
+
+    assert json.dumps(term) == json.dumps(
+        {
+            "matchExpressions": [{"key": "gpu", "operator": "Exists"}],
+            "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}],
+        }
+    )
+    assert NodeSelectorTerm().to_manifest() == {}

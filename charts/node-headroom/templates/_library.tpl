@@ -106,11 +106,17 @@
 {{- if not (kindIs "invalid" $in.tolerationSeconds) }}{{ $_ := set $map1 "tolerationSeconds" $in.tolerationSeconds }}{{ end -}}
 {{- $_ := set $in "out" $map1 -}}
 {{- end -}}
-{{/* vocabulary/placement.py REQUIREMENT: a node-selector requirement; compiled from its recipe,
+{{/* vocabulary/placement.py node_affinity of one NODE_SELECTOR_TERM: a pod's node affinity; compiled from its recipe,
      of its inputs (a map), into their "out". */}}
-{{- define "node-headroom.recipe.requirement" -}}
+{{- define "node-headroom.recipe.nodeAffinity" -}}
 {{- $in := . -}}
-{{- $map1 := dict "key" $in.key "operator" $in.operator -}}
-{{- with $in.values }}{{ $_ := set $map1 "values" . }}{{ end -}}
-{{- $_ := set $in "out" $map1 -}}
+{{- $map1 := dict -}}
+{{- $list2 := list -}}
+{{- range $i4, $item3 := $in.expressions -}}
+{{- $map5 := dict "key" $item3.key "operator" $item3.operator -}}
+{{- with $item3.values }}{{ $_ := set $map5 "values" . }}{{ end -}}
+{{- $list2 = append $list2 $map5 -}}
+{{- end -}}
+{{- with $list2 }}{{ $_ := set $map1 "matchExpressions" . }}{{ end -}}
+{{- $_ := set $in "out" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list $map1)))) -}}
 {{- end -}}

@@ -25,10 +25,11 @@ from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.windows import ONE_PER_NODE, WINDOW_CRON_JOB
 from cdk8s_headroom.vocabulary.labels import WORKLOAD_LABELS
 from cdk8s_headroom.vocabulary.placement import (
-    REQUIREMENT,
+    NODE_SELECTOR_TERM,
     TAINT_TEXT,
     TAINT_TOLERATION,
     TOLERATION,
+    node_affinity,
 )
 from cdk8s_headroom.vocabulary.recipes import (
     Each,
@@ -70,6 +71,12 @@ WORKLOAD = {
 """What the chart gives each workload: its labels, its objects' metadata labels, and its
 pods' and containers' security contexts, of the library's recipes."""
 
+ONE_TERM_AFFINITY = node_affinity([NODE_SELECTOR_TERM])
+"""The node affinity the chart gives its pods: one term of the ``nodeAffinity`` values'
+requirements (its ``expressions``), as ``Targeting.placement`` gives the library's pods,
+laid out by the library's recipes (vocabulary/placement.py ``node_affinity``,
+``NODE_SELECTOR_TERM``)."""
+
 RECIPES: Mapping[str, ChartRecipe] = {
     "workload": ChartRecipe(
         WORKLOAD,
@@ -91,8 +98,12 @@ RECIPES: Mapping[str, ChartRecipe] = {
         BUFFER_SPEC, "objects/capacity_buffer.py BUFFER_SPEC: a CapacityBuffer's spec"
     ),
     "toleration": ChartRecipe(TOLERATION, "vocabulary/placement.py TOLERATION: a toleration"),
-    "requirement": ChartRecipe(
-        REQUIREMENT, "vocabulary/placement.py REQUIREMENT: a node-selector requirement"
+    "nodeAffinity": ChartRecipe(
+        ONE_TERM_AFFINITY,
+        "vocabulary/placement.py node_affinity of one NODE_SELECTOR_TERM: a pod's node affinity",
+        # No value gives a term matchFields: a DaemonSet pod's pinned node is its
+        # controller's to write, and Placement.to_manifest leaves it out too
+        absent=frozenset({"fields"}),
     ),
     "taintText": ChartRecipe(TAINT_TEXT, "vocabulary/placement.py TAINT_TEXT: a taint as text"),
     "taintToleration": ChartRecipe(

@@ -10,13 +10,22 @@ own errors name the file and the path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
 
 from cdk8s_headroom.vocabulary import names, placement_rules, rule_language
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
-from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, fill_with
+from cdk8s_headroom.vocabulary.recipes import (
+    Each,
+    IfAny,
+    IfGiven,
+    Item,
+    Take,
+    evaluate,
+    fill_with,
+)
 
 
 class TaintEffect(Enum):
@@ -283,10 +292,45 @@ class Toleration:
         return dict(evaluate(TOLERATION, inputs))
 
 
-REQUIREMENT = {"key": Take("key"), "operator": Take("operator"), "values": IfAny(Take("values"))}
-"""A node-selector requirement as a node selector term holds it, declared once
-(``recipes``): no values, none shown. ``NodeSelectorRequirement.to_manifest`` evaluates
-it, and ``make chart`` compiles it into ``node-headroom.recipe.requirement``."""
+def _requirement(read: Callable[[str], Any]) -> dict[str, Any]:
+    """A node-selector requirement as a node selector term holds it, each field read by
+    ``read``: ``Take`` from a requirement's own inputs, ``Item`` from an item of a term's
+    list. No values, none shown."""
+    return {"key": read("key"), "operator": read("operator"), "values": IfAny(read("values"))}
+
+
+REQUIREMENT = _requirement(Take)
+"""A node-selector requirement, declared once (``recipes``, ``_requirement``):
+``NodeSelectorRequirement.to_manifest`` evaluates it; a term lays out its requirements
+alike (``NODE_SELECTOR_TERM``)."""
+
+NODE_SELECTOR_TERM = {
+    "matchExpressions": IfAny(Each("expressions", _requirement(Item))),
+    "matchFields": IfAny(Each("fields", _requirement(Item))),
+}
+"""A node selector term, declared once (``recipes``): its label requirements, then its
+field requirements, each list left out when it has none, and each requirement laid out as
+``REQUIREMENT``. ``NodeSelectorTerm.to_manifest`` evaluates it, and ``make chart``
+compiles it, as the one term of ``node_affinity``, into
+``node-headroom.recipe.nodeAffinity`` (``helm.recipes``)."""
+
+
+def node_affinity(terms: Any) -> dict[str, Any]:
+    """Required node affinity, as a PodSpec's ``affinity`` holds it, of the terms (ORed)
+    that the recipe ``terms`` gives: the layout of the library's ``NODE_AFFINITY`` and of
+    the chart's ``helm.recipes.ONE_TERM_AFFINITY``, written once."""
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+        }
+    }
+
+
+NODE_AFFINITY = node_affinity(Take("terms"))
+"""A pod's required node affinity of its ``terms`` (their manifests), declared once
+(``recipes``): ``Placement.to_manifest`` evaluates it, and ``make chart`` compiles its
+layout (``node_affinity``) with one ``NODE_SELECTOR_TERM`` for its terms into
+``node-headroom.recipe.nodeAffinity`` (``helm.recipes`` ``ONE_TERM_AFFINITY``)."""
 
 
 @dataclass(frozen=True)
@@ -388,8 +432,11 @@ class NodeSelectorRequirement:
 
     def to_manifest(self) -> dict[str, Any]:
         """The requirement as it appears in a node selector term (``REQUIREMENT``)."""
-        inputs = {"key": self.key, "operator": self.operator.value, "values": list(self.values)}
-        return dict(evaluate(REQUIREMENT, inputs))
+        return dict(evaluate(REQUIREMENT, self._inputs()))
+
+    def _inputs(self) -> dict[str, Any]:
+        """The inputs of ``REQUIREMENT``, and an item of ``NODE_SELECTOR_TERM``'s lists."""
+        return {"key": self.key, "operator": self.operator.value, "values": list(self.values)}
 
 
 @dataclass(frozen=True)
@@ -401,13 +448,12 @@ class NodeSelectorTerm:
     fields: tuple[NodeSelectorRequirement, ...] = ()
 
     def to_manifest(self) -> dict[str, Any]:
-        """The term as it appears in ``nodeSelectorTerms``."""
-        term: dict[str, Any] = {}
-        if self.expressions:
-            term["matchExpressions"] = [r.to_manifest() for r in self.expressions]
-        if self.fields:
-            term["matchFields"] = [r.to_manifest() for r in self.fields]
-        return term
+        """The term as it appears in ``nodeSelectorTerms`` (``NODE_SELECTOR_TERM``)."""
+        inputs = {
+            "expressions": [r._inputs() for r in self.expressions],
+            "fields": [r._inputs() for r in self.fields],
+        }
+        return dict(evaluate(NODE_SELECTOR_TERM, inputs))
 
 
 @dataclass(frozen=True)
@@ -431,18 +477,11 @@ class Placement:
     def to_manifest(self) -> dict[str, Any]:
         """``nodeSelector``, ``affinity`` and ``tolerations`` as a PodSpec holds them
         (``None`` when empty). A pinned node is not rendered: the DaemonSet controller
-        pins each pod itself."""
-        affinity = None
-        if self.affinity:
-            terms = [term.to_manifest() for term in self.affinity]
-            affinity = {
-                "nodeAffinity": {
-                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
-                }
-            }
+        pins each pod itself. The affinity is ``NODE_AFFINITY``'s."""
+        terms = [term.to_manifest() for term in self.affinity or ()]
         return {
             "nodeSelector": dict(self.node_selector) or None,
-            "affinity": affinity,
+            "affinity": evaluate(NODE_AFFINITY, {"terms": terms}) if terms else None,
             "tolerations": [t.to_manifest() for t in self.tolerations] or None,
         }
 

@@ -395,13 +395,9 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- range $key, $value := $selector }}{{ $requirements = append $requirements (dict "lib" $lib "field" (printf "nodeSelector['%s']" $key) "value" $value "key" $key "operator" $lib.selectorEntryOperator "values" (list $value)) }}{{ end -}}
 {{- end -}}
 {{- if $v.nodeAffinity -}}
-{{- $expressions := list -}}
-{{- range $v.nodeAffinity -}}
-{{- $e := dict "key" .key "operator" .operator "values" .values }}{{ include "node-headroom.recipe.requirement" $e -}}
-{{- $expressions = append $expressions $e.out -}}
-{{- $requirements = append $requirements (dict "lib" $lib "field" (printf "nodeAffinity[%s]" .key) "value" .operator "key" .key "operator" .operator "values" (default (list) .values)) -}}
-{{- end -}}
-{{- $_ := set $placement "affinity" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list (dict "matchExpressions" $expressions))))) -}}
+{{- range $v.nodeAffinity }}{{ $requirements = append $requirements (dict "lib" $lib "field" (printf "nodeAffinity[%s]" .key) "value" .operator "key" .key "operator" .operator "values" (default (list) .values)) }}{{ end -}}
+{{- $affinity := dict "expressions" $v.nodeAffinity }}{{ include "node-headroom.recipe.nodeAffinity" $affinity -}}
+{{- $_ := set $placement "affinity" $affinity.out -}}
 {{- end -}}
 
 {{- /* The burst workloads, their CapacityBuffers and the pre-puller: the bursts' unit,
