@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 647
+HAND_WRITTEN_CEILING = 646
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
@@ -223,7 +223,11 @@ buffers' unit only gives it the name its form's ref takes and the counts. Lowere
 to 647: a pod's node affinity is laid out by the library's recipes
 (vocabulary/placement.py ``node_affinity``, ``NODE_SELECTOR_TERM``), compiled as
 helm/recipes.py ``ONE_TERM_AFFINITY``, in place of the build's loop and nested maps that
-wrote it again."""
+wrote it again. Lowered, 647 to 646: what fills the alerts' places and the
+PrometheusRule's labels are the library's recipes (vocabulary/alert_rules.py
+``ALERT_FIELDS``, objects/alerts.py ``RULE_LABELS``), compiled as helm/recipes.py
+``PROMETHEUS_RULE``, and an alert is picked by its part's field, so the alerts' unit no
+longer joins the names, judges which parts are there, or merges the labels again."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

@@ -14,13 +14,20 @@ import pytest
 
 from cdk8s_headroom.helm import manifests
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
-from cdk8s_headroom.helm.recipes import ONE_TERM_AFFINITY, RECIPES, WORKLOAD, compile_recipe
+from cdk8s_headroom.helm.recipes import (
+    ONE_TERM_AFFINITY,
+    PROMETHEUS_RULE,
+    RECIPES,
+    WORKLOAD,
+    compile_recipe,
+)
 from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
 from cdk8s_headroom.vocabulary import security_context
+from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules, Watches
 from cdk8s_headroom.vocabulary.placement import (
     TAINT_TEXT,
     TAINT_TOLERATION,
@@ -33,7 +40,16 @@ from cdk8s_headroom.vocabulary.placement import (
     TaintEffect,
 )
 from cdk8s_headroom.vocabulary.rbac import API_GROUP as RBAC_GROUP
-from cdk8s_headroom.vocabulary.recipes import INDEX, Each, IfAny, Take, evaluate, fill_with, join
+from cdk8s_headroom.vocabulary.recipes import (
+    INDEX,
+    Each,
+    IfAny,
+    JoinText,
+    Take,
+    evaluate,
+    fill_with,
+    join,
+)
 from scripts.helm_render import CHART, objects, render
 
 RESERVER_INPUTS = {
@@ -313,6 +329,67 @@ def test_the_compiled_workload_labels_and_contexts_are_what_the_library_evaluate
         **security_context.pod_security_context(1000),
     }
     assert built["container"]["runAsGroup"] == 1000
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [{"a": ["x", "y"], "b": ["z"]}, {"a": ["x"], "b": []}, {"a": [], "b": []}],
+    ids=["several", "one", "none"],
+)
+def test_the_compiled_join_text_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    # vocabulary/recipes.py JoinText is Sprig's join: the texts, the separator between
+    recipe = {"both": JoinText(join(Take("a"), Take("b")), ", "), "a": JoinText(Take("a"), "|")}
+    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+
+
+NO_NAMES = {"reservers": [], "windows": [], "buffer_windows": [], "bursts": []}
+
+
+@pytest.mark.parametrize(
+    ("names", "labels"),
+    [
+        # a share's two DaemonSets and two bursts, with extra labels, one of them the library's
+        (
+            {**NO_NAMES, "reservers": ["r-large", "r-xlarge"], "bursts": ["api", "worker"]},
+            {"release": "kps", "app.kubernetes.io/part-of": "mine"},
+        ),
+        # slices held in time windows and a buffer's windows, no burst, no extra labels
+        ({**NO_NAMES, "windows": ["r-day", "r-night"], "buffer_windows": ["api-day"]}, None),
+        # buffers alone: the bursts only
+        ({**NO_NAMES, "bursts": ["api"]}, {}),
+    ],
+    ids=["slices-bursts-labels", "windows-buffer-windows", "bursts-alone"],
+)
+def test_the_compiled_alert_fields_and_labels_are_what_the_library_evaluates(
+    tmp_path: Path, names: dict[str, list[str]], labels: dict[str, str] | None
+) -> None:
+    # helm/recipes.py PROMETHEUS_RULE: alert_rules.ALERT_FIELDS (the names joined, the
+    # values' texts) and alerts.RULE_LABELS (the library's over the extra ones), under
+    # which Helm's go in the object's metadata
+    inputs = {
+        "headroom": "headroom-reserver",
+        "namespace": "node-headroom",
+        **names,
+        "min_held_percent": "90",
+        "slices_low_for": "15m",
+        "erosion_for": "30m",
+        "burst_start_budget": "2m",
+        "severity": "warning",
+        "labels": labels,
+        "helm": {"app.kubernetes.io/managed-by": "Helm", "app.kubernetes.io/part-of": "x"},
+    }
+    built = evaluate(PROMETHEUS_RULE, inputs)
+    assert _compiled(tmp_path, PROMETHEUS_RULE, inputs) == built
+    # the fields are the library's rules', of the same names and the default values
+    rules = HeadroomAlertRules(headroom="headroom-reserver", namespace="node-headroom", **names)
+    assert built["fields"] == rules.fields()
+    # both pick an alert by the field of the part it watches: empty when it has no names
+    for part in Watches:
+        assert (built["fields"][part.value] == "") == (not names[part.value])
+    assert built["labels"] == {**(labels or {}), "app.kubernetes.io/part-of": "node-headroom"}
+    assert built["meta"] == {"app.kubernetes.io/managed-by": "Helm", **built["labels"]}
 
 
 def test_every_recipe_of_the_chart_is_compiled_into_its_templates() -> None:

@@ -15,6 +15,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     IfAny,
     IfGiven,
     Item,
+    JoinText,
     Take,
     empty,
     evaluate,
@@ -58,6 +59,16 @@ def test_join_puts_lists_one_after_another_and_item_reads_a_key() -> None:
     recipe = join(Each("a", ITEM), Each("b", Item("k")))
 
     assert evaluate(recipe, {"a": [1], "b": [{"k": 2}, {"k": 3}]}) == [1, 2, 3]
+
+
+def test_join_text_puts_a_lists_texts_one_after_another_with_the_separator() -> None:
+    recipe = JoinText(join(Take("a"), Take("b")), ", ")
+
+    assert evaluate(recipe, {"a": ["x", "y"], "b": ["z"]}) == "x, y, z"
+    assert evaluate(recipe, {"a": ["x"], "b": []}) == "x"
+    assert evaluate(recipe, {"a": [], "b": []}) == ""
+    # no list, as Sprig's join takes a missing one: no texts
+    assert evaluate(JoinText(Take("a"), "|"), {"a": None}) == ""
 
 
 def test_an_if_given_entry_is_left_out_only_when_none() -> None:

@@ -7,11 +7,12 @@ defaults and which values each task kind takes, security contexts, labels, the a
 rule skeletons, the reader's ClusterRole (its rules are the cluster read's,
 ``reader_rules``), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
 ranges, messages); the parts a render may not need are files of their own
-(``LAZY_PARTS``). The pods and a buffer's spec are not data: each is its construct's
-recipe, compiled (``helm.recipes``). ``_library.tpl`` is the generated rule helpers and
-the recipes the templates call. ``templates/_helpers.tpl`` computes the recipes' inputs
-from the values and calls the helpers, in the order ``values_to_app.build`` calls the
-library, so the first refusal is the same one.
+(``LAZY_PARTS``). The pods, a buffer's spec, and the alerts' fields and labels are not
+data: each is its construct's recipe, compiled (``helm.recipes``). ``_library.tpl`` is
+the generated rule helpers and the recipes the templates call.
+``templates/_helpers.tpl`` computes the recipes' inputs from the values and calls the
+helpers, in the order ``values_to_app.build`` calls the library, so the first refusal is
+the same one.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from cdk8s_headroom.helm.values import (
 )
 from cdk8s_headroom.helm.values_to_app import DEFAULT_TASK, HEADROOM_ID, RELEASE_PREFIX, TASK_VALUES
 from cdk8s_headroom.helm.windows import windows_data
-from cdk8s_headroom.objects.alerts import PROMETHEUS_RULE_API_VERSION, HeadroomAlerts
+from cdk8s_headroom.objects.alerts import PROMETHEUS_RULE_API_VERSION
 from cdk8s_headroom.objects.burst import BurstWorkload
 from cdk8s_headroom.objects.capacity_buffer import (
     KEEP_OFF_EFFECTS,
@@ -146,7 +147,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     HeadroomNamespace(chart, "namespace", name="reference")
     headroom = NodeHeadroom(chart, "headroom", cpu=_CPU, memory=_MEMORY, prepull_burst_images=True)
     headroom.add_burst_workload("burst", image="x", cpu=_CPU, memory=_MEMORY)
-    HeadroomAlerts(chart, "alerts", headroom=headroom)
     # One object per kind, the first; the pre-puller by its name
     objects: dict[str, Any] = {}
     for document in chart.to_json():
@@ -171,7 +171,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     }
     burst = inspect.signature(BurstWorkload.__init__).parameters
     buffer = inspect.signature(CapacityBuffer.__init__).parameters
-    filled = alert_rules.HeadroomAlertRules(headroom="h", namespace="h", reservers=(), bursts=())
     return {
         "chartName": CHART_NAME,
         "models": models,
@@ -241,15 +240,15 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "targetCPUUtilization": burst["target_cpu_utilization"].default,
         },
         # The alerts (alerts.enabled): their text with {field} places, which the
-        # templates fill (alert_rules.fill) from the values ALERTS names and the headroom.
+        # templates fill (alert_rules.fill) with the fields of their recipe
+        # (helm.recipes PROMETHEUS_RULE), from the values ALERTS names and the headroom.
         "alerts": {
             "apiVersion": PROMETHEUS_RULE_API_VERSION,
-            "labels": objects["PrometheusRule"]["metadata"]["labels"],
             "headroomWithoutSlices": HEADROOM_ID,
             "groupName": alert_rules.GROUP_NAME,
-            "alternation": alert_rules.ALTERNATION,
-            "shownSeparator": alert_rules.SHOWN_SEPARATOR,
-            "fromValues": {prop: key for key, prop in ALERTS.items() if prop in filled.fields()},
+            "fromValues": {
+                prop: key for key, prop in ALERTS.items() if prop in alert_rules.ALERT_FIELDS
+            },
             "rules": [
                 {"watches": template.watches.value, "rule": alert_rules.skeleton(template)}
                 for template in alert_rules.ALERTS

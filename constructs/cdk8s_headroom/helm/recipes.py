@@ -7,7 +7,7 @@ parsed (a recipe only the bursts' unit runs, in its rules file).
 order of the recipe's fields, so a reviewer can follow an input to its field: a list of
 an ``Each`` (a map of an ``EachEntry`` or a ``Merge``) is a ``range``, a map with
 ``IfAny`` (``IfGiven``) entries is a ``dict`` of its other entries and a ``with`` (an
-``if``) per such entry.
+``if``) per such entry, and a ``JoinText`` is Sprig's ``join``.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
+from cdk8s_headroom.objects.alerts import RULE_LABELS
 from cdk8s_headroom.objects.burst import BURST_POD
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC, WINDOW_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.windows import ONE_PER_NODE, WINDOW_CRON_JOB
+from cdk8s_headroom.vocabulary.alert_rules import ALERT_FIELDS
 from cdk8s_headroom.vocabulary.labels import WORKLOAD_LABELS
 from cdk8s_headroom.vocabulary.placement import (
     NODE_SELECTOR_TERM,
@@ -40,6 +42,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     Index,
     Item,
     Join,
+    JoinText,
     Merge,
     Take,
     merge,
@@ -76,6 +79,18 @@ ONE_TERM_AFFINITY = node_affinity([NODE_SELECTOR_TERM])
 requirements (its ``expressions``), as ``Targeting.placement`` gives the library's pods,
 laid out by the library's recipes (vocabulary/placement.py ``node_affinity``,
 ``NODE_SELECTOR_TERM``)."""
+
+PROMETHEUS_RULE = {
+    "fields": ALERT_FIELDS,
+    "labels": RULE_LABELS,
+    # The object's own metadata: Helm's labels under the rule's
+    "meta": merge(Take("helm"), RULE_LABELS),
+}
+"""What the chart gives its PrometheusRule (alerts.enabled): what fills the alerts'
+places and its labels, of the library's recipes (vocabulary/alert_rules.py
+``ALERT_FIELDS``, which ``HeadroomAlertRules.fields`` evaluates, and objects/alerts.py
+``RULE_LABELS``, which ``HeadroomAlerts`` evaluates), and its metadata's labels. Compiled
+as ``node-headroom.recipe.prometheusRule``, which only the alerts' unit runs."""
 
 RECIPES: Mapping[str, ChartRecipe] = {
     "workload": ChartRecipe(
@@ -119,6 +134,11 @@ RECIPES: Mapping[str, ChartRecipe] = {
     ),
     "bufferWindowPod": ChartRecipe(
         WINDOW_POD, "objects/capacity_buffer.py WINDOW_POD: a scheduled buffer's pod"
+    ),
+    "prometheusRule": ChartRecipe(
+        PROMETHEUS_RULE,
+        "vocabulary/alert_rules.py ALERT_FIELDS and objects/alerts.py RULE_LABELS: the"
+        " alerts' fields and the PrometheusRule's labels",
     ),
 }
 """The recipes the chart builds objects with, by helper name."""
@@ -222,6 +242,9 @@ class _Compiler:
         if isinstance(recipe, Join):
             given = [self.expression(p, scope) for p in recipe.recipes if not self._left_out(p)]
             return given[0] if len(given) == 1 else f"(concat {' '.join(given)})"
+        if isinstance(recipe, JoinText):
+            texts = self.expression(recipe.recipe, scope)
+            return f"(join {json.dumps(recipe.separator)} {texts})"
         if isinstance(recipe, (Mapping, list)) and recipe and _constant(recipe):
             # One token for Helm to parse, decoded at run time, instead of a literal
             # per field

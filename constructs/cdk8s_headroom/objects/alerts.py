@@ -17,9 +17,14 @@ from cdk8s_headroom.vocabulary.alert_rules import AlertSeverity, HeadroomAlertRu
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.labels import PART_OF
 from cdk8s_headroom.vocabulary.places import fill
+from cdk8s_headroom.vocabulary.recipes import Take, evaluate, merge
 
 PROMETHEUS_RULE_API_VERSION = "monitoring.coreos.com/v1"
 DEFAULT_NAME = object_names.ALERTS
+RULE_LABELS = merge(Take("labels"), {"app.kubernetes.io/part-of": PART_OF})
+"""The recipe (``recipes``) of the PrometheusRule's labels: the extra ``labels`` given,
+then the library's, which win. ``HeadroomAlerts`` evaluates it; the chart compiles it
+(``helm.recipes`` PROMETHEUS_RULE)."""
 
 
 class HeadroomAlerts(HeadroomConstruct):
@@ -111,7 +116,7 @@ class HeadroomAlerts(HeadroomConstruct):
             metadata=cdk8s.ApiObjectMetadata(
                 name=self.name,
                 namespace=headroom.namespace,
-                labels={**extra, "app.kubernetes.io/part-of": PART_OF},
+                labels=evaluate(RULE_LABELS, {"labels": extra}),
             ),
             render=self._render,
         )

@@ -29,6 +29,7 @@ from typing import Any
 from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.durations import PROMETHEUS_DURATION
 from cdk8s_headroom.vocabulary.places import fill
+from cdk8s_headroom.vocabulary.recipes import JoinText, Take, evaluate, join
 
 
 class AlertSeverity(Enum):
@@ -44,12 +45,13 @@ class Watches(Enum):
     """What an alert needs of the headroom: its reserver DaemonSets (slices), the
     CronJobs of its time windows (windows), burst workloads, or the CronJobs of its
     buffers' time windows (buffer windows). An alert whose part the headroom lacks is
-    left out."""
+    left out. The value is the field of the part's names (``ALERT_FIELDS``), empty when
+    the headroom lacks it, so the library and the chart judge the part by that field."""
 
-    SLICES = "slices"
+    SLICES = "reservers"
     WINDOWS = "windows"
     BURSTS = "bursts"
-    BUFFER_WINDOWS = "bufferWindows"
+    BUFFER_WINDOWS = "buffer_windows"
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,27 @@ SHOWN_SEPARATOR = ", "
 ALERT_LABELS = {"severity": "{severity}", "headroom": "{headroom}", "namespace": "{namespace}"}
 """Every alert's labels: routing, and which headroom it is about."""
 
+ALERT_FIELDS = {
+    "headroom": Take("headroom"),
+    "namespace": Take("namespace"),
+    # The text's: what holds the slices, the DaemonSets or the windows' CronJobs
+    "reserver": JoinText(join(Take("reservers"), Take("windows")), SHOWN_SEPARATOR),
+    "reservers": JoinText(Take("reservers"), ALTERNATION),
+    "windows": JoinText(Take("windows"), ALTERNATION),
+    "buffer_windows": JoinText(Take("buffer_windows"), ALTERNATION),
+    "bursts": JoinText(Take("bursts"), ALTERNATION),
+    "min_held_percent": Take("min_held_percent"),
+    "slices_low_for": Take("slices_low_for"),
+    "erosion_for": Take("erosion_for"),
+    "burst_start_budget": Take("burst_start_budget"),
+    "severity": Take("severity"),
+}
+"""The recipe (``recipes``) of what fills the templates' places: the headroom's name and
+namespace, the lists of names (``reservers``, ``windows``, ``buffer_windows``,
+``bursts``) joined, and the values' texts, each the input of its field's name.
+``HeadroomAlertRules.fields`` evaluates it; the chart compiles it (``helm.recipes``
+PROMETHEUS_RULE), so the alerts' unit only gathers the names and the values."""
+
 
 def skeleton(template: AlertTemplate) -> dict[str, Any]:
     """The alerting rule of ``template``, its places unfilled: what ``fill`` completes."""
@@ -264,34 +287,34 @@ class HeadroomAlertRules:
         names.member(self.severity, AlertSeverity, field="severity")
 
     def fields(self) -> dict[str, str]:
-        """What fills the templates' places."""
-        return {
-            "headroom": self.headroom,
-            "namespace": self.namespace,
-            # The text's: what holds the slices, the DaemonSets or the windows' CronJobs
-            "reserver": SHOWN_SEPARATOR.join((*self.reservers, *self.windows)),
-            "reservers": ALTERNATION.join(self.reservers),
-            "windows": ALTERNATION.join(self.windows),
-            "buffer_windows": ALTERNATION.join(self.buffer_windows),
-            "bursts": ALTERNATION.join(self.bursts),
-            "min_held_percent": str(self.min_held_percent),
-            "slices_low_for": self.slices_low_for,
-            "erosion_for": self.erosion_for,
-            "burst_start_budget": self.burst_start_budget,
-            "severity": self.severity.value,
-        }
+        """What fills the templates' places: ``ALERT_FIELDS`` of the headroom's names
+        and the values as text."""
+        found: dict[str, str] = evaluate(
+            ALERT_FIELDS,
+            {
+                "headroom": self.headroom,
+                "namespace": self.namespace,
+                "reservers": self.reservers,
+                "windows": self.windows,
+                "buffer_windows": self.buffer_windows,
+                "bursts": self.bursts,
+                "min_held_percent": str(self.min_held_percent),
+                "slices_low_for": self.slices_low_for,
+                "erosion_for": self.erosion_for,
+                "burst_start_budget": self.burst_start_budget,
+                "severity": self.severity.value,
+            },
+        )
+        return found
 
     def rules(self) -> list[dict[str, Any]]:
-        """The alerting rules, in the order a reader checks them."""
-        present = {
-            Watches.SLICES: bool(self.reservers),
-            Watches.WINDOWS: bool(self.windows),
-            Watches.BURSTS: bool(self.bursts),
-            Watches.BUFFER_WINDOWS: bool(self.buffer_windows),
-        }
+        """The alerting rules, in the order a reader checks them: those whose part the
+        headroom has (``Watches``)."""
         fields = self.fields()
         return [
-            fill(skeleton(template), fields) for template in ALERTS if present[template.watches]
+            fill(skeleton(template), fields)
+            for template in ALERTS
+            if fields[template.watches.value]
         ]
 
     def group(self) -> dict[str, Any]:

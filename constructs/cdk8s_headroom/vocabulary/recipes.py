@@ -14,6 +14,8 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
 - ``Fill(pattern, place=recipe, ...)``: the text ``pattern`` with each ``{place}``
   replaced by the text of its recipe (``places.fill``);
 - ``Join(recipe, ...)``: the lists of its recipes, one after another;
+- ``JoinText(recipe, separator)``: the texts of the list of ``recipe``, with
+  ``separator`` between them (Sprig's ``join``), empty for no texts;
 - ``Merge(recipe, ...)``: the maps of its recipes, one after another, a later one's
   entries over an earlier's (``None`` is no entries);
 - ``EachEntry(name, recipe)``: a map, each key of the input map ``name`` with
@@ -93,6 +95,14 @@ def join(*recipes: Any) -> Join:
 
 
 @dataclass(frozen=True)
+class JoinText:
+    """The texts of the list ``recipe``, with ``separator`` between them."""
+
+    recipe: Any
+    separator: str
+
+
+@dataclass(frozen=True)
 class Merge:
     """The maps of ``recipes``, one after another, a later one's entries over an
     earlier's."""
@@ -169,6 +179,9 @@ def _evaluate(recipe: Any, scope: _Scope) -> Any:
         return fill(recipe.pattern, places)
     if isinstance(recipe, Join):
         return [item for part in recipe.recipes for item in _evaluate(part, scope)]
+    if isinstance(recipe, JoinText):
+        # None is no texts, as Sprig's join takes a missing list
+        return recipe.separator.join(_evaluate(recipe.recipe, scope) or ())
     if isinstance(recipe, Merge):
         return {
             key: value

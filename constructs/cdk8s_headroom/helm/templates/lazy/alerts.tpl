@@ -8,22 +8,21 @@
 {{- $text -}}
 {{- end -}}
 
-{{/* The alerts (alerts.enabled, HeadroomAlerts) into .c.alerts: the library's rule
-     skeletons, the alerts of what the headroom has (reserver DaemonSets, or the CronJobs
-     of the slices' windows in their place; the buffers' windows' CronJobs), filled. */}}
+{{/* The alerts (alerts.enabled, HeadroomAlerts) into .c.alerts: the rule skeletons of
+     the parts the headroom has, filled with their recipe's fields (PROMETHEUS_RULE), of
+     the parts' names (a reserver held in time windows: its CronJobs) and the values. */}}
 {{- define "node-headroom.alerts" -}}
 {{- include "node-headroom.load" (list .lib "alerts") -}}
-{{- $a := .a }}{{ $la := .lib.alerts }}{{ $slices := .slices -}}
+{{- $a := .a }}{{ $la := .lib.alerts -}}
 {{- $burstNames := list }}{{ range .bursts }}{{ $burstNames = append $burstNames .name }}{{ end -}}
 {{- $reservers := list }}{{ $windows := list }}{{ range .c.reservers }}{{ if .windows }}{{ range .windows }}{{ $windows = append $windows .name }}{{ end }}{{ else }}{{ $reservers = append $reservers .name }}{{ end }}{{ end -}}
 {{- $bufferWindows := list }}{{ range .c.buffers }}{{ range .windows }}{{ $bufferWindows = append $bufferWindows .name }}{{ end }}{{ end -}}
-{{- $fields := dict "headroom" (ternary .reserver (print .prefix $la.headroomWithoutSlices) $slices) "namespace" .c.namespace.name "reserver" (join $la.shownSeparator (concat $reservers $windows)) "reservers" (join $la.alternation $reservers) "windows" (join $la.alternation $windows) "buffer_windows" (join $la.alternation $bufferWindows) "bursts" (join $la.alternation $burstNames) -}}
-{{- range $prop, $key := $la.fromValues }}{{ $_ := set $fields $prop (include "node-headroom.digits" (index $a $key)) }}{{ end -}}
-{{- $present := dict "slices" (not (empty $reservers)) "windows" (not (empty $windows)) "bursts" (not (empty .bursts)) "bufferWindows" (not (empty $bufferWindows)) -}}
+{{- $in := dict "headroom" (ternary .reserver (print .prefix $la.headroomWithoutSlices) .slices) "namespace" .c.namespace.name "reservers" $reservers "windows" $windows "buffer_windows" $bufferWindows "bursts" $burstNames "labels" $a.labels "helm" .helm -}}
+{{- range $prop, $key := $la.fromValues }}{{ $_ := set $in $prop (include "node-headroom.digits" (index $a $key)) }}{{ end -}}
+{{- include "node-headroom.recipe.prometheusRule" $in -}}
 {{- $rules := list -}}
-{{- range $la.rules }}{{ if index $present .watches }}{{ $rules = append $rules .rule }}{{ end }}{{ end -}}
+{{- range $la.rules }}{{ if index $in.out.fields .watches }}{{ $rules = append $rules .rule }}{{ end }}{{ end -}}
 {{- $skeleton := dict "name" (default .lib.names.alerts $a.name) "group" (dict "name" $la.groupName "rules" $rules) -}}
-{{- $filled := fromJson (include "node-headroom.fill" (dict "item" $skeleton "places" $fields)) -}}
-{{- $labels := merge (deepCopy $la.labels) (default (dict) $a.labels) -}}
-{{- $_ := set .c "alerts" (dict "name" $filled.name "labels" $labels "meta" (merge (deepCopy $labels) .helm) "group" $filled.group) -}}
+{{- $filled := fromJson (include "node-headroom.fill" (dict "item" $skeleton "places" $in.out.fields)) -}}
+{{- $_ := set .c "alerts" (dict "name" $filled.name "labels" $in.out.labels "meta" $in.out.meta "group" $filled.group) -}}
 {{- end -}}
