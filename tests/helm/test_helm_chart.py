@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 647
+HAND_WRITTEN_CEILING = 645
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
@@ -223,7 +223,11 @@ buffers' unit only gives it the name its form's ref takes and the counts. Lowere
 to 647: a pod's node affinity is laid out by the library's recipes
 (vocabulary/placement.py ``node_affinity``, ``NODE_SELECTOR_TERM``), compiled as
 helm/recipes.py ``ONE_TERM_AFFINITY``, in place of the build's loop and nested maps that
-wrote it again."""
+wrote it again. Lowered, 647 to 645: a burst workload's replicas, left out when an
+autoscaler scales it, and its autoscaler's spec are the library's recipes
+(objects/burst.py DEPLOYMENT_FIELDS, compiled as helm/recipes.py burstSpec, and
+AUTOSCALER_SPEC, laid out by helm/manifests.py), so the bursts' unit only gives them
+their inputs instead of choosing between the count and the autoscaler again."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:
@@ -271,16 +275,15 @@ def test_a_generated_unit_is_written_by_make_chart_and_has_no_hand_written_twin(
         assert not (chart_module.LAZY / name).exists()
 
 
-def test_the_manifests_take_their_kinds_and_the_autoscalers_metric_from_the_library() -> None:
+def test_the_manifests_take_their_kinds_from_the_library() -> None:
     # manifests.manifests_template reads them from the library's reference objects: a
-    # library that wrote another apiVersion or metric would have the chart follow
+    # library that wrote another apiVersion would have the chart follow (the
+    # autoscaler's metric is its recipe's: test_helm_recipes.py)
     objects = reference()
     hpa = json.loads(json.dumps(objects["HorizontalPodAutoscaler"]))
     hpa["apiVersion"] = "autoscaling/v9"
-    hpa["spec"]["metrics"][0]["resource"]["name"] = "memory"
     text = manifests_template({**objects, "HorizontalPodAutoscaler": hpa})
     assert "apiVersion: autoscaling/v9\nkind: HorizontalPodAutoscaler" in text
-    assert "        name: memory\n" in text
     assert (CHART / "templates" / "headroom.yaml").read_text() == manifests_template(objects)
 
 
