@@ -21,7 +21,7 @@ from cdk8s_headroom.helm.recipes import (
     WORKLOAD,
     compile_recipe,
 )
-from cdk8s_headroom.objects.burst import BURST_POD
+from cdk8s_headroom.objects.burst import AUTOSCALER_SPEC, BURST_POD, DEPLOYMENT_FIELDS
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
@@ -44,6 +44,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     INDEX,
     Each,
     IfAny,
+    IfGiven,
     JoinText,
     Take,
     evaluate,
@@ -210,6 +211,74 @@ def test_the_compiled_buffer_spec_is_what_the_library_evaluates(
     assert {"replicas", "percentage", "limits"} & set(spec) == {
         key for key in ("replicas", "percentage", "limits") if inputs[key] not in (None, {})
     }
+
+
+SCALING_INPUTS = {"name": "api", "replicas": 2, "maxReplicas": None, "targetCPUUtilization": 80}
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        SCALING_INPUTS,
+        # a zero count stays, without an autoscaler
+        {**SCALING_INPUTS, "replicas": 0},
+        # an autoscaler owns the count
+        {**SCALING_INPUTS, "maxReplicas": 6, "targetCPUUtilization": 70},
+    ],
+    ids=["replicas", "zero-replicas", "autoscaled"],
+)
+def test_the_compiled_burst_spec_is_what_the_library_evaluates(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    # objects/burst.py DEPLOYMENT_FIELDS: the Deployment's replicas, unless an
+    # autoscaler scales it, as _render and the bursts' unit give them
+    spec = evaluate(DEPLOYMENT_FIELDS, inputs)
+    assert _compiled(tmp_path, DEPLOYMENT_FIELDS, inputs) == spec
+    assert ("replicas" in spec) is (inputs["maxReplicas"] is None)
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        {"count": 0, "name": "a", "owner": None},
+        {"count": None, "name": "a", "owner": None},
+        {"count": 1, "name": "a", "owner": 0},
+        {"count": 1, "name": None, "owner": None},
+    ],
+    ids=["zero", "none", "owned-by-a-zero", "of-none"],
+)
+def test_a_compiled_if_given_unless_is_what_evaluate_gives(
+    tmp_path: Path, inputs: dict[str, Any]
+) -> None:
+    # vocabulary/recipes.py IfGiven's unless: left out when that input is given, a zero
+    # too; alone, and with of
+    recipe = {
+        "count": IfGiven(Take("count"), unless="owner"),
+        "ref": IfGiven({"name": Take("name")}, of="name", unless="owner"),
+    }
+    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+
+
+def test_the_charts_autoscaler_is_what_the_library_evaluates() -> None:
+    # objects/burst.py AUTOSCALER_SPEC, laid out in the manifests (helm.manifests), of
+    # the inputs the bursts' unit gives: the Deployment's name, the replicas and the
+    # values' autoscaling
+    burst = {
+        "name": "api",
+        "image": "x",
+        "replicas": 2,
+        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+        "autoscaling": {"maxReplicas": 6, "targetCPUUtilization": 70},
+    }
+
+    rendered = objects(render(helm.Chart.load(CHART), {"burstWorkloads": [burst]}))
+    by_kind = {d["kind"]: d for d in rendered}
+    deployment, hpa = by_kind["Deployment"], by_kind["HorizontalPodAutoscaler"]
+
+    name = deployment["metadata"]["name"]
+    inputs = {"name": name, "replicas": 2, "maxReplicas": 6, "targetCPUUtilization": 70}
+    assert hpa["spec"] == evaluate(AUTOSCALER_SPEC, inputs)
+    assert "replicas" not in deployment["spec"]
 
 
 @pytest.mark.parametrize(
@@ -447,3 +516,19 @@ def test_the_manifests_lay_out_a_workloads_spec_from_its_recipe(
 
     # THEN the workloads' selector is the recipe's, as the library renders it
     assert "  selector:\n    matchLabels:\n      app.kubernetes.io/name: {{ $w.name }}\n" in text
+
+
+def test_the_manifests_lay_out_the_autoscalers_spec_from_its_recipe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # GIVEN an autoscaler recipe that scales on memory
+    (metric,) = AUTOSCALER_SPEC["metrics"]
+    resource = {**metric["resource"], "name": "memory"}
+    memory = {**AUTOSCALER_SPEC, "metrics": [{**metric, "resource": resource}]}
+    monkeypatch.setattr(manifests, "AUTOSCALER_SPEC", memory)
+
+    # WHEN the manifests are generated
+    text = manifests.manifests_template(manifests.reference())
+
+    # THEN the autoscaler's metric is the recipe's, in its order, as the library renders it
+    assert "  metrics:\n    - type: Resource\n      resource:\n        name: memory\n" in text

@@ -86,6 +86,15 @@ def test_an_if_given_entry_of_an_input_is_left_out_only_when_that_input_is_none(
     assert evaluate(recipe, {"name": ""}) == {"ref": {"kind": "Deployment", "name": ""}}
 
 
+def test_an_if_given_entry_unless_an_input_is_left_out_when_that_input_is_given() -> None:
+    # Another input takes the entry over: a Deployment's replicas, an autoscaler's count
+    recipe = {"replicas": IfGiven(Take("replicas"), unless="maxReplicas")}
+
+    assert evaluate(recipe, {"replicas": 0, "maxReplicas": None}) == {"replicas": 0}
+    assert evaluate(recipe, {"replicas": 2, "maxReplicas": 0}) == {}
+    assert evaluate(recipe, {"replicas": None, "maxReplicas": None}) == {}
+
+
 def test_merge_puts_maps_one_after_another_a_later_entry_over_an_earlier() -> None:
     recipe = merge(Take("selector"), {"zone": IfGiven(Take("zone"))})
 

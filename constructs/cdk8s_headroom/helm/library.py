@@ -7,9 +7,9 @@ defaults and which values each task kind takes, security contexts, labels, the a
 rule skeletons, the reader's ClusterRole (its rules are the cluster read's,
 ``reader_rules``), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
 ranges, messages); the parts a render may not need are files of their own
-(``LAZY_PARTS``). The pods, a buffer's spec, and the alerts' fields and labels are not
-data: each is its construct's recipe, compiled (``helm.recipes``). ``_library.tpl`` is
-the generated rule helpers and the recipes the templates call.
+(``LAZY_PARTS``). The pods, a buffer's spec, a burst's replicas, and the alerts' fields
+and labels are not data: each is its construct's recipe, compiled (``helm.recipes``).
+``_library.tpl`` is the generated rule helpers and the recipes the templates call.
 ``templates/_helpers.tpl`` computes the recipes' inputs from the values and calls the
 helpers, in the order ``values_to_app.build`` calls the library, so the first refusal is
 the same one.
@@ -49,7 +49,7 @@ from cdk8s_headroom.objects.capacity_buffer import (
 )
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
-from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
+from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULLER_FIELDS
 from cdk8s_headroom.objects.reserver import DEFAULT_RESERVER_NAME
 from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import (
@@ -68,6 +68,7 @@ from cdk8s_headroom.vocabulary.node_sizes import INSTANCE_TYPE_LABEL
 from cdk8s_headroom.vocabulary.placement import Taint, Toleration
 from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PreemptionPolicy, PriorityModel
 from cdk8s_headroom.vocabulary.rbac import SubjectKind
+from cdk8s_headroom.vocabulary.recipes import evaluate
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
 from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 from cdk8s_headroom.vocabulary.security_context import NOBODY_UID
@@ -154,7 +155,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         objects[document["metadata"]["name"]] = document
     reserver_pod = objects["DaemonSet"]["spec"]["template"]["spec"]
     prepuller_kind = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["kind"]
-    prepuller = objects[DEFAULT_RESERVER_NAME + PREPULL_SUFFIX]["spec"]
     uids = ("runAsUser", "runAsGroup", "fsGroup")
     tasks = {
         kind.value: {
@@ -216,11 +216,10 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "reserverSpec": _without(
             objects["DaemonSet"]["spec"], "selector", "template", "updateStrategy"
         ),
-        "burstSpec": _without(objects["Deployment"]["spec"], "replicas", "selector", "template"),
         # The reserver's, the bursts', the buffers' and the pre-puller's pods, and the
-        # buffers' spec, are their recipes' (helm.recipes)
+        # buffers' and the bursts' specs, are their recipes' (helm.recipes)
         "prepullerSuffix": PREPULL_SUFFIX,
-        "prepullerSpec": _without(prepuller, "selector", "template"),
+        "prepullerSpec": evaluate(PREPULLER_FIELDS, {}),
         "bufferApiGroup": API_GROUP,
         "bufferDefaults": {
             "form": buffer["form"].default.value,

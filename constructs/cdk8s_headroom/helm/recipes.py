@@ -19,7 +19,7 @@ from typing import Any
 
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.objects.alerts import RULE_LABELS
-from cdk8s_headroom.objects.burst import BURST_POD
+from cdk8s_headroom.objects.burst import BURST_POD, DEPLOYMENT_FIELDS
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC, WINDOW_POD
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
@@ -108,6 +108,10 @@ RECIPES: Mapping[str, ChartRecipe] = {
         PREPULLER_POD, "objects/prepuller.py PREPULLER_POD: the pre-puller's pod"
     ),
     "burstPod": ChartRecipe(BURST_POD, "objects/burst.py BURST_POD: a burst workload's pod"),
+    "burstSpec": ChartRecipe(
+        DEPLOYMENT_FIELDS,
+        "objects/burst.py DEPLOYMENT_FIELDS: the fields a burst workload's Deployment adds",
+    ),
     "bufferPod": ChartRecipe(BUFFER_POD, "objects/capacity_buffer.py BUFFER_POD: a buffer's pod"),
     "bufferSpec": ChartRecipe(
         BUFFER_SPEC, "objects/capacity_buffer.py BUFFER_SPEC: a CapacityBuffer's spec"
@@ -285,9 +289,11 @@ class _Compiler:
             elif isinstance(part, IfGiven):
                 value = self.expression(part.recipe, scope)
                 given = f"$in.{part.of}" if part.of else value
+                test = f'not (kindIs "invalid" {given})'
+                if part.unless:
+                    test = f'and (kindIs "invalid" $in.{part.unless}) ({test})'
                 self._emit(
-                    f'if not (kindIs "invalid" {given}) }}}}'
-                    f"{{{{ $_ := set {found} {json.dumps(key)} {value} }}}}{{{{ end"
+                    f"if {test} }}}}{{{{ $_ := set {found} {json.dumps(key)} {value} }}}}{{{{ end"
                 )
         return found
 

@@ -36,7 +36,7 @@ from cdk8s_headroom.vocabulary.quantity import (
     quantity_text,
 )
 from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource
-from cdk8s_headroom.vocabulary.recipes import IfAny, Take, evaluate, merge
+from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, merge
 from cdk8s_headroom.vocabulary.reserver_task import check_image
 
 _SCRATCH_VOLUMES, _SCRATCH_MOUNTS = security_context.scratch_volumes(["/tmp"])
@@ -74,6 +74,39 @@ BURST_POD = {
 evaluates it, and ``make chart`` compiles it into the chart's
 ``node-headroom.recipe.burstPod`` (``helm.recipes``). A writable ``/tmp``, since the
 root filesystem is read-only."""
+
+DEPLOYMENT_FIELDS = {
+    # With an HPA, the HPA owns the replica count; leaving it out of the manifest keeps
+    # GitOps from fighting the autoscaler
+    "replicas": IfGiven(Take("replicas"), unless="maxReplicas"),
+}
+"""The fields a burst workload's Deployment adds to its spec (``WORKLOAD_SPEC``): its
+replica count, unless an autoscaler scales it. Declared once (``recipes``):
+``BurstWorkload._render`` evaluates it, and ``make chart`` compiles it into the chart's
+``node-headroom.recipe.burstSpec`` (``helm.recipes``)."""
+
+AUTOSCALER_SPEC = {
+    "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": Take("name")},
+    "minReplicas": Take("replicas"),
+    "maxReplicas": Take("maxReplicas"),
+    "metrics": [
+        {
+            "type": "Resource",
+            "resource": {
+                "name": "cpu",
+                "target": {
+                    "type": "Utilization",
+                    "averageUtilization": Take("targetCPUUtilization"),
+                },
+            },
+        }
+    ],
+}
+"""A burst workload's HorizontalPodAutoscaler's spec: its Deployment, scaled from its
+``replicas`` up to ``maxReplicas`` on the pods' CPU utilization. Declared once
+(``recipes``), of the inputs of ``DEPLOYMENT_FIELDS``: ``BurstWorkload._render_autoscaler``
+evaluates it, and ``make chart`` lays it out in the chart's manifests
+(``helm.manifests``)."""
 
 
 class ImagePullPolicy(Enum):
@@ -296,32 +329,16 @@ class BurstWorkload(HeadroomWorkload):
                 **self.targeting.placement().to_manifest(),
             },
         )
-        # With an HPA, the HPA owns the replica count; leaving it out of the manifest
-        # keeps GitOps from fighting the autoscaler.
-        replicas = None if self.max_replicas is not None else self.replicas
-        return self.workload_spec(pod, replicas=replicas)
+        return self.workload_spec(pod, **evaluate(DEPLOYMENT_FIELDS, self._scaling()))
 
     def _render_autoscaler(self) -> Any:
+        return {"spec": evaluate(AUTOSCALER_SPEC, self._scaling())}
+
+    def _scaling(self) -> dict[str, Any]:
+        """The inputs of ``DEPLOYMENT_FIELDS`` and ``AUTOSCALER_SPEC``."""
         return {
-            "spec": {
-                "scaleTargetRef": {
-                    "apiVersion": "apps/v1",
-                    "kind": "Deployment",
-                    "name": self.name,
-                },
-                "minReplicas": self.replicas,
-                "maxReplicas": self.max_replicas,
-                "metrics": [
-                    {
-                        "type": "Resource",
-                        "resource": {
-                            "name": "cpu",
-                            "target": {
-                                "type": "Utilization",
-                                "averageUtilization": self.target_cpu_utilization,
-                            },
-                        },
-                    }
-                ],
-            }
+            "name": self.name,
+            "replicas": self.replicas,
+            "maxReplicas": self.max_replicas,
+            "targetCPUUtilization": self.target_cpu_utilization,
         }

@@ -44,6 +44,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     join,
 )
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE, check_image
+from cdk8s_headroom.vocabulary.rollout import UpdateStrategy
 
 PREPULL_TOOLS_IMAGE = "busybox:1.37.0-musl"
 """The image the no-op binary comes from: the official busybox, statically linked
@@ -117,6 +118,14 @@ PREPULLER_POD = {
 """The pre-puller's pod, declared once (``recipes``): ``ImagePrepuller._render``
 evaluates it, and ``make chart`` compiles it into the chart's
 ``node-headroom.recipe.prepullerPod`` (``helm.recipes``)."""
+
+PREPULLER_FIELDS = {"updateStrategy": {"type": UpdateStrategy.ROLLING_UPDATE.value}}
+"""The fields the pre-puller's DaemonSet adds to its spec (``WORKLOAD_SPEC``): a new
+image list rolls node by node, since its pods request nothing (``PREPULL_REQUESTS``) and
+a replaced one takes no room from anyone, unlike a reserver (``UpdateStrategy``). A
+constant recipe (``recipes``): ``ImagePrepuller._render`` evaluates it, and ``make
+chart`` writes it into the chart's ``files/library.json`` (``prepullerSpec``,
+``helm.library``)."""
 
 
 class ImagePrepuller(HeadroomWorkload):
@@ -198,4 +207,4 @@ class ImagePrepuller(HeadroomWorkload):
                 **self.targeting.placement().to_manifest(),
             },
         )
-        return self.workload_spec(pod, updateStrategy={"type": "RollingUpdate"})
+        return self.workload_spec(pod, **evaluate(PREPULLER_FIELDS, {}))

@@ -25,7 +25,10 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
   list or map), as the chart's compiled recipe leaves it out;
 - ``IfGiven(recipe)``, as a map's entry: left out when its recipe comes out ``None``
   only (a zero stays); ``IfGiven(recipe, of=name)``: left out when the input ``name``
-  is ``None``, for an entry whose own value is never ``None`` (a map around an input).
+  is ``None``, for an entry whose own value is never ``None`` (a map around an input);
+  ``IfGiven(recipe, unless=name)``: left out, too, when the input ``name`` is given (not
+  ``None``), for an entry another input takes over (a Deployment's ``replicas``, which
+  its autoscaler owns when it has one).
 
 A map's entry of ``None`` is left out (as cdk8s leaves out a ``None``).
 """
@@ -132,10 +135,12 @@ class IfAny:
 @dataclass(frozen=True)
 class IfGiven:
     """A map's entry that is left out when ``recipe`` comes out ``None``, or, with
-    ``of``, when the input ``of`` is ``None``."""
+    ``of``, when the input ``of`` is ``None``; with ``unless``, also when the input
+    ``unless`` is not ``None``."""
 
     recipe: Any
     of: str = ""
+    unless: str = ""
 
 
 def empty(value: Any) -> bool:
@@ -198,6 +203,8 @@ def _evaluate(recipe: Any, scope: _Scope) -> Any:
                     found[key] = value
             elif isinstance(part, IfGiven):
                 if part.of and scope.inputs[part.of] is None:
+                    continue
+                if part.unless and scope.inputs[part.unless] is not None:
                     continue
                 if (value := _evaluate(part.recipe, scope)) is not None:
                     found[key] = value

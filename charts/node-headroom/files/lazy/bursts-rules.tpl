@@ -49,3 +49,11 @@
 {{- with $in.tolerations }}{{ $_ := set $map14 "tolerations" . }}{{ end -}}
 {{- $_ := set $in "out" $map14 -}}
 {{- end -}}
+{{/* objects/burst.py DEPLOYMENT_FIELDS: the fields a burst workload's Deployment adds; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.burstSpec" -}}
+{{- $in := . -}}
+{{- $map1 := dict -}}
+{{- if and (kindIs "invalid" $in.maxReplicas) (not (kindIs "invalid" $in.replicas)) }}{{ $_ := set $map1 "replicas" $in.replicas }}{{ end -}}
+{{- $_ := set $in "out" $map1 -}}
+{{- end -}}

@@ -49,10 +49,13 @@
 {{- $replicas := $lib.burstDefaults.replicas -}}
 {{- if not (kindIs "invalid" $w.replicas) }}{{ $replicas = int64 $w.replicas }}{{ end -}}
 {{- $autoscaling := default (dict) $w.autoscaling -}}
-{{- $maxReplicas := $autoscaling.maxReplicas -}}
-{{- if not (kindIs "invalid" $maxReplicas) -}}
-{{- $maxReplicas = int64 $maxReplicas -}}
-{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $lib "field" (print $at "autoscaling.maxReplicas") "value" $maxReplicas "maxReplicas" $maxReplicas "replicas" $replicas) -}}
+{{- $target := $lib.burstDefaults.targetCPUUtilization -}}
+{{- if not (kindIs "invalid" $autoscaling.targetCPUUtilization) }}{{ $target = int64 $autoscaling.targetCPUUtilization }}{{ end -}}
+{{- /* The inputs of its Deployment's replicas and of its autoscaler's spec, whose recipes decide them (objects/burst.py DEPLOYMENT_FIELDS, AUTOSCALER_SPEC) */ -}}
+{{- $scaling := dict "name" $fullName "replicas" $replicas "maxReplicas" $autoscaling.maxReplicas "targetCPUUtilization" $target -}}
+{{- if not (kindIs "invalid" $scaling.maxReplicas) -}}
+{{- $_ := set $scaling "maxReplicas" (int64 $scaling.maxReplicas) -}}
+{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $lib "field" (print $at "autoscaling.maxReplicas") "value" $scaling.maxReplicas "maxReplicas" $scaling.maxReplicas "replicas" $replicas) -}}
 {{- include "node-headroom.rule.replicasWithAutoscaler" (dict "lib" $lib "field" (print $at "replicas") "value" $replicas "replicas" $replicas) -}}
 {{- end -}}
 {{- $uid := $lib.burstDefaults.runAsUser -}}
@@ -64,14 +67,9 @@
 {{- $in := merge (dict "priorityClassName" $classes.burst.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "containerName" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "command" $w.command "args" $w.args "cpu" $requested.cpu "memory" $requested.memory "cpuLimit" $limited.cpu "memoryLimit" $limited.memory "extendedResources" $w.extendedResources "tolerations" $tolerations.list) $placement -}}
 {{- include "node-headroom.recipe.burstPod" $in -}}
 {{- $resources := (first $in.out.containers).resources -}}
-{{- $burst := dict "kind" $lib.kinds.burst "name" $fullName "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (deepCopy $lib.burstSpec) -}}
-{{- if kindIs "invalid" $maxReplicas -}}
-{{- $_ := set $burst.spec "replicas" $replicas -}}
-{{- else -}}
-{{- $target := $lib.burstDefaults.targetCPUUtilization -}}
-{{- if not (kindIs "invalid" $autoscaling.targetCPUUtilization) }}{{ $target = int64 $autoscaling.targetCPUUtilization }}{{ end -}}
-{{- $_ := set $burst "autoscaler" (dict "minReplicas" $replicas "maxReplicas" $maxReplicas "targetCPUUtilization" $target) -}}
-{{- end -}}
+{{- include "node-headroom.recipe.burstSpec" $scaling -}}
+{{- $burst := dict "kind" $lib.kinds.burst "name" $fullName "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" $scaling.out -}}
+{{- if not (kindIs "invalid" $scaling.maxReplicas) }}{{ $_ := set $burst "autoscaler" $scaling }}{{ end -}}
 {{- $bursts = append $bursts $burst -}}
 {{- if $v.prepullBurstImages }}{{ $burstImages = append $burstImages $w.image | uniq }}{{ end -}}
 {{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
@@ -90,10 +88,10 @@
 {{- $tolerations := dict "list" (list) -}}
 {{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
 {{- $name := replace "{reserver}" $reserverName $lib.names.prepuller -}}
-{{- /* The inputs of its pod, whose recipe decides its fields (objects/prepuller.py PREPULLER_POD) */ -}}
+{{- /* The inputs of its pod, whose recipe decides its fields, its users' too (objects/prepuller.py PREPULLER_POD): of the workload's recipe, only its labels are taken */ -}}
 {{- $in := merge (dict "priorityClassName" $classes.headroom.name "toolsImage" $v.images.prepullTools "pauseImage" $v.images.pause "images" $burstImages "tolerations" $tolerations.list) $placement -}}
 {{- include "node-headroom.recipe.prepullerPod" $in -}}
-{{- $po := dict "helm" $helm "uid" (int64 $lib.prepullRunAsUser) "labels" $v.labels "name" $name "component" $lib.components.prepuller "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $po }}{{ $po = $po.out -}}
+{{- $po := dict "helm" $helm "labels" $v.labels "name" $name "component" $lib.components.prepuller }}{{ include "node-headroom.recipe.workload" $po }}{{ $po = $po.out -}}
 {{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "meta" $po.meta "pod" $in.out "spec" (deepCopy $lib.prepullerSpec)) -}}
 {{- end -}}
 {{- end -}}
