@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 647
+HAND_WRITTEN_CEILING = 645
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most:
 913 before the first generated unit; issue 37 brings them down to 150, all generic
 helpers. Lowered as each part of the build is generated. Raised once, 653 to 656, when
@@ -223,7 +223,11 @@ buffers' unit only gives it the name its form's ref takes and the counts. Lowere
 to 647: a pod's node affinity is laid out by the library's recipes
 (vocabulary/placement.py ``node_affinity``, ``NODE_SELECTOR_TERM``), compiled as
 helm/recipes.py ``ONE_TERM_AFFINITY``, in place of the build's loop and nested maps that
-wrote it again."""
+wrote it again. Lowered, 647 to 645: a model's class as named and ranked is the library's
+recipe (vocabulary/priority_models.py PRIORITY_CLASS, compiled as helm/recipes.py
+priorityClass), and the classes' ladder and those emitted for each default.create are the
+library's data (helm/library.py models), in place of the build's per-field map, ladder
+and emitted lists that decided them again."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:
