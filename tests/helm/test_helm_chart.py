@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 644
+HAND_WRITTEN_CEILING = 642
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most: 913
 before the first generated unit; issue 37 brings them down to 150, all generic helpers.
 Lowered as each part of the build is generated. Raised once, 653 to 656, when the two
@@ -231,7 +231,12 @@ merges the labels again. Lowered, 646 to 644: a burst workload's replicas, left 
 an autoscaler scales it, and its autoscaler's spec are the library's recipes
 (objects/burst.py DEPLOYMENT_FIELDS, compiled as helm/recipes.py burstSpec, and
 AUTOSCALER_SPEC, laid out by helm/manifests.py), so the bursts' unit only gives them
-their inputs instead of choosing between the count and the autoscaler again."""
+their inputs instead of choosing between the count and the autoscaler again. Lowered,
+644 to 642: a model's class as named and ranked is the library's recipe
+(vocabulary/priority_models.py PRIORITY_CLASS, compiled as helm/recipes.py
+priorityClass), and the classes' ladder and those emitted for each default.create are
+the library's data (helm/library.py models), in place of the build's per-field map,
+ladder and emitted lists that decided them again."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

@@ -39,6 +39,12 @@ from cdk8s_headroom.vocabulary.placement import (
     Taint,
     TaintEffect,
 )
+from cdk8s_headroom.vocabulary.priority_models import (
+    PRIORITY_CLASS,
+    ModelClasses,
+    PriorityModel,
+    class_fields,
+)
 from cdk8s_headroom.vocabulary.rbac import API_GROUP as RBAC_GROUP
 from cdk8s_headroom.vocabulary.recipes import (
     INDEX,
@@ -279,6 +285,34 @@ def test_the_charts_autoscaler_is_what_the_library_evaluates() -> None:
     inputs = {"name": name, "replicas": 2, "maxReplicas": 6, "targetCPUUtilization": 70}
     assert hpa["spec"] == evaluate(AUTOSCALER_SPEC, inputs)
     assert "replicas" not in deployment["spec"]
+
+
+GUARDED = ModelClasses.of(PriorityModel.GUARDED)
+
+
+@pytest.mark.parametrize(
+    ("spec", "name", "value"),
+    [
+        (GUARDED.headroom, None, None),
+        (GUARDED.burst, "team-burst", 500000),
+        # the global default class, a value of zero given over the model's
+        (GUARDED.default, None, 0),
+        (ModelClasses.of(PriorityModel.SEED).headroom, "seed-headroom", None),
+    ],
+    ids=["model-class", "name-and-value", "default-zero", "seed-name"],
+)
+def test_the_compiled_priority_class_is_what_the_library_evaluates(
+    tmp_path: Path, spec: Any, name: str | None, value: int | None
+) -> None:
+    # priority_models.PRIORITY_CLASS: the model's class (its class_fields, with its
+    # role, as the chart's data holds it), the name and value given over its own, as
+    # ModelClasses.of and the chart's build give them
+    assert spec is not None
+    inputs = {"model": {"role": "r", **class_fields(spec)}, "name": name, "value": value}
+    built = evaluate(PRIORITY_CLASS, inputs)
+    assert _compiled(tmp_path, PRIORITY_CLASS, inputs) == built
+    given = {"name": name, "value": value}
+    assert built == {**inputs["model"], **{k: v for k, v in given.items() if v is not None}}
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,12 @@ from typing import Any
 
 import pytest
 
-from cdk8s_headroom import HeadroomConfigError, HeadroomPriorityClasses, PriorityModel
+from cdk8s_headroom import (
+    HeadroomConfigError,
+    HeadroomPriorityClasses,
+    ModelClasses,
+    PriorityModel,
+)
 from cdk8s_headroom.vocabulary.errors import shown
 from tests.conftest import find, find_all
 
@@ -65,6 +70,30 @@ def test_classes_are_emitted_headroom_default_burst_in_that_order(chart: Any, sy
     HeadroomPriorityClasses(chart, "classes")
     names = [o["metadata"]["name"] for o in synth(chart)]
     assert names == ["headroom-reserve", "default-no-preempt", "burst-critical"]
+
+
+@pytest.mark.parametrize(
+    ("model", "create", "emitted"),
+    [
+        (PriorityModel.GUARDED, None, ["headroom", "default", "burst"]),
+        (PriorityModel.GUARDED, False, ["headroom", "burst"]),
+        (PriorityModel.SEED, False, ["headroom", "burst"]),
+    ],
+)
+def test_the_classes_emitted_are_the_ladders_the_default_only_when_created(
+    model: PriorityModel, create: bool | None, emitted: list[str]
+) -> None:
+    # What the chart's data holds for each default.create (helm/library.py models)
+    classes = ModelClasses.of(model, create_default_class=create)
+    assert classes.emitted_roles() == emitted
+    assert [role for role, _ in classes.ladder()] == [
+        "headroom",
+        *(["default"] if classes.default else []),
+        "burst",
+    ]
+    assert [child_id for child_id, _ in classes.emitted_items()] == [
+        role.capitalize() for role in emitted
+    ]
 
 
 def test_custom_values_and_names_are_emitted(chart: Any, synth: Any) -> None:

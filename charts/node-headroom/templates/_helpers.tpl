@@ -293,20 +293,18 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.rule.ownNamespace" (dict "lib" $lib "field" "namespace.name" "value" $namespace) -}}
 {{- $_ := set $c.namespace "meta" (merge (deepCopy $lib.namespaceLabels) $helm) -}}
 {{- end -}}
+{{- /* The model's classes, lowest first, as named and ranked (priority_models.py PRIORITY_CLASS),
+     and those the library emits for the default.create given (ModelClasses.emitted_roles) */ -}}
 {{- $pc := $v.priorityClasses }}{{ $dc := $pc.default }}{{ $classes := dict -}}
-{{- range $role := list "headroom" "burst" "default" -}}
-{{- with index $m $role -}}
-{{- $given := index $pc $role }}{{ $value := int64 .value -}}
-{{- if not (kindIs "invalid" $given.value) }}{{ $value = int64 $given.value }}{{ end -}}
-{{- $_ := set $classes $role (dict "role" $role "name" (default .name $given.name) "value" $value "preemptionPolicy" .preemptionPolicy "globalDefault" .globalDefault "description" .description) -}}
+{{- $ladder := list -}}
+{{- range $m.ladder -}}
+{{- $given := index $pc .role }}{{ $in := dict "model" . "name" $given.name "value" $given.value -}}
+{{- include "node-headroom.recipe.priorityClass" $in }}{{ $_ := set $in.out "value" (int64 $in.out.value) -}}
+{{- $_ := set $classes .role $in.out }}{{ $ladder = append $ladder $in.out -}}
 {{- end -}}
-{{- end -}}
-{{- $ladder := list $classes.headroom -}}
-{{- if $classes.default }}{{ $ladder = append $ladder $classes.default }}{{ end -}}
-{{- $ladder = append $ladder $classes.burst -}}
-{{- $emitted := list $classes.headroom -}}
-{{- if and $classes.default (or (kindIs "invalid" $dc.create) $dc.create) }}{{ $emitted = append $emitted $classes.default }}{{ end -}}
-{{- $_ := set $c "classes" (append $emitted $classes.burst) -}}
+{{- $emitted := list -}}
+{{- range index $m.emitted (toJson $dc.create) }}{{ $emitted = append $emitted (index $classes .) }}{{ end -}}
+{{- $_ := set $c "classes" $emitted -}}
 {{- $poolName := $v.nodePool.name -}}
 {{- $reserverName := print $prefix (default (ternary (replace "{pool}" (toString $poolName) $lib.names.reserverOnPool) $lib.names.reserver (not (empty $poolName))) $v.reserverName) -}}
 {{- $r := $v.reservation -}}

@@ -95,6 +95,18 @@
 {{- with $in.tolerations }}{{ $_ := set $map17 "tolerations" . }}{{ end -}}
 {{- $_ := set $in "out" $map17 -}}
 {{- end -}}
+{{/* vocabulary/priority_models.py PRIORITY_CLASS: a class of the model, as named and ranked; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.priorityClass" -}}
+{{- $in := . -}}
+{{- $map1 := dict -}}
+{{- if not (kindIs "invalid" $in.name) }}{{ $_ := set $map1 "name" $in.name }}{{ end -}}
+{{- if not (kindIs "invalid" $in.value) }}{{ $_ := set $map1 "value" $in.value }}{{ end -}}
+{{- $map2 := dict -}}
+{{- range $key3, $item4 := $in.model }}{{ $_ := set $map2 $key3 $item4 }}{{ end -}}
+{{- range $key3, $item4 := $map1 }}{{ $_ := set $map2 $key3 $item4 }}{{ end -}}
+{{- $_ := set $in "out" $map2 -}}
+{{- end -}}
 {{/* vocabulary/placement.py TOLERATION: a toleration; compiled from its recipe,
      of its inputs (a map), into their "out". */}}
 {{- define "node-headroom.recipe.toleration" -}}

@@ -7,9 +7,11 @@ defaults and which values each task kind takes, security contexts, labels, the a
 rule skeletons, the reader's ClusterRole (its rules are the cluster read's,
 ``reader_rules``), and the rules of ``cdk8s_headroom.vocabulary.rules`` (patterns,
 ranges, messages); the parts a render may not need are files of their own
-(``LAZY_PARTS``). The pods, a buffer's spec, a burst's replicas, and the alerts' fields
-and labels are not data: each is its construct's recipe, compiled (``helm.recipes``).
-``_library.tpl`` is the generated rule helpers and the recipes the templates call.
+(``LAZY_PARTS``). The pods, a buffer's spec, a burst's replicas, the alerts' fields and
+labels, and a model's class as named and ranked are not data: each is the library's
+recipe, compiled (``helm.recipes``). ``_library.tpl`` is the generated rule helpers and
+the recipes the templates call. The classes each model emits, for each
+``create_default_class``, are data (``_emitted_roles``).
 ``templates/_helpers.tpl`` computes the recipes' inputs from the values and calls the
 helpers, in the order ``values_to_app.build`` calls the library, so the first refusal is
 the same one.
@@ -63,10 +65,16 @@ from cdk8s_headroom.vocabulary import (
     share_rules,
 )
 from cdk8s_headroom.vocabulary.capacity_buffer_api import API_GROUP
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
 from cdk8s_headroom.vocabulary.names import DNS_LABEL_MAX
 from cdk8s_headroom.vocabulary.node_sizes import INSTANCE_TYPE_LABEL
 from cdk8s_headroom.vocabulary.placement import Taint, Toleration
-from cdk8s_headroom.vocabulary.priority_models import ModelClasses, PreemptionPolicy, PriorityModel
+from cdk8s_headroom.vocabulary.priority_models import (
+    ModelClasses,
+    PreemptionPolicy,
+    PriorityModel,
+    class_fields,
+)
 from cdk8s_headroom.vocabulary.rbac import SubjectKind
 from cdk8s_headroom.vocabulary.recipes import evaluate
 from cdk8s_headroom.vocabulary.reserver_task import ReserverTask, TaskKind
@@ -113,13 +121,27 @@ def _slice_places(resources: Mapping[str, Any]) -> dict[str, Any]:
     return {key: {r: place[q] for r, q in amounts.items()} for key, amounts in resources.items()}
 
 
+def _emitted_roles(model: PriorityModel) -> dict[str, list[str]]:
+    """The roles of the classes ``model`` emits (``ModelClasses.emitted_roles``), by
+    ``priorityClasses.default.create`` as JSON (``null``, ``true``, ``false``), for each
+    the model takes: the library refuses the others, and so does the chart's build, once
+    it judges the classes."""
+    emitted = {}
+    for create in (None, True, False):
+        try:
+            classes = ModelClasses.of(model, create_default_class=create)
+        except HeadroomConfigError:
+            continue
+        emitted[json.dumps(create)] = classes.emitted_roles()
+    return emitted
+
+
 def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     """What the templates take from the library: reference constructs, the rules, and
     the values' checks (``values.checks``, with the chart's ``defaults``)."""
     models = {}
     for model in PriorityModel:
         classes = ModelClasses.of(model)
-        specs = {"headroom": classes.headroom, "burst": classes.burst, "default": classes.default}
         broken = check_promises(model, cpu="500m", memory="512Mi")
         models[model.value] = {
             "note": _chart_words(_model_note(model)),
@@ -132,17 +154,10 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             "reserverUpdateStrategy": UpdateStrategy.for_reserver(
                 classes.headroom.preemption_policy
             ).value,
-            **{
-                role: {
-                    "name": spec.name,
-                    "value": spec.value,
-                    "preemptionPolicy": spec.preemption_policy.value,
-                    "globalDefault": spec.global_default,
-                    "description": spec.description,
-                }
-                for role, spec in specs.items()
-                if spec is not None
-            },
+            # The model's classes, lowest first, each with its role (the values' key):
+            # the build gives each to PRIORITY_CLASS and judges them in this order
+            "ladder": [{"role": role, **class_fields(spec)} for role, spec in classes.ladder()],
+            "emitted": _emitted_roles(model),
         }
     chart = _chart()
     HeadroomNamespace(chart, "namespace", name="reference")

@@ -33,6 +33,7 @@ from cdk8s_headroom.vocabulary.placement import (
     TOLERATION,
     node_affinity,
 )
+from cdk8s_headroom.vocabulary.priority_models import PRIORITY_CLASS
 from cdk8s_headroom.vocabulary.recipes import (
     Each,
     EachEntry,
@@ -115,6 +116,10 @@ RECIPES: Mapping[str, ChartRecipe] = {
     "bufferPod": ChartRecipe(BUFFER_POD, "objects/capacity_buffer.py BUFFER_POD: a buffer's pod"),
     "bufferSpec": ChartRecipe(
         BUFFER_SPEC, "objects/capacity_buffer.py BUFFER_SPEC: a CapacityBuffer's spec"
+    ),
+    "priorityClass": ChartRecipe(
+        PRIORITY_CLASS,
+        "vocabulary/priority_models.py PRIORITY_CLASS: a class of the model, as named and ranked",
     ),
     "toleration": ChartRecipe(TOLERATION, "vocabulary/placement.py TOLERATION: a toleration"),
     "nodeAffinity": ChartRecipe(

@@ -17,20 +17,15 @@ from cdk8s_headroom.vocabulary.priority_models import (
     PriorityClassProps,
     PriorityClassSpec,
     PriorityModel,
+    class_fields,
 )
 from cdk8s_headroom.vocabulary.props import Unpack, check_props, spelled_out
 
 
 def _class_body(spec: PriorityClassSpec) -> Callable[[], dict[str, Any]]:
     def render() -> dict[str, Any]:
-        # The API server does not store `globalDefault: false` (omitempty), so writing
-        # it would make every `kubectl apply` report the class `configured`.
-        return {
-            "value": spec.value,
-            "preemptionPolicy": spec.preemption_policy.value,
-            **({"globalDefault": True} if spec.global_default else {}),
-            "description": spec.description,
-        }
+        # Its fields but the name, which is the metadata's
+        return {key: field for key, field in class_fields(spec).items() if key != "name"}
 
     return render
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Any
 
 from cdk8s_headroom.vocabulary import names, rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError
@@ -20,6 +21,7 @@ from cdk8s_headroom.vocabulary.props import (
     spelled_out,
     with_defaults,
 )
+from cdk8s_headroom.vocabulary.recipes import IfGiven, Take, evaluate, merge
 from cdk8s_headroom.vocabulary.rule_language import check_ordered
 from cdk8s_headroom.vocabulary.rules import MAX_USER_PRIORITY as MAX_USER_PRIORITY
 
@@ -178,15 +180,44 @@ def class_value(value: object, *, field: str) -> int:
     return rules.PRIORITY.check(value, field=field)
 
 
+def class_fields(spec: PriorityClassSpec) -> dict[str, Any]:
+    """``spec`` as a PriorityClass's fields, in its manifest's order: ``name`` (its
+    metadata's), ``value``, ``preemptionPolicy``, ``globalDefault`` (only when true) and
+    ``description``. ``HeadroomPriorityClasses`` renders them but the name, and the
+    chart's data holds each model's class so (``helm/library.py`` ``models``)."""
+    return {
+        "name": spec.name,
+        "value": spec.value,
+        "preemptionPolicy": spec.preemption_policy.value,
+        # The API server does not store `globalDefault: false` (omitempty), so writing
+        # it would make every `kubectl apply` report the class `configured`.
+        **({"globalDefault": True} if spec.global_default else {}),
+        "description": spec.description,
+    }
+
+
+PRIORITY_CLASS = merge(
+    Take("model"),
+    {"name": IfGiven(Take("name")), "value": IfGiven(Take("value"))},
+)
+"""A class of a model as the user names and ranks it: the model's class (``model``, its
+``class_fields``) with the ``name`` and ``value`` given over its own; its policy,
+default flag and description stay the model's. Declared once (``recipes``):
+``ModelClasses.of`` evaluates it for each class (``_customized``), and ``make chart``
+compiles it into ``node-headroom.recipe.priorityClass``, which the chart's build runs on
+each class of the model."""
+
+
 def _customized(
     base: PriorityClassSpec, *, name: str | None, value: int | None, prop: str
 ) -> PriorityClassSpec:
-    """``base`` with the user's name and value, validated as ``<prop>_class_name`` and
-    ``<prop>_value``; policy, default flag and description stay the model's."""
+    """``base`` with the user's name and value over its own (``PRIORITY_CLASS``),
+    validated as ``<prop>_class_name`` and ``<prop>_value``."""
+    fields = evaluate(PRIORITY_CLASS, {"model": class_fields(base), "name": name, "value": value})
     return replace(
         base,
-        name=class_name(base.name if name is None else name, field=f"{prop}_class_name"),
-        value=class_value(base.value if value is None else value, field=f"{prop}_value"),
+        name=class_name(fields["name"], field=f"{prop}_class_name"),
+        value=class_value(fields["value"], field=f"{prop}_value"),
     )
 
 
@@ -295,34 +326,42 @@ class ModelClasses:
         classes._check_unique_names()
         return classes
 
+    def ladder(self) -> list[tuple[str, PriorityClassSpec]]:
+        """The classes by role, lowest priority first: the order ``of`` checks them in,
+        and the chart's build too (``helm/library.py`` ``models``)."""
+        ladder = [("headroom", self.headroom)]
+        if self.default is not None:
+            ladder.append(("default", self.default))
+        return [*ladder, ("burst", self.burst)]
+
+    def emitted_roles(self) -> list[str]:
+        """The roles of the classes the app emits, in apply order, the ladder's: the
+        default class's only when the app emits it (``default_class_emitted``). The
+        chart's data holds them for each ``create_default_class`` (``models``)."""
+        return [
+            role for role, _ in self.ladder() if role != "default" or self.default_class_emitted
+        ]
+
     def emitted_items(self) -> list[tuple[str, PriorityClassSpec]]:
-        """The classes the app emits, with their construct ids, in apply order."""
-        items = [("Headroom", self.headroom), ("Burst", self.burst)]
-        if self.default is not None and self.default_class_emitted:
-            items.insert(1, ("Default", self.default))
-        return items
+        """The classes the app emits, with their construct ids (their roles,
+        capitalized), in apply order (``emitted_roles``)."""
+        by_role = dict(self.ladder())
+        return [(role.capitalize(), by_role[role]) for role in self.emitted_roles()]
 
     @property
     def emitted(self) -> list[PriorityClassSpec]:
         """The classes the app emits."""
         return [spec for _, spec in self.emitted_items()]
 
-    def _ladder(self) -> list[tuple[str, PriorityClassSpec]]:
-        """The classes by role, lowest priority first."""
-        ladder = [("headroom", self.headroom)]
-        if self.default is not None:
-            ladder.append(("default", self.default))
-        return [*ladder, ("burst", self.burst)]
-
     def _check_order(self) -> None:
         check_ordered(
             rules.PRIORITY_ORDER,
-            [(f"{role}_value", role, spec.value) for role, spec in self._ladder()],
+            [(f"{role}_value", role, spec.value) for role, spec in self.ladder()],
         )
 
     def _check_unique_names(self) -> None:
         seen: dict[str, str] = {}
-        for role, spec in self._ladder():
+        for role, spec in self.ladder():
             rules.CLASS_NAMES_DIFFER.check(
                 f"{role}_class_name", spec.name, other=seen.get(spec.name)
             )
