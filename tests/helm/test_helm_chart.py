@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 642
+HAND_WRITTEN_CEILING = 630
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most: 913
 before the first generated unit; issue 37 brings them down to 150, all generic helpers.
 Lowered as each part of the build is generated. Raised once, 653 to 656, when the two
@@ -236,7 +236,12 @@ their inputs instead of choosing between the count and the autoscaler again. Low
 (vocabulary/priority_models.py PRIORITY_CLASS, compiled as helm/recipes.py
 priorityClass), and the classes' ladder and those emitted for each default.create are
 the library's data (helm/library.py models), in place of the build's per-field map,
-ladder and emitted lists that decided them again."""
+ladder and emitted lists that decided them again. Lowered, 642 to 630: a pod's
+tolerations, each laid out and the same one kept once, are the library's recipe
+(vocabulary/placement.py TOLERATIONS, which Placement.to_manifest evaluates, compiled as
+helm/recipes.py tolerations), read from the values with Toleration's defaults by a
+generated helper (helm/units.py tolerations_helper), in place of the build's helper that
+defaulted, laid out and de-duplicated them again."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

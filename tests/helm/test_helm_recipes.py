@@ -4,7 +4,6 @@ builds from the same recipe and inputs, and the chart's pods are their recipes'
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,6 @@ import pytest
 from cdk8s_headroom.helm import manifests
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.helm.recipes import (
-    ONE_TERM_AFFINITY,
     PROMETHEUS_RULE,
     RECIPES,
     WORKLOAD,
@@ -28,17 +26,6 @@ from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
 from cdk8s_headroom.vocabulary import security_context
 from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules, Watches
-from cdk8s_headroom.vocabulary.placement import (
-    TAINT_TEXT,
-    TAINT_TOLERATION,
-    TOLERATION,
-    NodeSelectorOperator,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
-    Placement,
-    Taint,
-    TaintEffect,
-)
 from cdk8s_headroom.vocabulary.priority_models import (
     PRIORITY_CLASS,
     ModelClasses,
@@ -58,6 +45,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     join,
 )
 from scripts.helm_render import CHART, objects, render
+from tests.helm.recipe_charts import compiled
 
 RESERVER_INPUTS = {
     "priorityClassName": "headroom-reserve",
@@ -79,22 +67,6 @@ RESERVER_INPUTS = {
     "affinity": None,
     "tolerations": None,
 }
-
-
-def _compiled(
-    tmp_path: Path, recipe: Any, inputs: dict[str, Any], absent: frozenset[str] = frozenset()
-) -> Any:
-    """``recipe`` compiled into a chart of its own, run on ``inputs``, as JSON."""
-    (tmp_path / "templates").mkdir()
-    (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: recipe\nversion: 0.1.0\n")
-    helper = compile_recipe("probe", recipe, "a probe", absent)
-    (tmp_path / "templates" / "_probe.tpl").write_text(helper)
-    (tmp_path / "templates" / "out.yaml").write_text(
-        '{{- $in := fromJson (toJson .Values) }}{{ include "node-headroom.recipe.probe" $in }}'
-        "{{ toJson $in.out }}"
-    )
-    rendered = helm.Chart.load(tmp_path).render(inputs, name="r", namespace="r", is_install=True)
-    return json.loads(rendered["recipe/templates/out.yaml"])
 
 
 @pytest.mark.parametrize(
@@ -119,7 +91,7 @@ def _compiled(
 def test_the_compiled_reserver_pod_is_what_the_library_evaluates(
     tmp_path: Path, inputs: dict[str, Any]
 ) -> None:
-    assert _compiled(tmp_path, RESERVER_POD, inputs) == evaluate(RESERVER_POD, inputs)
+    assert compiled(tmp_path, RESERVER_POD, inputs) == evaluate(RESERVER_POD, inputs)
 
 
 def test_the_charts_reserver_pod_without_the_inputs_it_never_gives_is_the_same(
@@ -128,8 +100,8 @@ def test_the_charts_reserver_pod_without_the_inputs_it_never_gives_is_the_same(
     # The chart's reserver recipe leaves out what reads only hostPaths (RECIPES' absent)
     absent = RECIPES["reserverPod"].absent
     inputs = {**RESERVER_INPUTS, "scratchPaths": ["/tmp"], "prepullImages": ["a"]}
-    compiled = _compiled(tmp_path, RESERVER_POD, inputs, absent)
-    assert compiled == evaluate(RESERVER_POD, {**inputs, **{name: [] for name in absent}})
+    chart = compiled(tmp_path, RESERVER_POD, inputs, absent)
+    assert chart == evaluate(RESERVER_POD, {**inputs, **{name: [] for name in absent}})
 
 
 BURST_INPUTS = {
@@ -183,7 +155,7 @@ PREPULLER_INPUTS = {
 def test_the_compiled_pods_are_what_the_library_evaluates(
     tmp_path: Path, recipe: Any, inputs: dict[str, Any]
 ) -> None:
-    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+    assert compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
 
 
 @pytest.mark.parametrize(
@@ -211,7 +183,7 @@ def test_the_compiled_buffer_spec_is_what_the_library_evaluates(
     # give them
     inputs = {"percentage": None, "limits": {}, **inputs}
     spec = evaluate(BUFFER_SPEC, inputs)
-    assert _compiled(tmp_path, BUFFER_SPEC, inputs) == spec
+    assert compiled(tmp_path, BUFFER_SPEC, inputs) == spec
     ref = "podTemplateRef" if inputs["podTemplate"] else "scalableRef"
     assert [key for key in spec if key.endswith("Ref")] == [ref]
     assert {"replicas", "percentage", "limits"} & set(spec) == {
@@ -239,7 +211,7 @@ def test_the_compiled_burst_spec_is_what_the_library_evaluates(
     # objects/burst.py DEPLOYMENT_FIELDS: the Deployment's replicas, unless an
     # autoscaler scales it, as _render and the bursts' unit give them
     spec = evaluate(DEPLOYMENT_FIELDS, inputs)
-    assert _compiled(tmp_path, DEPLOYMENT_FIELDS, inputs) == spec
+    assert compiled(tmp_path, DEPLOYMENT_FIELDS, inputs) == spec
     assert ("replicas" in spec) is (inputs["maxReplicas"] is None)
 
 
@@ -262,7 +234,7 @@ def test_a_compiled_if_given_unless_is_what_evaluate_gives(
         "count": IfGiven(Take("count"), unless="owner"),
         "ref": IfGiven({"name": Take("name")}, of="name", unless="owner"),
     }
-    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+    assert compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
 
 
 def test_the_charts_autoscaler_is_what_the_library_evaluates() -> None:
@@ -310,80 +282,9 @@ def test_the_compiled_priority_class_is_what_the_library_evaluates(
     assert spec is not None
     inputs = {"model": {"role": "r", **class_fields(spec)}, "name": name, "value": value}
     built = evaluate(PRIORITY_CLASS, inputs)
-    assert _compiled(tmp_path, PRIORITY_CLASS, inputs) == built
+    assert compiled(tmp_path, PRIORITY_CLASS, inputs) == built
     given = {"name": name, "value": value}
     assert built == {**inputs["model"], **{k: v for k, v in given.items() if v is not None}}
-
-
-@pytest.mark.parametrize(
-    "inputs",
-    [
-        {
-            "key": "k",
-            "operator": "Equal",
-            "value": "v",
-            "effect": "NoExecute",
-            "tolerationSeconds": 0,
-        },
-        {"key": "", "operator": "Exists", "value": "", "effect": None, "tolerationSeconds": None},
-    ],
-    ids=["every-field", "empty"],
-)
-def test_the_compiled_toleration_is_what_the_library_evaluates(
-    tmp_path: Path, inputs: dict[str, Any]
-) -> None:
-    # placement.TOLERATION: an empty key, value or effect left out, zero seconds kept
-    assert _compiled(tmp_path, TOLERATION, inputs) == evaluate(TOLERATION, inputs)
-
-
-@pytest.mark.parametrize(
-    "expressions",
-    [
-        [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}],
-        [
-            {"key": "gpu", "operator": "Exists", "values": None},
-            {"key": "gpu", "operator": "DoesNotExist", "values": []},
-            {"key": "zone", "operator": "NotIn", "values": ["a", "b"]},
-        ],
-        [],
-    ],
-    ids=["in", "without-values", "no-expressions"],
-)
-def test_the_compiled_node_affinity_is_what_the_library_evaluates(
-    tmp_path: Path, expressions: list[dict[str, Any]]
-) -> None:
-    # helm/recipes.py ONE_TERM_AFFINITY: placement.node_affinity of one
-    # NODE_SELECTOR_TERM, each requirement laid out as placement.REQUIREMENT (no values,
-    # none shown); the chart gives no matchFields (RECIPES' absent)
-    chart = RECIPES["nodeAffinity"]
-    inputs = {"expressions": expressions}
-    built = evaluate(ONE_TERM_AFFINITY, {**inputs, **{name: [] for name in chart.absent}})
-    assert _compiled(tmp_path, chart.recipe, inputs, chart.absent) == built
-    # and it is what a pod of the library's gets for that one term
-    term = NodeSelectorTerm(
-        tuple(
-            NodeSelectorRequirement(
-                e["key"], NodeSelectorOperator(e["operator"]), e["values"] or ()
-            )
-            for e in expressions
-        )
-    )
-    assert Placement(affinity=(term,)).to_manifest()["affinity"] == built
-
-
-@pytest.mark.parametrize("recipe", [TAINT_TEXT, TAINT_TOLERATION], ids=["text", "toleration"])
-@pytest.mark.parametrize(
-    "taint",
-    [Taint("headroom.cdk8s.io/dedicated", "true"), Taint("spot", "", TaintEffect.NO_EXECUTE)],
-    ids=["with-value", "without-value"],
-)
-def test_the_compiled_taint_recipes_are_what_the_library_evaluates(
-    tmp_path: Path, recipe: Any, taint: Taint
-) -> None:
-    # placement.TAINT_TEXT is str(taint), placement.TAINT_TOLERATION is
-    # Taint.toleration's form: the dedicated pool's unit runs both (units.dedicated_unit)
-    inputs = {"key": taint.key, "value": taint.value, "effect": taint.effect.value}
-    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
 
 
 @pytest.mark.parametrize(
@@ -400,7 +301,7 @@ def test_the_compiled_reader_recipes_are_what_the_library_evaluates(
 ) -> None:
     # helm/reader.py SUBJECT (no apiGroup or namespace where the kind has none) and
     # ROLE_REF, which add_reader evaluates and the generated reader unit runs
-    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+    assert compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
 
 
 @pytest.mark.parametrize(
@@ -424,7 +325,7 @@ def test_the_compiled_workload_labels_and_contexts_are_what_the_library_evaluate
         "containerSecurityContext": {"readOnlyRootFilesystem": True},
     }
     built = evaluate(WORKLOAD, inputs)
-    assert _compiled(tmp_path, WORKLOAD, inputs) == built
+    assert compiled(tmp_path, WORKLOAD, inputs) == built
     assert built["labels"]["app"] == built["meta"]["app"] == "burst"
     assert built["meta"]["app.kubernetes.io/managed-by"] == "Helm"
     assert built["pod"] == {
@@ -444,7 +345,7 @@ def test_the_compiled_join_text_is_what_the_library_evaluates(
 ) -> None:
     # vocabulary/recipes.py JoinText is Sprig's join: the texts, the separator between
     recipe = {"both": JoinText(join(Take("a"), Take("b")), ", "), "a": JoinText(Take("a"), "|")}
-    assert _compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
+    assert compiled(tmp_path, recipe, inputs) == evaluate(recipe, inputs)
 
 
 NO_NAMES = {"reservers": [], "windows": [], "buffer_windows": [], "bursts": []}
@@ -484,7 +385,7 @@ def test_the_compiled_alert_fields_and_labels_are_what_the_library_evaluates(
         "helm": {"app.kubernetes.io/managed-by": "Helm", "app.kubernetes.io/part-of": "x"},
     }
     built = evaluate(PROMETHEUS_RULE, inputs)
-    assert _compiled(tmp_path, PROMETHEUS_RULE, inputs) == built
+    assert compiled(tmp_path, PROMETHEUS_RULE, inputs) == built
     # the fields are the library's rules', of the same names and the default values
     rules = HeadroomAlertRules(headroom="headroom-reserver", namespace="node-headroom", **names)
     assert built["fields"] == rules.fields()

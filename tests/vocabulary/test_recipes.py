@@ -17,6 +17,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     Item,
     JoinText,
     Take,
+    Unique,
     empty,
     evaluate,
     fill_with,
@@ -69,6 +70,15 @@ def test_join_text_puts_a_lists_texts_one_after_another_with_the_separator() -> 
     assert evaluate(recipe, {"a": [], "b": []}) == ""
     # no list, as Sprig's join takes a missing one: no texts
     assert evaluate(JoinText(Take("a"), "|"), {"a": None}) == ""
+
+
+def test_unique_keeps_each_item_once_where_it_first_comes() -> None:
+    recipe = Unique(join(Take("a"), Take("b")))
+
+    # maps too, compared as values (Sprig's uniq: reflect.DeepEqual)
+    given = {"a": [{"k": 1}, "x", {"k": 2}], "b": ["x", {"k": 1}, "y"]}
+    assert evaluate(recipe, given) == [{"k": 1}, "x", {"k": 2}, "y"]
+    assert evaluate(Unique(Take("a")), {"a": None}) == []
 
 
 def test_an_if_given_entry_is_left_out_only_when_none() -> None:

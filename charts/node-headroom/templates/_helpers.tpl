@@ -248,15 +248,6 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.check" (dict "lib" .lib "rule" "dnsLabel" "value" .name "field" .field) -}}
 {{- end -}}
 
-{{/* Appends tolerations (values form) to .out.list in their Kubernetes form (the
-     recipe vocabulary/placement.py TOLERATION), once each. */}}
-{{- define "node-headroom.addTolerations" -}}
-{{- range .items -}}
-{{- $in := dict "key" .key "operator" (default $.lib.tolerationDefaults.operator .operator) "value" .value "effect" .effect "tolerationSeconds" (ternary nil (int64 .tolerationSeconds) (kindIs "invalid" .tolerationSeconds)) -}}
-{{- include "node-headroom.recipe.toleration" $in }}{{ if not (has $in.out $.out.list) }}{{ $_ := set $.out "list" (append $.out.list $in.out) }}{{ end -}}
-{{- end -}}
-{{- end -}}
-
 {{- define "node-headroom.config" -}}
 {{- if not (hasKey . "nodeHeadroom") -}}
 {{- $c := dict }}{{ $_ := set . "nodeHeadroom" $c }}{{ include "node-headroom.build" (dict "root" . "out" $c) -}}
@@ -412,15 +403,14 @@ node-headroom.lazy parses when a render runs them. */}}
 
 {{- /* The reserver DaemonSets: one, or one per node size of a share (the shares' unit's sizes, each selecting its nodes as NodeType.selector does) */ -}}
 {{- if $slices -}}
-{{- $tolerations := dict "list" (list) -}}
-{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
+{{- $tolerations := dict "lib" $lib "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) }}{{ include "node-headroom.tolerations" $tolerations -}}
 {{- $reservers := list -}}
 {{- range $s := default (list (dict "name" $reserverName "cpu" $cpu "memory" $memory "slice" $sliceText)) $c.sizes -}}
 {{- $p := $placement }}{{ with $s.nodeType }}{{ $p = merge (dict "nodeSelector" (merge (dict $lib.shares.typeLabel .) (default (dict) $placement.nodeSelector))) $placement }}{{ end -}}
 {{- $o := dict "helm" $helm "uid" (int64 $task.runAsUser) "labels" $v.labels "name" $s.name "component" $lib.components.reserver "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $o }}{{ $o = $o.out -}}
 {{- /* The inputs of the reserver's pod, whose recipe decides its fields (objects/reserver.py
      RESERVER_POD, compiled into _recipes.tpl): the task's, the placement's, and these */ -}}
-{{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $s.cpu "memory" $s.memory "extendedResources" $r.extendedResources "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.list) $p $task -}}
+{{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $s.cpu "memory" $s.memory "extendedResources" $r.extendedResources "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.out) $p $task -}}
 {{- $_ := set $in "initSecurityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
 {{- include "node-headroom.recipe.reserverPod" $in -}}
 {{- $reservers = append $reservers (dict "kind" $lib.kinds.reserver "name" $s.name "nodeType" $s.nodeType "slice" $s.slice "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}

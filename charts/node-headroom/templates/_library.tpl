@@ -16,6 +16,20 @@
 {{- define "node-headroom.rule.poolValueNeedsName" }}{{ if (not (or (not (include "node-headroom.given" .given)) (include "node-headroom.given" .pool))) }}{{ include "node-headroom.refuse" (list . "poolValueNeedsName") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.prepullerName" }}{{ if (not (or (not .prepulled) (not (lt (int64 .limit) (int64 (len (default (list) .name))))))) }}{{ include "node-headroom.refuse" (list . "prepullerName") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.ownNamespace" }}{{ if (has .value (list "default" "kube-system" "kube-public")) }}{{ include "node-headroom.refuse" (list . "ownNamespace") }}{{ end }}{{ end }}
+{{/* A pod's tolerations, of (dict lib items), into its out: each item read as
+     the library reads a Toleration (its defaults, helm/units.py) and laid out by
+     the library's recipe (placement.TOLERATIONS), once each. */}}
+{{- define "node-headroom.tolerations" -}}
+{{- $in := dict "tolerations" list -}}
+{{- range $i := .items }}{{ $t := dict -}}
+{{- $_ := set $t "key" (default "" $i.key) -}}
+{{- $_ := set $t "operator" (default (index $.lib.tolerationDefaults "operator") $i.operator) -}}
+{{- $_ := set $t "value" (default "" $i.value) -}}
+{{- $_ := set $t "effect" $i.effect -}}
+{{- $_ := set $t "tolerationSeconds" (ternary nil (int64 $i.tolerationSeconds) (kindIs "invalid" $i.tolerationSeconds)) -}}
+{{- $_ := set $in "tolerations" (append $in.tolerations $t) }}{{ end -}}
+{{- include "node-headroom.recipe.tolerations" $in }}{{ $_ := set . "out" $in.out -}}
+{{- end -}}
 {{/* vocabulary/labels.py WORKLOAD_LABELS, security_context.py POD_USER and CONTAINER_USER: a workload's labels and security contexts; compiled from its recipe,
      of its inputs (a map), into their "out". */}}
 {{- define "node-headroom.recipe.workload" -}}
@@ -107,16 +121,20 @@
 {{- range $key3, $item4 := $map1 }}{{ $_ := set $map2 $key3 $item4 }}{{ end -}}
 {{- $_ := set $in "out" $map2 -}}
 {{- end -}}
-{{/* vocabulary/placement.py TOLERATION: a toleration; compiled from its recipe,
+{{/* vocabulary/placement.py TOLERATIONS: a pod's tolerations, once each; compiled from its recipe,
      of its inputs (a map), into their "out". */}}
-{{- define "node-headroom.recipe.toleration" -}}
+{{- define "node-headroom.recipe.tolerations" -}}
 {{- $in := . -}}
-{{- $map1 := dict "operator" $in.operator -}}
-{{- with $in.key }}{{ $_ := set $map1 "key" . }}{{ end -}}
-{{- with $in.value }}{{ $_ := set $map1 "value" . }}{{ end -}}
-{{- with $in.effect }}{{ $_ := set $map1 "effect" . }}{{ end -}}
-{{- if not (kindIs "invalid" $in.tolerationSeconds) }}{{ $_ := set $map1 "tolerationSeconds" $in.tolerationSeconds }}{{ end -}}
-{{- $_ := set $in "out" $map1 -}}
+{{- $list1 := list -}}
+{{- range $i3, $item2 := $in.tolerations -}}
+{{- $map4 := dict "operator" $item2.operator -}}
+{{- with $item2.key }}{{ $_ := set $map4 "key" . }}{{ end -}}
+{{- with $item2.value }}{{ $_ := set $map4 "value" . }}{{ end -}}
+{{- with $item2.effect }}{{ $_ := set $map4 "effect" . }}{{ end -}}
+{{- if not (kindIs "invalid" $item2.tolerationSeconds) }}{{ $_ := set $map4 "tolerationSeconds" $item2.tolerationSeconds }}{{ end -}}
+{{- $list1 = append $list1 $map4 -}}
+{{- end -}}
+{{- $_ := set $in "out" (uniq $list1) -}}
 {{- end -}}
 {{/* vocabulary/placement.py node_affinity of one NODE_SELECTOR_TERM: a pod's node affinity; compiled from its recipe,
      of its inputs (a map), into their "out". */}}

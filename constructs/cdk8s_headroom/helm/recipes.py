@@ -7,7 +7,7 @@ parsed (a recipe only the bursts' unit runs, in its rules file).
 order of the recipe's fields, so a reviewer can follow an input to its field: a list of
 an ``Each`` (a map of an ``EachEntry`` or a ``Merge``) is a ``range``, a map with
 ``IfAny`` (``IfGiven``) entries is a ``dict`` of its other entries and a ``with`` (an
-``if``) per such entry, and a ``JoinText`` is Sprig's ``join``.
+``if``) per such entry, a ``JoinText`` is Sprig's ``join`` and a ``Unique`` its ``uniq``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from cdk8s_headroom.vocabulary.placement import (
     NODE_SELECTOR_TERM,
     TAINT_TEXT,
     TAINT_TOLERATION,
-    TOLERATION,
+    TOLERATIONS,
     node_affinity,
 )
 from cdk8s_headroom.vocabulary.priority_models import PRIORITY_CLASS
@@ -46,6 +46,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     JoinText,
     Merge,
     Take,
+    Unique,
     merge,
 )
 from cdk8s_headroom.vocabulary.security_context import CONTAINER_USER, POD_USER
@@ -121,7 +122,9 @@ RECIPES: Mapping[str, ChartRecipe] = {
         PRIORITY_CLASS,
         "vocabulary/priority_models.py PRIORITY_CLASS: a class of the model, as named and ranked",
     ),
-    "toleration": ChartRecipe(TOLERATION, "vocabulary/placement.py TOLERATION: a toleration"),
+    "tolerations": ChartRecipe(
+        TOLERATIONS, "vocabulary/placement.py TOLERATIONS: a pod's tolerations, once each"
+    ),
     "nodeAffinity": ChartRecipe(
         ONE_TERM_AFFINITY,
         "vocabulary/placement.py node_affinity of one NODE_SELECTOR_TERM: a pod's node affinity",
@@ -251,6 +254,8 @@ class _Compiler:
         if isinstance(recipe, Join):
             given = [self.expression(p, scope) for p in recipe.recipes if not self._left_out(p)]
             return given[0] if len(given) == 1 else f"(concat {' '.join(given)})"
+        if isinstance(recipe, Unique):
+            return f"(uniq {self.expression(recipe.recipe, scope)})"
         if isinstance(recipe, JoinText):
             texts = self.expression(recipe.recipe, scope)
             return f"(join {json.dumps(recipe.separator)} {texts})"

@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
 from enum import Enum
+from typing import get_args, get_type_hints
 
 from cdk8s_headroom.helm.node_fit import node_fit_helpers
 from cdk8s_headroom.helm.reader import SUBJECT_RULES
@@ -120,9 +121,46 @@ toleration's (``placement.TOLERATION_RULES``), a node affinity term's values'
 
 
 def field_rule_helpers() -> dict[str, str]:
-    """The ``FIELD_RULES`` helpers by name; ``library.rules_files`` places each where its
-    callers are parsed."""
-    return {item.helper: item.definition() for item in FIELD_RULES}
+    """The ``FIELD_RULES`` helpers by name, and ``node-headroom.tolerations``;
+    ``library.rules_files`` places each where its callers are parsed."""
+    return {
+        **{item.helper: item.definition() for item in FIELD_RULES},
+        "node-headroom.tolerations": tolerations_helper(),
+    }
+
+
+def _toleration_input(name: str, kind: object, default: object) -> str:
+    """A toleration's field as ``TOLERATIONS`` takes it: as the library reads it
+    (``_toleration_field``), a whole number (JSON's float64) through ``int64``."""
+    read = _toleration_field(name, default).replace(".lib.", "$.lib.")
+    if kind is int or int in get_args(kind):
+        return f'(ternary nil (int64 {read}) (kindIs "invalid" {read}))'
+    return read
+
+
+def tolerations_helper() -> str:
+    """``node-headroom.tolerations``, of (dict lib items): the tolerations of ``items``
+    (as the values write them, each field defaulting as ``Toleration``'s does) laid out
+    and each kept once by the library's recipe (``placement.TOLERATIONS``), into ``out``."""
+    kinds = get_type_hints(Toleration)
+    item = [
+        f'{{{{- $_ := set $t "{name}" {_toleration_input(name, kinds[f.name], f.default)} -}}}}'
+        for name, f in zip(TOLERATION_FIELDS, fields(Toleration), strict=True)
+    ]
+    return "\n".join(
+        [
+            "{{/* A pod's tolerations, of (dict lib items), into its out: each item read as",
+            "     the library reads a Toleration (its defaults, helm/units.py) and laid out by",
+            "     the library's recipe (placement.TOLERATIONS), once each. */}}",
+            '{{- define "node-headroom.tolerations" -}}',
+            '{{- $in := dict "tolerations" list -}}',
+            "{{- range $i := .items }}{{ $t := dict -}}",
+            *item,
+            '{{- $_ := set $in "tolerations" (append $in.tolerations $t) }}{{ end -}}',
+            '{{- include "node-headroom.recipe.tolerations" $in }}{{ $_ := set . "out" $in.out -}}',
+            "{{- end -}}",
+        ]
+    )
 
 
 def _toleration_lists() -> list[str]:

@@ -23,6 +23,7 @@ from cdk8s_headroom.vocabulary.recipes import (
     IfGiven,
     Item,
     Take,
+    Unique,
     evaluate,
     fill_with,
 )
@@ -206,16 +207,30 @@ def check_requirement_values(operator: str, values: list[object], *, field: str)
         rule.check(field, values, operator=operator, values=values)
 
 
-TOLERATION = {
-    "key": IfAny(Take("key")),
-    "operator": Take("operator"),
-    "value": IfAny(Take("value")),
-    "effect": IfAny(Take("effect")),
-    "tolerationSeconds": IfGiven(Take("tolerationSeconds")),
-}
-"""A toleration as a PodSpec holds it, declared once (``recipes``): an empty key, value
-or effect is left out, and so are seconds not given. ``Toleration.to_manifest``
-evaluates it, and ``make chart`` compiles it into ``node-headroom.recipe.toleration``."""
+def _toleration(read: Callable[[str], Any]) -> dict[str, Any]:
+    """A toleration as a PodSpec holds it, each field read by ``read``: ``Take`` from a
+    toleration's own inputs, ``Item`` from an item of a pod's list. An empty key, value
+    or effect is left out, and so are seconds not given."""
+    return {
+        "key": IfAny(read("key")),
+        "operator": read("operator"),
+        "value": IfAny(read("value")),
+        "effect": IfAny(read("effect")),
+        "tolerationSeconds": IfGiven(read("tolerationSeconds")),
+    }
+
+
+TOLERATION = _toleration(Take)
+"""A toleration as a PodSpec holds it, declared once (``recipes``, ``_toleration``):
+``Toleration.to_manifest`` evaluates it, and ``make chart`` compiles it into
+``node-headroom.recipe.toleration``."""
+
+TOLERATIONS = Unique(Each("tolerations", _toleration(Item)))
+"""A pod's tolerations, declared once (``recipes``): each laid out as ``TOLERATION``,
+once each, where it first comes (the pool's taints', then the user's, then the dedicated
+taint's: the same toleration twice is one). ``Placement.to_manifest`` evaluates it, and
+``make chart`` compiles it into ``node-headroom.recipe.tolerations``, which the chart's
+reserver, bursts and pre-puller take their tolerations from."""
 
 
 @dataclass(frozen=True)
@@ -282,14 +297,17 @@ class Toleration:
 
     def to_manifest(self) -> dict[str, Any]:
         """The toleration as it appears in a PodSpec (``TOLERATION``)."""
-        inputs = {
+        return dict(evaluate(TOLERATION, self._inputs()))
+
+    def _inputs(self) -> dict[str, Any]:
+        """The inputs of ``TOLERATION``, and an item of ``TOLERATIONS``' list."""
+        return {
             "key": self.key,
             "operator": self.operator.value,
             "value": self.value,
             "effect": self.effect.value if self.effect else None,
             "tolerationSeconds": self.toleration_seconds,
         }
-        return dict(evaluate(TOLERATION, inputs))
 
 
 def _requirement(read: Callable[[str], Any]) -> dict[str, Any]:
@@ -477,12 +495,16 @@ class Placement:
     def to_manifest(self) -> dict[str, Any]:
         """``nodeSelector``, ``affinity`` and ``tolerations`` as a PodSpec holds them
         (``None`` when empty). A pinned node is not rendered: the DaemonSet controller
-        pins each pod itself. The affinity is ``NODE_AFFINITY``'s."""
+        pins each pod itself. The affinity is ``NODE_AFFINITY``'s, the tolerations
+        ``TOLERATIONS``'."""
         terms = [term.to_manifest() for term in self.affinity or ()]
         return {
             "nodeSelector": dict(self.node_selector) or None,
             "affinity": evaluate(NODE_AFFINITY, {"terms": terms}) if terms else None,
-            "tolerations": [t.to_manifest() for t in self.tolerations] or None,
+            "tolerations": evaluate(
+                TOLERATIONS, {"tolerations": [t._inputs() for t in self.tolerations]}
+            )
+            or None,
         }
 
 

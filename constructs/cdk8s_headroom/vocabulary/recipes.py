@@ -14,6 +14,8 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
 - ``Fill(pattern, place=recipe, ...)``: the text ``pattern`` with each ``{place}``
   replaced by the text of its recipe (``places.fill``);
 - ``Join(recipe, ...)``: the lists of its recipes, one after another;
+- ``Unique(recipe)``: the list of ``recipe`` with each item once, where it first
+  comes (Sprig's ``uniq``: items equal as values, maps too);
 - ``JoinText(recipe, separator)``: the texts of the list of ``recipe``, with
   ``separator`` between them (Sprig's ``join``), empty for no texts;
 - ``Merge(recipe, ...)``: the maps of its recipes, one after another, a later one's
@@ -95,6 +97,13 @@ class Join:
 
 def join(*recipes: Any) -> Join:
     return Join(recipes)
+
+
+@dataclass(frozen=True)
+class Unique:
+    """The list ``recipe`` with each item once, where it first comes."""
+
+    recipe: Any
 
 
 @dataclass(frozen=True)
@@ -184,6 +193,14 @@ def _evaluate(recipe: Any, scope: _Scope) -> Any:
         return fill(recipe.pattern, places)
     if isinstance(recipe, Join):
         return [item for part in recipe.recipes for item in _evaluate(part, scope)]
+    if isinstance(recipe, Unique):
+        # Items may be maps, which no set holds: compared as values, as Sprig's uniq
+        # compares them (reflect.DeepEqual)
+        kept: list[Any] = []
+        for item in _evaluate(recipe.recipe, scope) or ():
+            if item not in kept:
+                kept.append(item)
+        return kept
     if isinstance(recipe, JoinText):
         # None is no texts, as Sprig's join takes a missing list
         return recipe.separator.join(_evaluate(recipe.recipe, scope) or ())

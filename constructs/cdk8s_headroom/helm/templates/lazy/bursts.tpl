@@ -61,10 +61,9 @@
 {{- $uid := $lib.burstDefaults.runAsUser -}}
 {{- if not (kindIs "invalid" $w.runAsUser) }}{{ $uid = $w.runAsUser }}{{ end -}}
 {{- $o := dict "helm" $helm "uid" (int64 $uid) "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $o }}{{ $o = $o.out -}}
-{{- $tolerations := dict "list" (list) -}}
-{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
+{{- $tolerations := dict "lib" $lib "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) }}{{ include "node-headroom.tolerations" $tolerations -}}
 {{- /* The inputs of its pod, whose recipe decides its fields (objects/burst.py BURST_POD) */ -}}
-{{- $in := merge (dict "priorityClassName" $classes.burst.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "containerName" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "command" $w.command "args" $w.args "cpu" $requested.cpu "memory" $requested.memory "cpuLimit" $limited.cpu "memoryLimit" $limited.memory "extendedResources" $w.extendedResources "tolerations" $tolerations.list) $placement -}}
+{{- $in := merge (dict "priorityClassName" $classes.burst.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "containerName" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "command" $w.command "args" $w.args "cpu" $requested.cpu "memory" $requested.memory "cpuLimit" $limited.cpu "memoryLimit" $limited.memory "extendedResources" $w.extendedResources "tolerations" $tolerations.out) $placement -}}
 {{- include "node-headroom.recipe.burstPod" $in -}}
 {{- $resources := (first $in.out.containers).resources -}}
 {{- include "node-headroom.recipe.burstSpec" $scaling -}}
@@ -75,7 +74,7 @@
 {{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
 {{- if not (kindIs "invalid" $w.buffer) -}}
 {{- $buffer := dict -}}
-{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "devices" $w.extendedResources "placement" $placement "tolerations" $tolerations.list "headroomClass" $classes.headroom.name "into" $buffer) -}}
+{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "devices" $w.extendedResources "placement" $placement "tolerations" $tolerations.out "headroomClass" $classes.headroom.name "into" $buffer) -}}
 {{- $buffers = append $buffers $buffer -}}
 {{- $_ := set $burst "buffer" $buffer -}}
 {{- end -}}
@@ -85,11 +84,10 @@
 {{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
 {{- if and $slices $burstImages -}}
 {{- /* On the reserver's nodes, with its tolerations */ -}}
-{{- $tolerations := dict "list" (list) -}}
-{{- include "node-headroom.addTolerations" (dict "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) "out" $tolerations "lib" $lib) -}}
+{{- $tolerations := dict "lib" $lib "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) }}{{ include "node-headroom.tolerations" $tolerations -}}
 {{- $name := replace "{reserver}" $reserverName $lib.names.prepuller -}}
 {{- /* The inputs of its pod, whose recipe decides its fields, its users' too (objects/prepuller.py PREPULLER_POD): of the workload's recipe, only its labels are taken */ -}}
-{{- $in := merge (dict "priorityClassName" $classes.headroom.name "toolsImage" $v.images.prepullTools "pauseImage" $v.images.pause "images" $burstImages "tolerations" $tolerations.list) $placement -}}
+{{- $in := merge (dict "priorityClassName" $classes.headroom.name "toolsImage" $v.images.prepullTools "pauseImage" $v.images.pause "images" $burstImages "tolerations" $tolerations.out) $placement -}}
 {{- include "node-headroom.recipe.prepullerPod" $in -}}
 {{- $po := dict "helm" $helm "labels" $v.labels "name" $name "component" $lib.components.prepuller }}{{ include "node-headroom.recipe.workload" $po }}{{ $po = $po.out -}}
 {{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "meta" $po.meta "pod" $in.out "spec" (deepCopy $lib.prepullerSpec)) -}}
