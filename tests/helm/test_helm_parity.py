@@ -431,6 +431,35 @@ def test_notes_list_the_buffers_and_warn_when_ordinary_pods_can_take_their_room(
     assert "DaemonSet" not in alone and "CapacityBuffer api-buffer" in alone
 
 
+SHARED_BUFFER = re.compile(r"capacity buffer (\S+): on")
+
+
+@pytest.mark.parametrize(
+    ("release", "overrides"),
+    [(release, overrides) for _, release, overrides in [*PARITY_CASES, *BUFFER_CASES]],
+    ids=[case_id for case_id, _, _ in [*PARITY_CASES, *BUFFER_CASES]],
+)
+def test_notes_warn_of_each_shared_buffer_by_the_name_the_library_gives_it(
+    chart: helm.Chart, chart_defaults: dict[str, Any], release: str, overrides: dict[str, Any]
+) -> None:
+    # objects/capacity_buffer.py CapacityBuffer.__init__ warns with the buffer's own name
+    # (object_names.BUFFER_NAME: a zoned buffer's has its zone); the chart's bursts unit
+    # named every buffer as if it had none, so a zoned buffer's warning named no object
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        synthesize(overrides, Release(release, release), chart_defaults=chart_defaults)
+    library = [m for w in caught for m in SHARED_BUFFER.findall(str(w.message))]
+    notes = render(chart, overrides, release=release, namespace=release)[
+        "node-headroom/templates/NOTES.txt"
+    ]
+    assert SHARED_BUFFER.findall(" ".join(notes.split())) == library
+    # each names what the release makes: the CapacityBuffer, or a buffer held in time
+    # windows' CronJobs (<buffer>-<window>)
+    names = [name for _, _, name in helm_objects(chart, overrides, release)]
+    for warned in library:
+        assert [n for n in names if n == warned or n.startswith(f"{warned}-")], warned
+
+
 def test_notes_warn_that_seed_breaks_p2_and_p3(chart: helm.Chart) -> None:
     notes = render(chart, {"model": "seed"})["node-headroom/templates/NOTES.txt"]
     assert "WARNING: model seed breaks P2 and P3" in notes

@@ -20,12 +20,13 @@ from cdk8s_headroom.helm.recipes import (
     compile_recipe,
 )
 from cdk8s_headroom.objects.burst import AUTOSCALER_SPEC, BURST_POD, DEPLOYMENT_FIELDS
-from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_POD, BUFFER_SPEC, buffer_name
 from cdk8s_headroom.objects.prepuller import PREPULLER_POD
 from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
-from cdk8s_headroom.vocabulary import security_context
+from cdk8s_headroom.vocabulary import object_names, security_context
 from cdk8s_headroom.vocabulary.alert_rules import HeadroomAlertRules, Watches
+from cdk8s_headroom.vocabulary.object_names import BUFFER_NAME, RESERVER_NAME
 from cdk8s_headroom.vocabulary.priority_models import (
     PRIORITY_CLASS,
     ModelClasses,
@@ -333,6 +334,30 @@ def test_the_compiled_workload_labels_and_contexts_are_what_the_library_evaluate
         **security_context.pod_security_context(1000),
     }
     assert built["container"]["runAsGroup"] == 1000
+
+
+@pytest.mark.parametrize(
+    ("recipe", "inputs", "name"),
+    [
+        (RESERVER_NAME, {"pool": "burst"}, "headroom-reserver-burst"),
+        (RESERVER_NAME, {"pool": None}, "headroom-reserver"),
+        (BUFFER_NAME, {"workload": "web-api", "zone": "eu-west-1a"}, "web-api-buffer-eu-west-1a"),
+        (BUFFER_NAME, {"workload": "web-api", "zone": None}, "web-api-buffer"),
+    ],
+    ids=["reserver-on-a-pool", "reserver-on-every-node", "zoned-buffer", "buffer"],
+)
+def test_the_compiled_names_are_what_the_library_evaluates(
+    tmp_path: Path, recipe: Any, inputs: dict[str, Any], name: str
+) -> None:
+    # vocabulary/object_names.py RESERVER_NAME and BUFFER_NAME: the pattern chosen by
+    # whether the pool (the zone) is given (recipes.Choose, compiled as a ternary), as
+    # object_names.reserver and capacity_buffer.buffer_name name them
+    assert compiled(tmp_path, {"name": recipe}, inputs) == {"name": name}
+    assert evaluate(recipe, inputs) == name
+    if recipe is RESERVER_NAME:
+        assert object_names.reserver(inputs["pool"]) == name
+    else:
+        assert buffer_name(inputs["workload"], inputs["zone"]) == name
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import pytest
 from cdk8s_headroom.vocabulary.recipes import (
     INDEX,
     ITEM,
+    Choose,
     Each,
     EachEntry,
     IfAny,
@@ -70,6 +71,15 @@ def test_join_text_puts_a_lists_texts_one_after_another_with_the_separator() -> 
     assert evaluate(recipe, {"a": [], "b": []}) == ""
     # no list, as Sprig's join takes a missing one: no texts
     assert evaluate(JoinText(Take("a"), "|"), {"a": None}) == ""
+
+
+def test_choose_takes_then_when_its_input_is_given_and_otherwise_when_none() -> None:
+    recipe = Choose("zone", fill_with("{w}-{zone}", w=Take("w"), zone=Take("zone")), Take("w"))
+
+    assert evaluate(recipe, {"w": "api", "zone": "a"}) == "api-a"
+    assert evaluate(recipe, {"w": "api", "zone": None}) == "api"
+    # given is not None: an empty text is given (a value check refuses it, by its name)
+    assert evaluate(recipe, {"w": "api", "zone": ""}) == "api-"
 
 
 def test_unique_keeps_each_item_once_where_it_first_comes() -> None:

@@ -150,3 +150,15 @@
 {{- with $list2 }}{{ $_ := set $map1 "matchExpressions" . }}{{ end -}}
 {{- $_ := set $in "out" (dict "nodeAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (dict "nodeSelectorTerms" (list $map1)))) -}}
 {{- end -}}
+{{/* vocabulary/object_names.py RESERVER_NAME: a reserver's name when none is given; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.reserverName" -}}
+{{- $in := . -}}
+{{- $_ := set $in "out" (ternary (replace "{pool}" (toString $in.pool) "headroom-reserver-{pool}") "headroom-reserver" (not (kindIs "invalid" $in.pool))) -}}
+{{- end -}}
+{{/* vocabulary/object_names.py BUFFER_NAME: a CapacityBuffer's name; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.bufferName" -}}
+{{- $in := . -}}
+{{- $_ := set $in "out" (ternary (replace "{zone}" (toString $in.zone) (replace "{workload}" (toString $in.workload) "{workload}-buffer-{zone}")) (replace "{workload}" (toString $in.workload) "{workload}-buffer") (not (kindIs "invalid" $in.zone))) -}}
+{{- end -}}

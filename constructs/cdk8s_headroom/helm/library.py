@@ -195,11 +195,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "taskValues": {kind.value: [at, list(taken)] for kind, (at, taken) in TASK_VALUES.items()},
         "prepullRunAsUser": NOBODY_UID,
         "names": {
-            "reserver": object_names.RESERVER,
-            "reserverOnPool": object_names.RESERVER_ON_POOL,
             "prepuller": object_names.PREPULLER,
-            "buffer": object_names.BUFFER,
-            "zonedBuffer": object_names.ZONED_BUFFER,
             "alerts": object_names.ALERTS,
             "reader": object_names.READER,
             "release": RELEASE_PREFIX,

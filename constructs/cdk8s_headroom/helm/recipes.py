@@ -7,7 +7,8 @@ parsed (a recipe only the bursts' unit runs, in its rules file).
 order of the recipe's fields, so a reviewer can follow an input to its field: a list of
 an ``Each`` (a map of an ``EachEntry`` or a ``Merge``) is a ``range``, a map with
 ``IfAny`` (``IfGiven``) entries is a ``dict`` of its other entries and a ``with`` (an
-``if``) per such entry, a ``JoinText`` is Sprig's ``join`` and a ``Unique`` its ``uniq``.
+``if``) per such entry, a ``Choose`` a ``ternary``,
+a ``JoinText`` is Sprig's ``join`` and a ``Unique`` its ``uniq``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from cdk8s_headroom.objects.reserver import RESERVER_POD
 from cdk8s_headroom.objects.windows import ONE_PER_NODE, WINDOW_CRON_JOB
 from cdk8s_headroom.vocabulary.alert_rules import ALERT_FIELDS
 from cdk8s_headroom.vocabulary.labels import WORKLOAD_LABELS
+from cdk8s_headroom.vocabulary.object_names import BUFFER_NAME, RESERVER_NAME
 from cdk8s_headroom.vocabulary.placement import (
     NODE_SELECTOR_TERM,
     TAINT_TEXT,
@@ -35,6 +37,7 @@ from cdk8s_headroom.vocabulary.placement import (
 )
 from cdk8s_headroom.vocabulary.priority_models import PRIORITY_CLASS
 from cdk8s_headroom.vocabulary.recipes import (
+    Choose,
     Each,
     EachEntry,
     Fill,
@@ -131,6 +134,13 @@ RECIPES: Mapping[str, ChartRecipe] = {
         # No value gives a term matchFields: a DaemonSet pod's pinned node is its
         # controller's to write, and Placement.to_manifest leaves it out too
         absent=frozenset({"fields"}),
+    ),
+    "reserverName": ChartRecipe(
+        RESERVER_NAME,
+        "vocabulary/object_names.py RESERVER_NAME: a reserver's name when none is given",
+    ),
+    "bufferName": ChartRecipe(
+        BUFFER_NAME, "vocabulary/object_names.py BUFFER_NAME: a CapacityBuffer's name"
     ),
     "taintText": ChartRecipe(TAINT_TEXT, "vocabulary/placement.py TAINT_TEXT: a taint as text"),
     "taintToleration": ChartRecipe(
@@ -254,6 +264,10 @@ class _Compiler:
         if isinstance(recipe, Join):
             given = [self.expression(p, scope) for p in recipe.recipes if not self._left_out(p)]
             return given[0] if len(given) == 1 else f"(concat {' '.join(given)})"
+        if isinstance(recipe, Choose):
+            then = self.expression(recipe.then, scope)
+            otherwise = self.expression(recipe.otherwise, scope)
+            return f'(ternary {then} {otherwise} (not (kindIs "invalid" $in.{recipe.of})))'
         if isinstance(recipe, Unique):
             return f"(uniq {self.expression(recipe.recipe, scope)})"
         if isinstance(recipe, JoinText):

@@ -152,10 +152,9 @@ REQUIRING_OPERATORS = tuple(NodeSelectorOperator(op) for op in rules.REQUIRING_O
 
 
 def buffer_name(workload: str, zone: str | None) -> str:
-    """A buffer's default name: ``<workload>-buffer``, ``-<zone>`` added for a zone."""
-    if zone is None:
-        return str(fill(object_names.BUFFER, {"workload": workload}))
-    return str(fill(object_names.ZONED_BUFFER, {"workload": workload, "zone": zone}))
+    """A buffer's default name: ``<workload>-buffer``, ``-<zone>`` added for a zone
+    (``object_names.BUFFER_NAME``)."""
+    return str(evaluate(object_names.BUFFER_NAME, {"workload": workload, "zone": zone}))
 
 
 def check_zone(zone: object, *, form: CapacityBufferForm) -> str | None:

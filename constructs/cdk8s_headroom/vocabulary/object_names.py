@@ -1,12 +1,14 @@
 """The names the library gives what it makes, as patterns (``places.fill``).
 
 Each name is decided here once: the constructs fill these patterns, and the Helm chart
-fills the same ones from ``files/library.json`` (``names``).
+fills the same ones from ``files/library.json`` (``names``); a name whose pattern
+depends on a part only some objects have is a recipe (``recipes``), which the chart
+runs compiled (``helm.recipes``).
 """
 
 from __future__ import annotations
 
-from cdk8s_headroom.vocabulary.places import fill
+from cdk8s_headroom.vocabulary.recipes import Choose, Take, evaluate, fill_with
 
 RESERVER = "headroom-reserver"
 """The reserver DaemonSet of a headroom on every node."""
@@ -37,6 +39,21 @@ PULL_INIT = "pull-{index}"
 """The pre-puller's init container that pulls its ``index``-th burst image."""
 
 
+RESERVER_NAME = Choose("pool", fill_with(RESERVER_ON_POOL, pool=Take("pool")), RESERVER)
+"""A headroom's reserver name when none is given, of its ``pool`` (``None``: every
+node), declared once: ``reserver`` evaluates it, and ``make chart`` compiles it into
+``node-headroom.recipe.reserverName``."""
+
+BUFFER_NAME = Choose(
+    "zone",
+    fill_with(ZONED_BUFFER, workload=Take("workload"), zone=Take("zone")),
+    fill_with(BUFFER, workload=Take("workload")),
+)
+"""A burst ``workload``'s CapacityBuffer's name, of its ``zone`` (``None``: any zone),
+declared once: ``capacity_buffer.buffer_name`` evaluates it, and ``make chart``
+compiles it into ``node-headroom.recipe.bufferName``."""
+
+
 def reserver(pool: str | None) -> str:
-    """A headroom's reserver name when none is given."""
-    return str(fill(RESERVER_ON_POOL, {"pool": pool})) if pool else RESERVER
+    """A headroom's reserver name when none is given (``RESERVER_NAME``)."""
+    return str(evaluate(RESERVER_NAME, {"pool": pool}))

@@ -16,6 +16,8 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
 - ``Join(recipe, ...)``: the lists of its recipes, one after another;
 - ``Unique(recipe)``: the list of ``recipe`` with each item once, where it first
   comes (Sprig's ``uniq``: items equal as values, maps too);
+- ``Choose(of, then, otherwise)``: ``then`` when the input ``of`` is given (not
+  ``None``), else ``otherwise`` (a name with a part only some objects have);
 - ``JoinText(recipe, separator)``: the texts of the list of ``recipe``, with
   ``separator`` between them (Sprig's ``join``), empty for no texts;
 - ``Merge(recipe, ...)``: the maps of its recipes, one after another, a later one's
@@ -97,6 +99,15 @@ class Join:
 
 def join(*recipes: Any) -> Join:
     return Join(recipes)
+
+
+@dataclass(frozen=True)
+class Choose:
+    """``then`` when the input ``of`` is given (not ``None``), else ``otherwise``."""
+
+    of: str
+    then: Any
+    otherwise: Any
 
 
 @dataclass(frozen=True)
@@ -193,6 +204,9 @@ def _evaluate(recipe: Any, scope: _Scope) -> Any:
         return fill(recipe.pattern, places)
     if isinstance(recipe, Join):
         return [item for part in recipe.recipes for item in _evaluate(part, scope)]
+    if isinstance(recipe, Choose):
+        chosen = recipe.otherwise if scope.inputs[recipe.of] is None else recipe.then
+        return _evaluate(chosen, scope)
     if isinstance(recipe, Unique):
         # Items may be maps, which no set holds: compared as values, as Sprig's uniq
         # compares them (reflect.DeepEqual)

@@ -9,13 +9,13 @@
 {{- $poolTaints := .poolTaints }}{{ $dedicated := .dedicated }}{{ $classes := .classes }}{{ $reserverName := .reserverName -}}
 {{- $warnings := .warnings -}}
 {{- /* A buffer on nodes that admit ordinary pods: any pod can take its room */ -}}
-{{- $named := list }}{{ range $v.burstWorkloads }}{{ if not (kindIs "invalid" .buffer) }}{{ $named = append $named .name }}{{ end }}{{ end -}}
+{{- $named := list }}{{ range $v.burstWorkloads }}{{ if not (kindIs "invalid" .buffer) }}{{ $in := dict "workload" (print $prefix .name) "zone" .buffer.zone }}{{ include "node-headroom.recipe.bufferName" $in }}{{ $named = append $named $in.out }}{{ end }}{{ end -}}
 {{- if $named -}}
 {{- $keepsOff := false -}}
 {{- if $poolName }}{{ range $v.nodePool.taints }}{{ if has (default $lib.taintDefaults.effect .effect) $lib.keepOffEffects }}{{ $keepsOff = true }}{{ end }}{{ end }}{{ end -}}
 {{- $where := $lib.bufferWhere.everyNode }}{{ if not (empty $poolName) }}{{ $where = replace "{pool}" (include "node-headroom.shownBy" (list $lib $poolName)) $lib.bufferWhere.pool }}{{ end -}}
 {{- $bufferWarnings := list -}}
-{{- if not $keepsOff }}{{ range $named }}{{ $bufferWarnings = append $bufferWarnings (replace "{where}" $where (replace "{name}" (replace "{workload}" (print $prefix .) $lib.names.buffer) $lib.sharedBufferWarning)) }}{{ end }}{{ end -}}
+{{- if not $keepsOff }}{{ range $named }}{{ $bufferWarnings = append $bufferWarnings (replace "{where}" $where (replace "{name}" . $lib.sharedBufferWarning)) }}{{ end }}{{ end -}}
 {{- $_ := set $c "bufferWarnings" $bufferWarnings -}}
 {{- end -}}
 {{- $bursts := list }}{{ $buffers := list }}{{ $burstImages := list }}{{ $names := list -}}

@@ -297,7 +297,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- range index $m.emitted (toJson $dc.create) }}{{ $emitted = append $emitted (index $classes .) }}{{ end -}}
 {{- $_ := set $c "classes" $emitted -}}
 {{- $poolName := $v.nodePool.name -}}
-{{- $reserverName := print $prefix (default (ternary (replace "{pool}" (toString $poolName) $lib.names.reserverOnPool) $lib.names.reserver (not (empty $poolName))) $v.reserverName) -}}
+{{- $named := dict "pool" $poolName }}{{ include "node-headroom.recipe.reserverName" $named }}{{ $reserverName := print $prefix (default $named.out $v.reserverName) -}}
 {{- $r := $v.reservation -}}
 {{- $cpu := include "node-headroom.quantity" $r.cpu }}{{ $memory := include "node-headroom.quantity" $r.memory -}}
 {{- $sliceText := replace "{cpu}" $cpu (replace "{memory}" $memory $lib.sliceText) -}}

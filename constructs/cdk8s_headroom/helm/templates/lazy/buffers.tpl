@@ -5,7 +5,7 @@
      its values, at .at; the workload's name, resources, placement and tolerations. */}}
 {{- define "node-headroom.buffer" -}}
 {{- $lib := .lib }}{{ $b := .b }}{{ $bat := .at }}{{ $buffer := .into -}}
-{{- $zone := $b.zone }}{{ $bufferName := replace "{workload}" .workload (ternary $lib.names.buffer (replace "{zone}" (toString $zone) $lib.names.zonedBuffer) (kindIs "invalid" $zone)) -}}
+{{- $zone := $b.zone }}{{ $named := dict "workload" .workload "zone" $zone }}{{ include "node-headroom.recipe.bufferName" $named }}{{ $bufferName := $named.out -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" .release) -}}
 {{- with $b.schedule }}{{ $_ := set $buffer "schedule" dict }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.judge" "args" (dict "lib" $lib "s" . "at" (print $bat ".schedule") "out" $buffer.schedule)) }}{{ end -}}
 {{- $form := default $lib.bufferDefaults.form $b.form -}}
