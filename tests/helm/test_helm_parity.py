@@ -21,8 +21,10 @@ import yaml
 from cdk8s_headroom.files.publish import load_manifests
 from cdk8s_headroom.helm import CHART_NAME, Release, merge_values, package_chart, synthesize
 from cdk8s_headroom.helm.chart import BLUEPRINT_VALUES
+from cdk8s_headroom.helm.library import chart_words
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
+from cdk8s_headroom.vocabulary.errors import HeadroomWarning
 from scripts.helm_render import CHART, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
 from tests.helm.helm_cases import (
@@ -439,25 +441,31 @@ SHARED_BUFFER = re.compile(r"capacity buffer (\S+): on")
     [(release, overrides) for _, release, overrides in [*PARITY_CASES, *BUFFER_CASES]],
     ids=[case_id for case_id, _, _ in [*PARITY_CASES, *BUFFER_CASES]],
 )
-def test_notes_warn_of_each_shared_buffer_by_the_name_the_library_gives_it(
+def test_notes_warn_of_what_the_library_warns_of_in_the_charts_words(
     chart: helm.Chart, chart_defaults: dict[str, Any], release: str, overrides: dict[str, Any]
 ) -> None:
-    # objects/capacity_buffer.py CapacityBuffer.__init__ warns with the buffer's own name
-    # (object_names.BUFFER_NAME: a zoned buffer's has its zone); the chart's bursts unit
-    # named every buffer as if it had none, so a zoned buffer's warning named no object
+    # Each warning the library gives (errors.warn, a HeadroomWarning) is a WARNING
+    # paragraph of NOTES.txt, with the models named as the values name them
+    # (helm/library.py chart_words). A
+    # shared buffer's names the buffer as the library does (object_names.BUFFER_NAME: a
+    # zoned buffer's has its zone): the chart's bursts unit named every buffer as if it
+    # had no zone, an object the release does not make
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         synthesize(overrides, Release(release, release), chart_defaults=chart_defaults)
-    library = [m for w in caught for m in SHARED_BUFFER.findall(str(w.message))]
+    given = [w for w in caught if issubclass(w.category, HeadroomWarning)]
+    library = sorted(chart_words(" ".join(str(w.message).split())) for w in given)
     notes = render(chart, overrides, release=release, namespace=release)[
         "node-headroom/templates/NOTES.txt"
     ]
-    assert SHARED_BUFFER.findall(" ".join(notes.split())) == library
-    # each names what the release makes: the CapacityBuffer, or a buffer held in time
-    # windows' CronJobs (<buffer>-<window>)
+    paragraphs = [" ".join(p.split()) for p in notes.split("\n\n")]
+    warned = sorted(p.removeprefix("WARNING: ") for p in paragraphs if p.startswith("WARNING: "))
+    assert warned == library
+    # each shared buffer warned of is what the release makes: its CapacityBuffer, or the
+    # CronJobs (<buffer>-<window>) of a buffer held in time windows
     names = [name for _, _, name in helm_objects(chart, overrides, release)]
-    for warned in library:
-        assert [n for n in names if n == warned or n.startswith(f"{warned}-")], warned
+    for buffer in SHARED_BUFFER.findall(" ".join(warned)):
+        assert [n for n in names if n == buffer or n.startswith(f"{buffer}-")], buffer
 
 
 def test_notes_warn_that_seed_breaks_p2_and_p3(chart: helm.Chart) -> None:

@@ -95,7 +95,7 @@ def _model_note(model: PriorityModel) -> str:
     raise LookupError(model)
 
 
-def _chart_words(text: str) -> str:
+def chart_words(text: str) -> str:
     """``text`` with the models named as the values name them (``PriorityModel.SEED``
     and ``GUARDED`` are ``model seed`` and ``guarded``): NOTES speak Helm."""
     for model in PriorityModel:
@@ -144,9 +144,9 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         classes = ModelClasses.of(model)
         broken = check_promises(model, cpu="500m", memory="512Mi")
         models[model.value] = {
-            "note": _chart_words(_model_note(model)),
+            "note": chart_words(_model_note(model)),
             # What NOTES.txt warns of: the promises the model breaks
-            "warning": _chart_words(describe_broken(model, broken)) if broken else None,
+            "warning": chart_words(describe_broken(model, broken)) if broken else None,
             "taintedPool": model.tainted_pool,
             "burstOverSliceWarns": model.lets_bursts_outgrow_the_slice,
             # A reserver that cannot preempt waits (Pending) on a full node: NOTES.txt
