@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 642
+HAND_WRITTEN_CEILING = 632
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most: 913
 before the first generated unit; issue 37 brings them down to 150, all generic helpers.
 Lowered as each part of the build is generated. Raised once, 653 to 656, when the two
@@ -236,7 +236,12 @@ their inputs instead of choosing between the count and the autoscaler again. Low
 (vocabulary/priority_models.py PRIORITY_CLASS, compiled as helm/recipes.py
 priorityClass), and the classes' ladder and those emitted for each default.create are
 the library's data (helm/library.py models), in place of the build's per-field map,
-ladder and emitted lists that decided them again."""
+ladder and emitted lists that decided them again. Lowered, 642 to 632: a burst
+workload's and a buffer's props as their recipes take them, with their defaults, are
+declared once (objects/burst.py BURST_INPUTS, objects/capacity_buffer.py BUFFER_INPUTS)
+and compiled as helm/props.py node-headroom.props.burst and .buffer, in place of the
+units' per-field default and int64 lines and library.json's burstDefaults and
+bufferDefaults."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:
