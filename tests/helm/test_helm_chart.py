@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 630
+HAND_WRITTEN_CEILING = 620
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most: 913
 before the first generated unit; issue 37 brings them down to 150, all generic helpers.
 Lowered as each part of the build is generated. Raised once, 653 to 656, when the two
@@ -241,7 +241,12 @@ tolerations, each laid out and the same one kept once, are the library's recipe
 (vocabulary/placement.py TOLERATIONS, which Placement.to_manifest evaluates, compiled as
 helm/recipes.py tolerations), read from the values with Toleration's defaults by a
 generated helper (helm/units.py tolerations_helper), in place of the build's helper that
-defaulted, laid out and de-duplicated them again."""
+defaulted, laid out and de-duplicated them again. Lowered, 630 to 620: a burst
+workload's and a buffer's props as their recipes take them, with their defaults, are
+declared once (objects/burst.py BURST_INPUTS, objects/capacity_buffer.py BUFFER_INPUTS)
+and compiled as helm/props.py node-headroom.props.burst and .buffer, in place of the
+units' per-field default and int64 lines and library.json's burstDefaults and
+bufferDefaults."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

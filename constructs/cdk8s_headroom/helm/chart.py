@@ -20,6 +20,7 @@ from cdk8s_headroom.files.publish import swap_in
 from cdk8s_headroom.helm.library import library_files, rules_files
 from cdk8s_headroom.helm.manifests import manifests_template, reference
 from cdk8s_headroom.helm.notes import notes_template
+from cdk8s_headroom.helm.props import prop_helpers
 from cdk8s_headroom.helm.recipes import recipe_helpers
 from cdk8s_headroom.helm.units import field_rule_helpers, generated_units
 from cdk8s_headroom.helm.values import CHART_NAME, schema_json
@@ -94,7 +95,7 @@ def chart_files(app_values: Mapping[str, Any]) -> dict[str, str]:
         **rules_files(
             templates,
             {Path(n).stem: t for n, t in units.items()},
-            {**field_rule_helpers(), **recipe_helpers()},
+            {**field_rule_helpers(), **recipe_helpers(), **prop_helpers()},
         ),
         **library_files(chart_defaults),
         **{f"templates/{name}": text for name, text in sorted(templates.items())},

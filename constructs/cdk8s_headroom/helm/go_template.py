@@ -141,5 +141,9 @@ def rule_helpers() -> dict[str, str]:
 
 def called_by(helper: str, template: str) -> bool:
     """Whether ``template`` calls ``helper``: by its name, or by the rule's name where a
-    template builds the helper's name (``print "node-headroom.rule." $rule``)."""
-    return f'"{helper}"' in template or f'"{helper.rsplit(".", 1)[1]}"' in template
+    template builds the helper's name (``print "node-headroom.rule." $rule``); only a
+    rule's helper is built so."""
+    if f'"{helper}"' in template:
+        return True
+    rule = helper.removeprefix("node-headroom.rule.")
+    return rule != helper and f'"{rule}"' in template

@@ -11,7 +11,10 @@ ranges, messages); the parts a render may not need are files of their own
 labels, and a model's class as named and ranked are not data: each is the library's
 recipe, compiled (``helm.recipes``). ``_library.tpl`` is the generated rule helpers and
 the recipes the templates call. The classes each model emits, for each
-``create_default_class``, are data (``_emitted_roles``).
+``create_default_class``, are data (``_emitted_roles``). A burst workload's and a
+buffer's props as their recipes take them, with their defaults, are not data either:
+each construct's declaration (``BURST_INPUTS``, ``BUFFER_INPUTS``) is compiled into
+``node-headroom.props.<construct>`` (``helm.props``), placed with its unit.
 ``templates/_helpers.tpl`` computes the recipes' inputs from the values and calls the
 helpers, in the order ``values_to_app.build`` calls the library, so the first refusal is
 the same one.
@@ -43,12 +46,7 @@ from cdk8s_headroom.helm.values import (
 from cdk8s_headroom.helm.values_to_app import DEFAULT_TASK, HEADROOM_ID, RELEASE_PREFIX, TASK_VALUES
 from cdk8s_headroom.helm.windows import windows_data
 from cdk8s_headroom.objects.alerts import PROMETHEUS_RULE_API_VERSION
-from cdk8s_headroom.objects.burst import BurstWorkload
-from cdk8s_headroom.objects.capacity_buffer import (
-    KEEP_OFF_EFFECTS,
-    SELECTOR_ENTRY_OPERATOR,
-    CapacityBuffer,
-)
+from cdk8s_headroom.objects.capacity_buffer import KEEP_OFF_EFFECTS, SELECTOR_ENTRY_OPERATOR
 from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULLER_FIELDS
@@ -184,8 +182,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
             (TaskKind.CUSTOM, ReserverTask.custom(image="reference")),
         )
     }
-    burst = inspect.signature(BurstWorkload.__init__).parameters
-    buffer = inspect.signature(CapacityBuffer.__init__).parameters
     return {
         "chartName": CHART_NAME,
         "models": models,
@@ -232,10 +228,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "prepullerSuffix": PREPULL_SUFFIX,
         "prepullerSpec": evaluate(PREPULLER_FIELDS, {}),
         "bufferApiGroup": API_GROUP,
-        "bufferDefaults": {
-            "form": buffer["form"].default.value,
-            "apiVersion": buffer["api_version"].default.value,
-        },
         "sharedBufferWarning": rules.SHARED_BUFFER_WARNING,
         "keepOffEffects": [effect.value for effect in KEEP_OFF_EFFECTS],
         "prepullerNameMax": DNS_LABEL_MAX - len(PREPULL_SUFFIX),
@@ -243,12 +235,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "containerSecurityContext": _without(
             reserver_pod["containers"][0]["securityContext"], *uids
         ),
-        "burstDefaults": {
-            "replicas": burst["replicas"].default,
-            "imagePullPolicy": burst["image_pull_policy"].default.value,
-            "runAsUser": burst["run_as_user"].default,
-            "targetCPUUtilization": burst["target_cpu_utilization"].default,
-        },
         # The alerts (alerts.enabled): their text with {field} places, which the
         # templates fill (alert_rules.fill) with the fields of their recipe
         # (helm.recipes PROMETHEUS_RULE), from the values ALERTS names and the headroom.

@@ -13,7 +13,8 @@ back through the tables below
 (``BURST_WORKLOAD``, ``BURST_BUFFER``, ``CUSTOM_TASK``, ``ALERTS``); a prop of the headroom
 itself is one keyword in ``values_to_app.build``. What the library decides about it (a
 default, a name, a skeleton) the templates read from ``files/library.json``
-(``library.library_data``), never write themselves (``tests/helm/test_helm_decisions.py``).
+(``library.library_data``) or a generated helper (``helm.props``: a burst workload's and
+a buffer's props), never write themselves (``tests/helm/test_helm_decisions.py``).
 A rule across values is declared in ``cdk8s_headroom.vocabulary.rules`` with its test; the
 library's check and the templates' ``node-headroom.rule.<name>`` helper (generated)
 pass it their operands.

@@ -352,15 +352,7 @@ def build(
         if buffer is not None:
             at = f"burstWorkloads[{name}].buffer"
             _prefixed(buffer_name(burst.name, buffer.get("zone")), at, values, release)
-            # Empty limits are none, as the templates read them
-            given = {prop: buffer.get(key) for key, prop in BURST_BUFFER.items()}
-            props = {prop: item for prop, item in given.items() if item not in (None, {})}
-            if "form" in props:
-                props["form"] = CapacityBufferForm(props["form"])
-            if "api_version" in props:
-                props["api_version"] = CapacityBufferVersion(props["api_version"])
-            if "schedule" in props:
-                props["schedule"] = _schedule(props["schedule"], f"{at}.schedule")
+            props = buffer_props(buffer, at)
             # Its pod's fit on the pool's node is judged on the burst's requests
             requests = {
                 f"workload.{prop}": f"burstWorkloads[{name}].{_BURST_INVERSE[prop]}"
@@ -411,6 +403,20 @@ def burst_props(workload: Mapping[str, Any], prefix: str) -> dict[str, Any]:
     if "image_pull_policy" in props:
         props["image_pull_policy"] = ImagePullPolicy(props["image_pull_policy"])
     return {**props, "name": f"{prefix}{workload['name']}"}
+
+
+def buffer_props(buffer: Mapping[str, Any], at: str) -> dict[str, Any]:
+    """The ``add_capacity_buffer`` props of a burst workload's ``buffer`` values (at ``at``)."""
+    # Empty limits are none, as the templates read them
+    given = {prop: buffer.get(key) for key, prop in BURST_BUFFER.items()}
+    props = {prop: item for prop, item in given.items() if item not in (None, {})}
+    if "form" in props:
+        props["form"] = CapacityBufferForm(props["form"])
+    if "api_version" in props:
+        props["api_version"] = CapacityBufferVersion(props["api_version"])
+    if "schedule" in props:
+        props["schedule"] = _schedule(props["schedule"], f"{at}.schedule")
+    return props
 
 
 def synthesize(

@@ -36,7 +36,7 @@ from cdk8s_headroom.vocabulary.quantity import (
     quantity_text,
 )
 from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource
-from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, merge
+from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, PropInputs, Take, evaluate, merge
 from cdk8s_headroom.vocabulary.reserver_task import check_image
 
 _SCRATCH_VOLUMES, _SCRATCH_MOUNTS = security_context.scratch_volumes(["/tmp"])
@@ -174,6 +174,28 @@ BURST_DEFAULTS: BurstWorkloadOptions = {
     "extended_resources": None,
 }
 
+BURST_INPUTS = PropInputs(
+    {
+        "image": "image",
+        "imagePullPolicy": "image_pull_policy",
+        "command": "command",
+        "args": "args",
+        # The user its contexts run as (security_context.POD_USER, CONTAINER_USER)
+        "uid": "run_as_user",
+        "replicas": "replicas",
+        "maxReplicas": "max_replicas",
+        "targetCPUUtilization": "target_cpu_utilization",
+    },
+    BURST_DEFAULTS,
+)
+"""The inputs of a burst workload's recipes (``BURST_POD``, ``DEPLOYMENT_FIELDS``,
+``AUTOSCALER_SPEC``) that are its props as given, declared once (``recipes.PropInputs``):
+``_render`` and ``_scaling`` read them, and ``make chart`` compiles them, with the values
+that give the props and ``BURST_DEFAULTS``, into the chart's
+``node-headroom.props.burst`` (``helm.props``). Its container's name (default: its
+name), its limits (default: its requests) and its resources' quantities are not as given,
+so not among them."""
+
 
 def check_burst_props(props: Mapping[str, object]) -> None:
     """Refuses a prop ``BurstWorkload`` does not take, and a missing required one."""
@@ -308,19 +330,17 @@ class BurstWorkload(HeadroomWorkload):
         )
 
     def _render(self) -> Any:
+        given = BURST_INPUTS.of(self)
         pod = evaluate(
             BURST_POD,
             {
+                **given,
                 "priorityClassName": self.priority_class_name,
-                "podSecurityContext": security_context.pod_security_context(self.run_as_user),
+                "podSecurityContext": security_context.pod_security_context(given["uid"]),
                 "containerSecurityContext": security_context.container_security_context(
-                    self.run_as_user
+                    given["uid"]
                 ),
                 "containerName": self.container_name,
-                "image": self.image,
-                "imagePullPolicy": self.image_pull_policy.value,
-                "command": self.command,
-                "args": self.args,
                 "cpu": self.cpu,
                 "memory": self.memory,
                 "cpuLimit": self.cpu_limit,
@@ -335,10 +355,6 @@ class BurstWorkload(HeadroomWorkload):
         return {"spec": evaluate(AUTOSCALER_SPEC, self._scaling())}
 
     def _scaling(self) -> dict[str, Any]:
-        """The inputs of ``DEPLOYMENT_FIELDS`` and ``AUTOSCALER_SPEC``."""
-        return {
-            "name": self.name,
-            "replicas": self.replicas,
-            "maxReplicas": self.max_replicas,
-            "targetCPUUtilization": self.target_cpu_utilization,
-        }
+        """The inputs of ``DEPLOYMENT_FIELDS`` and ``AUTOSCALER_SPEC``: its name, and its
+        props as given (``BURST_INPUTS``)."""
+        return {"name": self.name, **BURST_INPUTS.of(self)}

@@ -49,7 +49,7 @@ from cdk8s_headroom.vocabulary.props import (
     with_defaults,
 )
 from cdk8s_headroom.vocabulary.quantity import QuantityLike, positive_quantity
-from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, Take, evaluate, merge
+from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, PropInputs, Take, evaluate, merge
 from cdk8s_headroom.vocabulary.reserver_task import PAUSE_IMAGE
 from cdk8s_headroom.vocabulary.schedule import HeadroomSchedule
 
@@ -295,6 +295,16 @@ BUFFER_DEFAULTS: CapacityBufferOptions = {
     "schedule": None,
 }
 
+BUFFER_INPUTS = PropInputs(
+    {"form": "form", "version": "api_version", "replicas": "replicas", "percentage": "percentage"},
+    BUFFER_DEFAULTS,
+)
+"""The inputs of a buffer's spec (``BUFFER_SPEC``) and the operands of its rules that are
+its props as given, declared once (``recipes.PropInputs``): ``CapacityBuffer`` reads
+them, and ``make chart`` compiles them, with the values that give the props and
+``BUFFER_DEFAULTS``, into the chart's ``node-headroom.props.buffer`` (``helm.props``).
+Its limits are quantities, not as given, so not among them."""
+
 
 class CapacityBuffer(HeadroomConstruct, Windowed):
     """A ``CapacityBuffer`` for a burst workload: room for copies of its pod, kept free by
@@ -393,9 +403,10 @@ class CapacityBuffer(HeadroomConstruct, Windowed):
         self.percentage = (
             None if percentage is None else rules.REPLICAS.check(percentage, field="percentage")
         )
-        counts = {"percentage": self.percentage, "replicas": self.replicas}
+        inputs = BUFFER_INPUTS.of(self)
+        counts = {"percentage": inputs["percentage"], "replicas": inputs["replicas"]}
         rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE.check(
-            "percentage", percentage, form=form.value, **counts
+            "percentage", percentage, form=inputs["form"], **counts
         )
         rules.BUFFER_ONE_COUNT.check("percentage", percentage, **counts)
         self.limits = _limits(given["limits"])
@@ -409,8 +420,8 @@ class CapacityBuffer(HeadroomConstruct, Windowed):
         check_not_on_auto_mode(workload.targeting)
         rules.BUFFER_ALPHA_NOT_ON_KARPENTER.check(
             "api_version",
-            api_version.value,
-            version=api_version.value,
+            inputs["version"],
+            version=inputs["version"],
             onKarpenter=targets_karpenter(workload.targeting),
         )
         if isinstance(pool, ISizedNodePool):
@@ -554,10 +565,9 @@ class CapacityBuffer(HeadroomConstruct, Windowed):
         spec = evaluate(
             BUFFER_SPEC,
             {
+                **BUFFER_INPUTS.of(self),
                 "podTemplate": self.name if by_template else None,
                 "deployment": None if by_template else self.workload.name,
-                "replicas": self.replicas,
-                "percentage": self.percentage,
                 "limits": {resource: text for resource, (text, _) in self.limits.items()},
             },
         )

@@ -35,12 +35,18 @@ A recipe is a constant (text, a number, a boolean, or a list or map of recipes) 
   its autoscaler owns when it has one).
 
 A map's entry of ``None`` is left out (as cdk8s leaves out a ``None``).
+
+The inputs that are a construct's props as given are declared once too, as
+``PropInputs``: the construct reads them with ``of``, and ``make chart`` compiles them,
+with the values that give the props and the construct's defaults, into the chart's
+``node-headroom.props.<construct>`` (``helm.props``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from cdk8s_headroom.vocabulary.places import fill
@@ -161,6 +167,30 @@ class IfGiven:
     recipe: Any
     of: str = ""
     unless: str = ""
+
+
+@dataclass(frozen=True)
+class PropInputs:
+    """The inputs of a construct's recipes that are its props as given: by input name,
+    the prop, which the construct keeps as the attribute of that name; ``defaults``, the
+    construct's declared defaults of its props (``BURST_DEFAULTS``)."""
+
+    props: Mapping[str, str]
+    defaults: Mapping[str, object]
+
+    def of(self, construct: object) -> dict[str, Any]:
+        """Each input, the construct's attribute named as its prop: an enum by its value."""
+        return {name: plain(getattr(construct, prop)) for name, prop in self.props.items()}
+
+    def default(self, name: str) -> Any:
+        """The default of the input ``name``'s prop, as ``of`` gives it; ``None`` for a
+        required prop."""
+        return plain(self.defaults.get(self.props[name]))
+
+
+def plain(value: Any) -> Any:
+    """``value`` as a manifest and the chart's values hold it: an enum by its value."""
+    return value.value if isinstance(value, Enum) else value
 
 
 def empty(value: Any) -> bool:

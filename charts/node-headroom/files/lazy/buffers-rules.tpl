@@ -50,3 +50,13 @@
 {{- with $in.limits }}{{ $_ := set $map1 "limits" . }}{{ end -}}
 {{- $_ := set $in "out" $map1 -}}
 {{- end -}}
+{{/* objects/capacity_buffer.py BUFFER_INPUTS: a buffer's props as its spec and rules take them; compiled from the declaration, of the values
+     at burstWorkloads[].buffer (.item), into its "out". */}}
+{{- define "node-headroom.props.buffer" -}}
+{{- $in := .item }}{{ $out := dict -}}
+{{- $given := $in.form }}{{ $_ := set $out "form" (ternary "podTemplateRef" $given (kindIs "invalid" $given)) -}}
+{{- $given := $in.apiVersion }}{{ $_ := set $out "version" (ternary "v1beta1" $given (kindIs "invalid" $given)) -}}
+{{- $given := $in.replicas }}{{ $_ := set $out "replicas" (ternary nil (int64 $given) (kindIs "invalid" $given)) -}}
+{{- $given := $in.percentage }}{{ $_ := set $out "percentage" (ternary nil (int64 $given) (kindIs "invalid" $given)) -}}
+{{- $_ := set . "out" $out -}}
+{{- end -}}

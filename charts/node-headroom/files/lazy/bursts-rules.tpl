@@ -57,3 +57,17 @@
 {{- if and (kindIs "invalid" $in.maxReplicas) (not (kindIs "invalid" $in.replicas)) }}{{ $_ := set $map1 "replicas" $in.replicas }}{{ end -}}
 {{- $_ := set $in "out" $map1 -}}
 {{- end -}}
+{{/* objects/burst.py BURST_INPUTS: a burst workload's props as its recipes take them; compiled from the declaration, of the values
+     at burstWorkloads[] (.item), into its "out". */}}
+{{- define "node-headroom.props.burst" -}}
+{{- $in := .item }}{{ $out := dict -}}
+{{- $_ := set $out "image" $in.image -}}
+{{- $given := $in.imagePullPolicy }}{{ $_ := set $out "imagePullPolicy" (ternary "IfNotPresent" $given (kindIs "invalid" $given)) -}}
+{{- $given := $in.command }}{{ $_ := set $out "command" (ternary (list) $given (kindIs "invalid" $given)) -}}
+{{- $given := $in.args }}{{ $_ := set $out "args" (ternary (list) $given (kindIs "invalid" $given)) -}}
+{{- $given := $in.runAsUser }}{{ $_ := set $out "uid" (ternary 65534 (int64 $given) (kindIs "invalid" $given)) -}}
+{{- $given := $in.replicas }}{{ $_ := set $out "replicas" (ternary 1 (int64 $given) (kindIs "invalid" $given)) -}}
+{{- $given := (dig "autoscaling" "maxReplicas" nil $in) }}{{ $_ := set $out "maxReplicas" (ternary nil (int64 $given) (kindIs "invalid" $given)) -}}
+{{- $given := (dig "autoscaling" "targetCPUUtilization" nil $in) }}{{ $_ := set $out "targetCPUUtilization" (ternary 80 (int64 $given) (kindIs "invalid" $given)) -}}
+{{- $_ := set . "out" $out -}}
+{{- end -}}

@@ -8,8 +8,8 @@
 {{- $zone := $b.zone }}{{ $named := dict "workload" .workload "zone" $zone }}{{ include "node-headroom.recipe.bufferName" $named }}{{ $bufferName := $named.out -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" $bat "name" $bufferName "release" .release) -}}
 {{- with $b.schedule }}{{ $_ := set $buffer "schedule" dict }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.judge" "args" (dict "lib" $lib "s" . "at" (print $bat ".schedule") "out" $buffer.schedule)) }}{{ end -}}
-{{- $form := default $lib.bufferDefaults.form $b.form -}}
-{{- $count := $b.replicas }}{{ $percentage := $b.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
+{{- $props := dict "item" $b }}{{ include "node-headroom.props.buffer" $props }}{{ $props = $props.out }}{{ $form := $props.form -}}
+{{- $count := $props.replicas }}{{ $percentage := $props.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
 {{- $counts := dict "percentage" $percentage "replicas" $count -}}
 {{- include "node-headroom.rule.bufferPercentageNeedsScalable" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage "form" $form) $counts) -}}
 {{- include "node-headroom.rule.bufferZoneNeedsPodTemplate" (dict "lib" $lib "field" (print $bat ".zone") "value" $zone "zone" $zone "form" $form) }}{{ include "node-headroom.rule.bufferOneCount" (merge (dict "lib" $lib "field" (print $bat ".percentage") "value" $percentage) $counts) -}}
@@ -21,17 +21,14 @@
 {{- include "node-headroom.rule.bufferNotOnAutoMode" $r -}}
 {{- if include "node-headroom.test.onKarpenter" $r }}{{ $onKarpenter = true }}{{ end -}}
 {{- end -}}
-{{- $version := default $lib.bufferDefaults.apiVersion $b.apiVersion -}}
-{{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "lib" $lib "field" (print $bat ".apiVersion") "value" $b.apiVersion "version" $version "onKarpenter" $onKarpenter) }}{{ $request := print (trimSuffix "buffer" $bat) "resources.requests." }}
+{{- include "node-headroom.rule.bufferAlphaNotOnKarpenter" (dict "lib" $lib "field" (print $bat ".apiVersion") "value" $b.apiVersion "version" $props.version "onKarpenter" $onKarpenter) }}{{ $request := print (trimSuffix "buffer" $bat) "resources.requests." }}
 {{- if or .nodeCpu .nodeMemory }}{{ include "node-headroom.nodeFit.bufferPod" (dict "lib" $lib "pool" .pool "cpu" .resources.requests.cpu "memory" .resources.requests.memory "cpuField" (print $request "cpu") "memoryField" (print $request "memory") "nodeCpu" .nodeCpu "nodeMemory" .nodeMemory) }}{{ end -}}
 {{- $bo := dict "helm" .helm "uid" (int64 .uid) "labels" .labels "name" $bufferName "component" $lib.components.buffer "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $bo }}{{ $bo = $bo.out -}}
 {{- $_ := set $buffer "name" $bufferName }}{{ $_ := set $buffer "labels" $bo.labels }}{{ $_ := set $buffer "meta" $bo.meta -}}
-{{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $version) -}}
-{{- /* Its spec's inputs: the name its form's ref takes, and the counts given (objects/capacity_buffer.py BUFFER_SPEC) */ -}}
-{{- $specIn := dict "limits" (dict) -}}
+{{- $_ := set $buffer "apiVersion" (printf "%s/%s" $lib.bufferApiGroup $props.version) -}}
+{{- /* Its spec's inputs: its counts (objects/capacity_buffer.py BUFFER_INPUTS), its limits, and the name its form's ref takes (BUFFER_SPEC) */ -}}
+{{- $specIn := merge (dict "limits" (dict)) $props -}}
 {{- range $resource, $limit := $bufferLimits }}{{ $_ := set $specIn.limits $resource (include "node-headroom.quantity" $limit) }}{{ end -}}
-{{- if not (kindIs "invalid" $count) }}{{ $_ := set $specIn "replicas" (int64 $count) }}{{ end -}}
-{{- if not (kindIs "invalid" $percentage) }}{{ $_ := set $specIn "percentage" (int64 $percentage) }}{{ end -}}
 {{- if or (eq $form "podTemplateRef") $b.schedule -}}
 {{- $_ := set $specIn "podTemplate" $bufferName -}}
 {{- /* Its pod's inputs: the burst pod's resources, devices and placement, and its zone (objects/capacity_buffer.py BUFFER_POD) */ -}}

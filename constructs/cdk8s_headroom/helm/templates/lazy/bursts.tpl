@@ -46,24 +46,17 @@
 {{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" $request "limit" (index $limited $resource) "resource" $resource) -}}
 {{- end -}}
 {{- end -}}
-{{- $replicas := $lib.burstDefaults.replicas -}}
-{{- if not (kindIs "invalid" $w.replicas) }}{{ $replicas = int64 $w.replicas }}{{ end -}}
-{{- $autoscaling := default (dict) $w.autoscaling -}}
-{{- $target := $lib.burstDefaults.targetCPUUtilization -}}
-{{- if not (kindIs "invalid" $autoscaling.targetCPUUtilization) }}{{ $target = int64 $autoscaling.targetCPUUtilization }}{{ end -}}
-{{- /* The inputs of its Deployment's replicas and of its autoscaler's spec, whose recipes decide them (objects/burst.py DEPLOYMENT_FIELDS, AUTOSCALER_SPEC) */ -}}
-{{- $scaling := dict "name" $fullName "replicas" $replicas "maxReplicas" $autoscaling.maxReplicas "targetCPUUtilization" $target -}}
+{{- /* Its props as its recipes take them, with their defaults (objects/burst.py BURST_INPUTS); with its name, the inputs of its Deployment's replicas and of its autoscaler's spec, whose recipes decide them (DEPLOYMENT_FIELDS, AUTOSCALER_SPEC) */ -}}
+{{- $props := dict "item" $w }}{{ include "node-headroom.props.burst" $props }}{{ $props = $props.out -}}
+{{- $scaling := merge (dict "name" $fullName) $props -}}
 {{- if not (kindIs "invalid" $scaling.maxReplicas) -}}
-{{- $_ := set $scaling "maxReplicas" (int64 $scaling.maxReplicas) -}}
-{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $lib "field" (print $at "autoscaling.maxReplicas") "value" $scaling.maxReplicas "maxReplicas" $scaling.maxReplicas "replicas" $replicas) -}}
-{{- include "node-headroom.rule.replicasWithAutoscaler" (dict "lib" $lib "field" (print $at "replicas") "value" $replicas "replicas" $replicas) -}}
+{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $lib "field" (print $at "autoscaling.maxReplicas") "value" $scaling.maxReplicas "maxReplicas" $scaling.maxReplicas "replicas" $props.replicas) -}}
+{{- include "node-headroom.rule.replicasWithAutoscaler" (dict "lib" $lib "field" (print $at "replicas") "value" $props.replicas "replicas" $props.replicas) -}}
 {{- end -}}
-{{- $uid := $lib.burstDefaults.runAsUser -}}
-{{- if not (kindIs "invalid" $w.runAsUser) }}{{ $uid = $w.runAsUser }}{{ end -}}
-{{- $o := dict "helm" $helm "uid" (int64 $uid) "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $o }}{{ $o = $o.out -}}
+{{- $o := dict "helm" $helm "uid" $props.uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $o }}{{ $o = $o.out -}}
 {{- $tolerations := dict "lib" $lib "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) }}{{ include "node-headroom.tolerations" $tolerations -}}
 {{- /* The inputs of its pod, whose recipe decides its fields (objects/burst.py BURST_POD) */ -}}
-{{- $in := merge (dict "priorityClassName" $classes.burst.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "containerName" (default $name $w.containerName) "image" $w.image "imagePullPolicy" (default $lib.burstDefaults.imagePullPolicy $w.imagePullPolicy) "command" $w.command "args" $w.args "cpu" $requested.cpu "memory" $requested.memory "cpuLimit" $limited.cpu "memoryLimit" $limited.memory "extendedResources" $w.extendedResources "tolerations" $tolerations.out) $placement -}}
+{{- $in := merge (dict "priorityClassName" $classes.burst.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "containerName" (default $name $w.containerName) "cpu" $requested.cpu "memory" $requested.memory "cpuLimit" $limited.cpu "memoryLimit" $limited.memory "extendedResources" $w.extendedResources "tolerations" $tolerations.out) $props $placement -}}
 {{- include "node-headroom.recipe.burstPod" $in -}}
 {{- $resources := (first $in.out.containers).resources -}}
 {{- include "node-headroom.recipe.burstSpec" $scaling -}}
@@ -74,7 +67,7 @@
 {{- /* Its CapacityBuffer (NodeHeadroom.add_capacity_buffer) */ -}}
 {{- if not (kindIs "invalid" $w.buffer) -}}
 {{- $buffer := dict -}}
-{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory "requirements" $requirements "uid" $uid "labels" $v.labels "resources" $resources "devices" $w.extendedResources "placement" $placement "tolerations" $tolerations.out "headroomClass" $classes.headroom.name "into" $buffer) -}}
+{{- include "node-headroom.buffer" (dict "lib" $lib "helm" $helm "b" $w.buffer "at" (print $at "buffer") "workload" $fullName "release" $release "pool" $poolName "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory "requirements" $requirements "uid" $props.uid "labels" $v.labels "resources" $resources "devices" $w.extendedResources "placement" $placement "tolerations" $tolerations.out "headroomClass" $classes.headroom.name "into" $buffer) -}}
 {{- $buffers = append $buffers $buffer -}}
 {{- $_ := set $burst "buffer" $buffer -}}
 {{- end -}}

@@ -1,0 +1,136 @@
+"""The chart's generated ``node-headroom.props.<construct>`` helpers (``helm.props``) give
+a values item's inputs as the construct built from that item reads them from its one
+declaration (objects/burst.py ``BURST_INPUTS``, objects/capacity_buffer.py
+``BUFFER_INPUTS``): the value where given, else the construct's declared default."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any
+
+import cdk8s
+import helm_python as helm
+import pytest
+
+from cdk8s_headroom.helm.props import PROPS, ChartProps, compile_props
+from cdk8s_headroom.helm.values_to_app import buffer_props, burst_props
+from cdk8s_headroom.objects.burst import (
+    BURST_DEFAULTS,
+    BURST_INPUTS,
+    BurstWorkload,
+    ImagePullPolicy,
+)
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_INPUTS, CapacityBuffer
+from cdk8s_headroom.vocabulary.errors import HeadroomWarning
+from cdk8s_headroom.vocabulary.recipes import PropInputs
+from scripts.helm_render import CHART, objects, render
+
+API = {"name": "api", "image": "x", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}
+
+
+def _out(tmp_path: Path, name: str, item: dict[str, Any]) -> Any:
+    """The chart's ``node-headroom.props.<name>``, in a chart of its own, run on ``item``."""
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "Chart.yaml").write_text("apiVersion: v2\nname: props\nversion: 0.1.0\n")
+    (tmp_path / "templates" / "_props.tpl").write_text(compile_props(name, PROPS[name]))
+    (tmp_path / "templates" / "out.yaml").write_text(
+        '{{- $p := dict "item" .Values.item }}'
+        f'{{{{ include "node-headroom.props.{name}" $p }}}}{{{{ toJson $p.out }}}}'
+    )
+    rendered = helm.Chart.load(tmp_path).render(
+        {"item": item}, name="r", namespace="r", is_install=True
+    )
+    return json.loads(rendered["props/templates/out.yaml"])
+
+
+def _burst(item: dict[str, Any]) -> BurstWorkload:
+    """The burst workload the library builds from a ``burstWorkloads`` item."""
+    return BurstWorkload(cdk8s.Chart(cdk8s.App(), "props"), "api", **burst_props(item, ""))
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        API,
+        {
+            **API,
+            "imagePullPolicy": "Always",
+            "command": ["/bin/serve"],
+            "args": ["--port", "80"],
+            "runAsUser": 1000,
+            "replicas": 2,
+            "autoscaling": {"maxReplicas": 6, "targetCPUUtilization": 70},
+        },
+        # a zero count is given, not the default
+        {**API, "replicas": 0, "imagePullPolicy": "Never"},
+        # an autoscaler's maximum alone: its target is the default
+        {**API, "autoscaling": {"maxReplicas": 3}},
+        # null is not given
+        {**API, "replicas": None, "runAsUser": None, "command": None},
+    ],
+    ids=["defaults", "all-given", "zero-replicas-enum", "max-replicas-alone", "nulls"],
+)
+def test_a_burst_items_props_in_the_chart_are_what_the_burst_workload_reads(
+    tmp_path: Path, item: dict[str, Any]
+) -> None:
+    assert _out(tmp_path, "burst", item) == BURST_INPUTS.of(_burst(item))
+
+
+@pytest.mark.parametrize(
+    "buffer",
+    [
+        {"replicas": 2},
+        {"form": "scalableRef", "apiVersion": "v1alpha1", "percentage": 50},
+        # a zero count is given, the enums' defaults apply to a null
+        {"form": None, "apiVersion": None, "replicas": 0},
+        {"form": "scalableRef", "limits": {"cpu": "8"}},
+    ],
+    ids=["defaults", "all-given", "zero-replicas-nulls", "limits-alone"],
+)
+def test_a_buffers_props_in_the_chart_are_what_the_capacity_buffer_reads(
+    tmp_path: Path, buffer: dict[str, Any]
+) -> None:
+    workload = _burst(API)
+    with warnings.catch_warnings():
+        # On every node: any pod can take the room, which is not what this test judges
+        warnings.simplefilter("ignore", HeadroomWarning)
+        built = CapacityBuffer(
+            workload, "buffer", workload=workload, **buffer_props(buffer, "buffer")
+        )
+
+    assert _out(tmp_path, "buffer", buffer) == BUFFER_INPUTS.of(built)
+
+
+def test_every_construct_props_helper_is_compiled_into_the_chart() -> None:
+    # library.rules_files places each with the unit that calls it
+    text = "".join(p.read_text() for p in CHART.rglob("*.tpl"))
+    for name, it in PROPS.items():
+        assert compile_props(name, it) in text
+
+
+def test_a_burst_workloads_default_in_its_declaration_is_the_charts_default(
+    tmp_path: Path,
+) -> None:
+    # GIVEN a library whose burst workloads default to three replicas and pull always
+    declared = PROPS["burst"]
+    defaults = {**BURST_DEFAULTS, "replicas": 3, "image_pull_policy": ImagePullPolicy.ALWAYS}
+    changed = ChartProps(
+        PropInputs(BURST_INPUTS.props, defaults), declared.values, declared.item, "changed"
+    )
+    copy = tmp_path / "chart"
+    shutil.copytree(CHART, copy)
+    rules = copy / "files" / "lazy" / "bursts-rules.tpl"
+    compiled = compile_props("burst", declared)
+    assert compiled in rules.read_text()
+    rules.write_text(rules.read_text().replace(compiled, compile_props("burst", changed)))
+
+    # WHEN the chart renders a burst workload that gives neither
+    rendered = objects(render(helm.Chart.load(copy), {"burstWorkloads": [API]}))
+
+    # THEN its Deployment has the declared defaults
+    (deployment,) = [d for d in rendered if d["kind"] == "Deployment"]
+    assert deployment["spec"]["replicas"] == 3
+    assert deployment["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "Always"
