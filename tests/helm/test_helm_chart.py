@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 620
+HAND_WRITTEN_CEILING = 624
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most: 913
 before the first generated unit; issue 37 brings them down to 150, all generic helpers.
 Lowered as each part of the build is generated. Raised once, 653 to 656, when the two
@@ -246,7 +246,11 @@ workload's and a buffer's props as their recipes take them, with their defaults,
 declared once (objects/burst.py BURST_INPUTS, objects/capacity_buffer.py BUFFER_INPUTS)
 and compiled as helm/props.py node-headroom.props.burst and .buffer, in place of the
 units' per-field default and int64 lines and library.json's burstDefaults and
-bufferDefaults."""
+bufferDefaults. Raised again, 620 to 624: NOTES warned of the promises a model breaks
+with its default classes, whatever the values; the build now looks the warning up by
+the order of the classes' values and the dedicated taint's effect (helm/promises.py,
+the library's simulation run per order) and fills in the values (a comment and three
+statements, in place of one)."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

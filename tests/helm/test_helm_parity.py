@@ -21,10 +21,8 @@ import yaml
 from cdk8s_headroom.files.publish import load_manifests
 from cdk8s_headroom.helm import CHART_NAME, Release, merge_values, package_chart, synthesize
 from cdk8s_headroom.helm.chart import BLUEPRINT_VALUES
-from cdk8s_headroom.helm.library import chart_words
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
-from cdk8s_headroom.vocabulary.errors import HeadroomWarning
 from scripts.helm_render import CHART, objects, render, without_helm_labels
 from tests.conftest import ROOT, find, pod_spec
 from tests.helm.helm_cases import (
@@ -34,6 +32,7 @@ from tests.helm.helm_cases import (
     PARITY_CASES,
     readme_buffers_values,
 )
+from tests.helm.notes_warnings import library_warnings, notes_warnings
 from tests.upstream_crds import buffer_crd_errors, needs_crds
 
 Key = tuple[str, str, str]
@@ -453,14 +452,11 @@ def test_notes_warn_of_what_the_library_warns_of_in_the_charts_words(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         synthesize(overrides, Release(release, release), chart_defaults=chart_defaults)
-    given = [w for w in caught if issubclass(w.category, HeadroomWarning)]
-    library = sorted(chart_words(" ".join(str(w.message).split())) for w in given)
     notes = render(chart, overrides, release=release, namespace=release)[
         "node-headroom/templates/NOTES.txt"
     ]
-    paragraphs = [" ".join(p.split()) for p in notes.split("\n\n")]
-    warned = sorted(p.removeprefix("WARNING: ") for p in paragraphs if p.startswith("WARNING: "))
-    assert warned == library
+    warned = notes_warnings(notes)
+    assert warned == library_warnings(caught)
     # each shared buffer warned of is what the release makes: its CapacityBuffer, or the
     # CronJobs (<buffer>-<window>) of a buffer held in time windows
     names = [name for _, _, name in helm_objects(chart, overrides, release)]

@@ -1,6 +1,7 @@
 """Generated values: the chart and the library agree on every one of them.
 
-Either both render the same objects, or both refuse with the same message; and each
+Either both render the same objects and warn of the same (NOTES.txt's warnings), or both
+refuse with the same message; and each
 CapacityBuffer rendered passes the upstream CRDs, when ``../shared`` holds them.
 Quantities have no digit limit and come in every unit of the grammar, near each other
 (the same amount in another unit, or a hair above), so the templates' exact quantity
@@ -21,6 +22,7 @@ from cdk8s_headroom import HeadroomConfigError
 from cdk8s_headroom.helm import Release, synthesize
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from scripts.helm_render import CHART, load, render, without_helm_labels
+from tests.helm.notes_warnings import library_warnings, notes_warnings
 from tests.upstream_crds import HAVE_CRDS, buffer_crd_errors
 
 CHART_DEFAULTS: dict[str, Any] = yaml.safe_load((CHART / "values.yaml").read_text())
@@ -85,6 +87,10 @@ def buffers(draw: st.DrawFn) -> dict[str, Any]:
     if count == "limits" or draw(st.integers(0, 3)) == 0:
         resource = draw(st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]))
         buffer["limits"] = {resource: draw(quantities())}
+    if draw(st.integers(0, 3)) == 0:
+        # a zoned buffer's name has its zone (object_names.BUFFER_NAME); an empty one
+        # makes no name
+        buffer["zone"] = draw(st.sampled_from(["eu-west-1a", "us-east-1b", ""]))
     return buffer
 
 
@@ -218,8 +224,8 @@ def test_the_chart_and_the_library_agree_on_generated_values(
 ) -> None:
     release, overrides = case
     library_error: HeadroomConfigError | None = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             synthesized = synthesize(
                 overrides, Release(release, release), chart_defaults=CHART_DEFAULTS
@@ -237,6 +243,8 @@ def test_the_chart_and_the_library_agree_on_generated_values(
     text = files["node-headroom/templates/headroom.yaml"]
     rendered = [d for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d]
     assert {key(d): without_helm_labels(d) for d in rendered} == {key(d): d for d in synthesized}
+    # and NOTES.txt warns of what the library warns of (a shared buffer by its name)
+    assert notes_warnings(files["node-headroom/templates/NOTES.txt"]) == library_warnings(caught)
     if HAVE_CRDS:
         for buffer in (d for d in rendered if is_capacity_buffer(d)):
             assert buffer_crd_errors(buffer) == [], buffer["metadata"]["name"]

@@ -277,7 +277,6 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- if and (not (kindIs "string" $v.namePrefix)) (ne $prefix "") }}{{ $release = $root.Release.Name }}{{ $_ := set $c "release" $release }}{{ end -}}
 {{- $m := index $lib.models $v.model -}}
 {{- $_ := set $c "model" $m -}}
-{{- with $m.warning }}{{ $warnings = append $warnings . }}{{ end -}}
 {{- $namespace := default (default "default" $root.Release.Namespace) $v.namespace.name -}}
 {{- $_ := set $c "namespace" (dict "name" $namespace "labels" $lib.namespaceLabels "annotations" $lib.namespaceAnnotations) -}}
 {{- if $v.namespace.create -}}
@@ -321,6 +320,11 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $t := $v.dedicatedTaint -}}
 {{- $taintEffect := default $lib.taintDefaults.effect $t.effect -}}
 {{- $wanted := replace "{key}" $t.key (replace "{value}" (default "" $t.value) (replace "{effect}" $taintEffect $lib.taintText)) -}}
+{{- /* The promises the model breaks with its classes' values, as the library's simulation
+     found them for their order against the ordinary pods' (helm/promises.py order_key) */ -}}
+{{- $h := $classes.headroom.value }}{{ $b := $classes.burst.value }}{{ $o := 0 }}{{ with $classes.default }}{{ $o = .value }}{{ end -}}
+{{- $order := printf "%d,%d" (ternary -1 (ternary 0 1 (eq $h $o)) (lt $h $o)) (ternary -1 (ternary 0 1 (eq $b $o)) (lt $b $o)) }}{{ if $m.taintedPool }}{{ $order = print $order "," $taintEffect }}{{ end -}}
+{{- if $slices }}{{ with index $m.promises $order }}{{ $warnings = append $warnings (replace "{headroom}" (toString $h) (replace "{burst}" (toString $b) .)) }}{{ end }}{{ end -}}
 
 {{- /* The PriorityClasses of the model */ -}}
 {{- range $key := list "create" "name" "value" -}}

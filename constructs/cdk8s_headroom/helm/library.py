@@ -25,13 +25,14 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 import cdk8s
 
 from cdk8s_headroom.helm.go_template import called_by, message_parts, rule_helpers
+from cdk8s_headroom.helm.notes import chart_words
+from cdk8s_headroom.helm.promises import outcomes as promise_outcomes
 from cdk8s_headroom.helm.reader import add_reader, subject
 from cdk8s_headroom.helm.values import (
     ALERTS,
@@ -51,7 +52,6 @@ from cdk8s_headroom.objects.headroom import NodeHeadroom
 from cdk8s_headroom.objects.namespace import HeadroomNamespace
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX, PREPULLER_FIELDS
 from cdk8s_headroom.objects.reserver import DEFAULT_RESERVER_NAME
-from cdk8s_headroom.simulate.promises import check_promises, describe_broken
 from cdk8s_headroom.vocabulary import (
     alert_rules,
     labels,
@@ -93,15 +93,6 @@ def _model_note(model: PriorityModel) -> str:
     raise LookupError(model)
 
 
-def chart_words(text: str) -> str:
-    """``text`` with the models named as the values name them (``PriorityModel.SEED``
-    and ``GUARDED`` are ``model seed`` and ``guarded``): NOTES speak Helm."""
-    for model in PriorityModel:
-        text = text.replace(f"PriorityModel.{model.name}", f"model {model.value}")
-        text = re.sub(rf"\b{model.name}\b", model.value, text)
-    return text
-
-
 def _without(mapping: Mapping[str, Any], *keys: str) -> dict[str, Any]:
     return {key: item for key, item in mapping.items() if key not in keys}
 
@@ -140,11 +131,11 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     models = {}
     for model in PriorityModel:
         classes = ModelClasses.of(model)
-        broken = check_promises(model, cpu="500m", memory="512Mi")
         models[model.value] = {
             "note": chart_words(_model_note(model)),
-            # What NOTES.txt warns of: the promises the model breaks
-            "warning": chart_words(describe_broken(model, broken)) if broken else None,
+            # What NOTES.txt warns of: the promises the model breaks, by the order of
+            # its classes' values (helm/promises.py)
+            "promises": promise_outcomes(model),
             "taintedPool": model.tainted_pool,
             "burstOverSliceWarns": model.lets_bursts_outgrow_the_slice,
             # A reserver that cannot preempt waits (Pending) on a full node: NOTES.txt

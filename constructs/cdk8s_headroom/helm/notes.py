@@ -10,10 +10,12 @@ manifests is ``manifests``'s: the rendered text keeps it, byte for byte.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from cdk8s_headroom.objects.workload import WORKLOAD_SPEC
+from cdk8s_headroom.vocabulary.priority_models import PriorityModel
 
 WRAP = 88
 """The width NOTES wrap the model's note and the warnings at."""
@@ -116,3 +118,12 @@ def notes_template(objects: Mapping[str, Mapping[str, Any]]) -> str:
         "{{- end }}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def chart_words(text: str) -> str:
+    """``text`` with the models named as the values name them (``PriorityModel.SEED``
+    and ``GUARDED`` are ``model seed`` and ``guarded``): NOTES speak Helm."""
+    for model in PriorityModel:
+        text = text.replace(f"PriorityModel.{model.name}", f"model {model.value}")
+        text = re.sub(rf"\b{model.name}\b", model.value, text)
+    return text

@@ -101,6 +101,11 @@ class _Probe:
         return state
 
 
+def _ranks(value: int, other: int) -> str:
+    """How a class of ``value`` ranks against one of ``other``, in a reason's words."""
+    return "above" if value > other else "as high as" if value == other else "below"
+
+
 def _evicted(decision: Decision, role: Role) -> list[Pod]:
     return [victim for victim in decision.victims if victim.role is role]
 
@@ -159,8 +164,9 @@ def check_promises(
                 "P2",
                 f"a burst pod that fits in the slice evicts {len(evicted)} ordinary pod(s) and "
                 f"keeps the headroom pod: the headroom class ({probe.headroom.value}) ranks "
-                f"above ordinary pods ({probe.ordinary.value}) and the scheduler reprieves "
-                "the more important pods first",
+                f"{_ranks(probe.headroom.value, probe.ordinary.value)} ordinary pods "
+                f"({probe.ordinary.value}) and the scheduler reprieves the more important "
+                "pods first",
             )
         )
     elif not _evicted(burst, Role.HEADROOM):
