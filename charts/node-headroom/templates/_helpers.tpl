@@ -324,7 +324,7 @@ node-headroom.lazy parses when a render runs them. */}}
      found them for their order against the ordinary pods' (helm/promises.py order_key) */ -}}
 {{- $h := $classes.headroom.value }}{{ $b := $classes.burst.value }}{{ $o := 0 }}{{ with $classes.default }}{{ $o = .value }}{{ end -}}
 {{- $order := printf "%d,%d" (ternary -1 (ternary 0 1 (eq $h $o)) (lt $h $o)) (ternary -1 (ternary 0 1 (eq $b $o)) (lt $b $o)) }}{{ if $m.taintedPool }}{{ $order = print $order "," $taintEffect }}{{ end -}}
-{{- if $slices }}{{ with index $m.promises $order }}{{ $warnings = append $warnings (replace "{headroom}" (toString $h) (replace "{burst}" (toString $b) .)) }}{{ end }}{{ end -}}
+{{- if and $slices (has $order $m.breaks) }}{{ include "node-headroom.load" (list $lib "promises") }}{{ $warnings = append $warnings (replace "{headroom}" (toString $h) (replace "{burst}" (toString $b) (index $lib.promises $v.model $order))) }}{{ end -}}
 
 {{- /* The PriorityClasses of the model */ -}}
 {{- range $key := list "create" "name" "value" -}}

@@ -133,9 +133,9 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         classes = ModelClasses.of(model)
         models[model.value] = {
             "note": chart_words(_model_note(model)),
-            # What NOTES.txt warns of: the promises the model breaks, by the order of
-            # its classes' values (helm/promises.py)
-            "promises": promise_outcomes(model),
+            # The orders of its classes' values that break a promise (helm/promises.py);
+            # what NOTES.txt warns of them is the lazy part promises
+            "breaks": list(promise_outcomes(model)),
             "taintedPool": model.tainted_pool,
             "burstOverSliceWarns": model.lets_bursts_outgrow_the_slice,
             # A reserver that cannot preempt waits (Pending) on a full node: NOTES.txt
@@ -249,6 +249,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "bareBytesHint": rules.BARE_BYTES_HINT,
         "checks": check_groups(defaults),
         "messages": {rule.name: message_parts(rule.allowed) for rule in rules.RULES},
+        "promises": {model.value: promise_outcomes(model) for model in PriorityModel},
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
         "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
         "bareCores": [quantity.BARE_CORES_WARNING, quantity.BARE_CORES_MESSAGE],
@@ -459,15 +460,17 @@ LIBRARY_JSON = "files/library.json"
 """Where the chart keeps ``library_data``; the templates read it with ``.Files.Get``,
 which costs a JSON decode per render instead of parsing and running Go literals."""
 
-LAZY_PARTS = ("messages", "alerts", "reader", "rows", "shares", "windows")
+LAZY_PARTS = ("messages", "promises", "alerts", "reader", "rows", "shares", "windows")
 """The parts of ``library_data`` a render may not need, each in ``files/<part>.json``,
 which the templates' ``node-headroom.load`` decodes when needed: the decode of
 library.json is the costliest call of a render, at about 12 us per KB. The refusals'
-and warnings' ``messages``, the ``alerts``, the ``reader``, and the checks' ``rows`` of
-each group (``check_groups``; ``groups``, in the order of library.json's ``checks``),
-needed only for a value that is not its default; the ``shares`` of a slice given as a
-share of each node (``share_rules``); and the ``windows`` of a schedule (the calendar and
-the zone names, some 25 KB: ``windows.windows_data``)."""
+and warnings' ``messages``; the warnings of the ``promises`` a model breaks, for the
+orders of the classes' values that break one; the ``alerts``, the ``reader``, and the
+checks' ``rows`` of each group (``check_groups``; ``groups``, in the order of
+library.json's ``checks``), needed only for a value that is not its default; the
+``shares`` of a slice given as a share of each node (``share_rules``); and the
+``windows`` of a schedule (the calendar and the zone names, some 25 KB:
+``windows.windows_data``)."""
 
 
 def _json_lines(data: Mapping[str, Any]) -> str:
