@@ -4,27 +4,44 @@ in the same words (``helm/library.py chart_words``), so a test can hold the two 
 
 from __future__ import annotations
 
+import re
 import warnings
 
 from cdk8s_headroom.helm.notes import chart_words
-from cdk8s_headroom.helm.values import HEADROOM_FIELDS
+from cdk8s_headroom.helm.values import BURST_WORKLOAD, HEADROOM_FIELDS
 from cdk8s_headroom.vocabulary.errors import HeadroomWarning
 
 
 def library_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
     """The library's warnings of ``caught`` (``catch_warnings(record=True)``), sorted,
     the lines joined, in the chart's words: the models named as the values name them,
-    and a warning of a headroom's prop (``cpu: '64' is 64 cores``) named by the value
-    that gives it (``reservation.cpu``, ``values.HEADROOM_FIELDS``)."""
+    and a warning of a prop (``cpu: '64' is 64 cores``) named by the value that gives it
+    (``reservation.cpu``, ``_value_path``)."""
     given = [w for w in caught if issubclass(w.category, HeadroomWarning)]
     found = []
     for warning in given:
         text = chart_words(" ".join(str(warning.message).split()))
-        prop, colon, rest = text.partition(": ")
-        if colon and prop in HEADROOM_FIELDS:
-            text = f"{HEADROOM_FIELDS[prop]}: {rest}"
+        field, colon, rest = text.partition(": ")
+        if colon:
+            text = f"{_value_path(field)}: {rest}"
         found.append(text)
     return sorted(found)
+
+
+_BURST_PATHS = {prop: path for path, prop in BURST_WORKLOAD.items()}
+_BURST_PROP = re.compile(r"burst_workloads\[(?P<name>[^]]+)\]\.(?P<prop>\w+)")
+
+
+def _value_path(field: str) -> str:
+    """The value that gives the library's ``field``: a headroom's prop
+    (``values.HEADROOM_FIELDS``), or a burst workload's (``burst_workloads[api].memory``
+    is ``burstWorkloads[api].resources.requests.memory``, ``values.BURST_WORKLOAD``)."""
+    if field in HEADROOM_FIELDS:
+        return HEADROOM_FIELDS[field]
+    burst = _BURST_PROP.fullmatch(field)
+    if burst and burst["prop"] in _BURST_PATHS:
+        return f"burstWorkloads[{burst['name']}].{_BURST_PATHS[burst['prop']]}"
+    return field
 
 
 def notes_warnings(notes: str) -> list[str]:

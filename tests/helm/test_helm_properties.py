@@ -181,10 +181,42 @@ def value_sets(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     if draw(st.integers(0, 2)) == 0:
         values["nodeAffinity"] = draw(affinity())
     if model == "dedicated-pool":
-        values["nodePool"] = {
-            "name": "pool",
-            "taints": [{"key": "headroom.cdk8s.io/burst", "value": "true"}],
+        # the dedicated taint of any effect (PreferNoSchedule lets ordinary pods on)
+        effect = draw(st.sampled_from([None, None, "NoSchedule", "PreferNoSchedule", "NoExecute"]))
+        taint = {"key": "headroom.cdk8s.io/burst", "value": "true"}
+        if effect is not None:  # a taint's effect is never null (its default is NoSchedule)
+            taint["effect"] = effect
+        values["nodePool"] = {"name": "pool", "taints": [taint]}
+        values["dedicatedTaint"] = taint
+    elif draw(st.integers(0, 2)) == 0:
+        # a pool, tainted or not: a taint of some effects keeps ordinary pods off a buffer
+        values["nodePool"] = {"name": draw(st.sampled_from(["pool", "p" * 60]))}
+        if draw(st.booleans()):
+            effect = draw(st.sampled_from([None, "NoSchedule", "PreferNoSchedule", "NoExecute"]))
+            taint = {"key": "pool"} if effect is None else {"key": "pool", "effect": effect}
+            values["nodePool"]["taints"] = [taint]
+    if draw(st.integers(0, 3)) == 0:
+        # the pool's own label key too, which the values may not change
+        key = draw(st.sampled_from(["disk", "karpenter.sh/nodepool"]))
+        values["nodeSelector"] = {key: draw(st.sampled_from(["ssd", "pool", "other"]))}
+    if slices and draw(st.integers(0, 3)) == 0:
+        kind = draw(st.sampled_from(["pause", "maintenance", "prepull", "custom"]))
+        values["task"] = {"kind": kind}
+        if kind == "prepull":
+            values["task"]["prepullImages"] = draw(st.sampled_from([[], ["a:1", "a:1", "b:2"]]))
+        if kind == "custom" and draw(st.integers(0, 3)) > 0:
+            values["task"]["image"] = "ghcr.io/acme/keeper:1"
+    if draw(st.integers(0, 3)) == 0:
+        values["alerts"] = {"enabled": True, "name": draw(st.none() | st.just("rules"))}
+    if draw(st.integers(0, 4)) == 0:
+        values["namespace"] = {
+            "create": draw(st.booleans()),
+            "name": draw(st.sampled_from([None, "headroom", "default", "n" * 64])),
         }
+    if draw(st.integers(0, 4)) == 0:
+        values["reserverName"] = draw(st.sampled_from(["keeper", "k" * 60]))
+    if draw(st.integers(0, 4)) == 0:
+        values["namePrefix"] = draw(st.sampled_from(["", "team-", "T"]))
     workloads = []
     for index in range(draw(st.integers(0 if slices else 1, 2))):
         request_cpu = draw(near(cpu))

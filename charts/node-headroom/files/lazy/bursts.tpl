@@ -30,7 +30,7 @@
 {{- $request := index $requests $resource -}}
 {{- $broken := include "node-headroom.rule.burstFitsSlice" (dict "lib" $lib "field" (printf "%sresources.requests.%s" $at $resource) "value" $request "request" $request "room" (index $held 0) "resource" $resource "slice" (index $held 1) "warn" $m.burstOverSliceWarns) -}}
 {{- if $broken -}}
-{{- $warnings = append $warnings (replace "{field}" (print $at $resource) (replace "{value}" (include "node-headroom.shownBy" (list $lib $request)) (replace "{message}" $broken $lib.burstOverSliceWarning))) -}}
+{{- $warnings = append $warnings (replace "{field}" (printf "%sresources.requests.%s" $at $resource) (replace "{value}" (include "node-headroom.shownBy" (list $lib $request)) (replace "{message}" $broken $lib.burstOverSliceWarning))) -}}
 {{- end -}}
 {{- end }}{{ range $device, $count := $w.extendedResources }}{{ include "node-headroom.rule.burstDevicesWithinSlice" (dict "lib" $lib "field" (printf "%sextendedResources['%s']" $at $device) "value" $count "request" $count "room" (default "0" (index (default (dict) $v.reservation.extendedResources) $device)) "device" $device) }}{{ end -}}
 {{- end -}}
