@@ -4,6 +4,7 @@ builds from the same recipe and inputs, and the chart's pods are their recipes'
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from cdk8s_headroom.helm import manifests
 from cdk8s_headroom.helm.reader import ROLE_REF, SUBJECT
 from cdk8s_headroom.helm.recipes import (
+    CONTAINER_CONTEXT,
     PROMETHEUS_RULE,
     RECIPES,
     WORKLOAD,
@@ -334,6 +336,23 @@ def test_the_compiled_workload_labels_and_contexts_are_what_the_library_evaluate
         **security_context.pod_security_context(1000),
     }
     assert built["container"]["runAsGroup"] == 1000
+
+
+def test_the_charts_image_pullers_run_as_the_library_runs_them(tmp_path: Path) -> None:
+    # helm/recipes.py CONTAINER_CONTEXT, of the chart's restricted context
+    # (library.json's containerSecurityContext) as nobody, is the library's context of
+    # the reserver's image pullers (security_context.container_security_context(NOBODY))
+    lib = json.loads((CHART / "files" / "library.json").read_text())
+    inputs = {
+        "uid": security_context.NOBODY_UID,
+        "containerSecurityContext": lib["containerSecurityContext"],
+    }
+    built = compiled(tmp_path, CONTAINER_CONTEXT, inputs)
+    assert built == evaluate(CONTAINER_CONTEXT, inputs)
+    library = security_context.container_security_context(security_context.NOBODY_UID)
+    # what cdk8s writes of it: a None is left out
+    assert built == {**library, "capabilities": {"drop": library["capabilities"]["drop"]}}
+    assert library["capabilities"]["add"] is None
 
 
 @pytest.mark.parametrize(

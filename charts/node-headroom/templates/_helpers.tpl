@@ -415,7 +415,7 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- /* The inputs of the reserver's pod, whose recipe decides its fields (objects/reserver.py
      RESERVER_POD, compiled into _recipes.tpl): the task's, the placement's, and these */ -}}
 {{- $in := merge (dict "priorityClassName" $classes.headroom.name "podSecurityContext" $o.pod "containerSecurityContext" $o.container "image" $image "cpu" $s.cpu "memory" $s.memory "extendedResources" $r.extendedResources "prepullImages" (uniq $task.prepullImages) "tolerations" $tolerations.out) $p $task -}}
-{{- $_ := set $in "initSecurityContext" (merge (dict "runAsUser" (int64 $lib.prepullRunAsUser) "runAsGroup" (int64 $lib.prepullRunAsUser)) $lib.containerSecurityContext) -}}
+{{- $init := dict "uid" (int64 $lib.prepullRunAsUser) "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.containerContext" $init }}{{ $_ := set $in "initSecurityContext" $init.out -}}
 {{- include "node-headroom.recipe.reserverPod" $in -}}
 {{- $reservers = append $reservers (dict "kind" $lib.kinds.reserver "name" $s.name "nodeType" $s.nodeType "slice" $s.slice "labels" $o.labels "meta" $o.meta "pod" $in.out "spec" (merge (dict "updateStrategy" (dict "type" $m.reserverUpdateStrategy)) (deepCopy $lib.reserverSpec))) -}}
 {{- end }}{{ $_ := set $c "reservers" $reservers -}}

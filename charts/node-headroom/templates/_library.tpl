@@ -51,6 +51,15 @@
 {{- range $key14, $item15 := (dict "runAsUser" $in.uid "runAsGroup" $in.uid) }}{{ $_ := set $map13 $key14 $item15 }}{{ end -}}
 {{- $_ := set $in "out" (dict "labels" $map1 "meta" $map7 "pod" $map10 "container" $map13) -}}
 {{- end -}}
+{{/* vocabulary/security_context.py CONTAINER_USER: a container's security context; compiled from its recipe,
+     of its inputs (a map), into their "out". */}}
+{{- define "node-headroom.recipe.containerContext" -}}
+{{- $in := . -}}
+{{- $map1 := dict -}}
+{{- range $key2, $item3 := $in.containerSecurityContext }}{{ $_ := set $map1 $key2 $item3 }}{{ end -}}
+{{- range $key2, $item3 := (dict "runAsUser" $in.uid "runAsGroup" $in.uid) }}{{ $_ := set $map1 $key2 $item3 }}{{ end -}}
+{{- $_ := set $in "out" $map1 -}}
+{{- end -}}
 {{/* objects/reserver.py RESERVER_POD: the reserver's pod; compiled from its recipe,
      of its inputs (a map), into their "out". */}}
 {{- define "node-headroom.recipe.reserverPod" -}}

@@ -67,14 +67,18 @@ class ChartRecipe:
     is left out of the compiled helper, which the default values parse on every render."""
 
 
+CONTAINER_CONTEXT = merge(Take("containerSecurityContext"), CONTAINER_USER)
+"""A container's security context: the library's restricted one (helm.library: the
+reserver's, without the user), run as the user ``uid`` (security_context.CONTAINER_USER):
+a workload's container's, and the reserver's image pullers' as nobody."""
+
 WORKLOAD = {
     "labels": WORKLOAD_LABELS,
     # An object's own metadata: Helm's labels under the workload's
     "meta": merge(Take("helm"), WORKLOAD_LABELS),
-    # The library's restricted contexts (helm.library: the reserver's, without the
-    # user), run as the workload's user
+    # The library's restricted contexts, run as the workload's user
     "pod": merge(Take("podSecurityContext"), POD_USER),
-    "container": merge(Take("containerSecurityContext"), CONTAINER_USER),
+    "container": CONTAINER_CONTEXT,
 }
 """What the chart gives each workload: its labels, its objects' metadata labels, and its
 pods' and containers' security contexts, of the library's recipes."""
@@ -102,6 +106,10 @@ RECIPES: Mapping[str, ChartRecipe] = {
         WORKLOAD,
         "vocabulary/labels.py WORKLOAD_LABELS, security_context.py POD_USER and"
         " CONTAINER_USER: a workload's labels and security contexts",
+    ),
+    "containerContext": ChartRecipe(
+        CONTAINER_CONTEXT,
+        "vocabulary/security_context.py CONTAINER_USER: a container's security context",
     ),
     "reserverPod": ChartRecipe(
         RESERVER_POD,
