@@ -21,6 +21,7 @@ import yaml
 from cdk8s_headroom.files.publish import load_manifests
 from cdk8s_headroom.helm import CHART_NAME, Release, merge_values, package_chart, synthesize
 from cdk8s_headroom.helm.chart import BLUEPRINT_VALUES
+from cdk8s_headroom.helm.values_to_app import name_prefix
 from cdk8s_headroom.objects.prepuller import PREPULL_SUFFIX
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from scripts.helm_render import CHART, objects, render, without_helm_labels
@@ -456,7 +457,7 @@ def test_notes_warn_of_what_the_library_warns_of_in_the_charts_words(
         "node-headroom/templates/NOTES.txt"
     ]
     warned = notes_warnings(notes)
-    assert warned == library_warnings(caught)
+    assert warned == library_warnings(caught, name_prefix(overrides, Release(release, release)))
     # each shared buffer warned of is what the release makes: its CapacityBuffer, or the
     # CronJobs (<buffer>-<window>) of a buffer held in time windows
     names = [name for _, _, name in helm_objects(chart, overrides, release)]

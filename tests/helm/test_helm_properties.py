@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from cdk8s_headroom import HeadroomConfigError
 from cdk8s_headroom.helm import Release, synthesize
+from cdk8s_headroom.helm.values_to_app import name_prefix
 from cdk8s_headroom.vocabulary.capacity_buffer_api import is_capacity_buffer
 from scripts.helm_render import CHART, load, render, without_helm_labels
 from tests.helm.notes_warnings import library_warnings, notes_warnings
@@ -276,7 +277,9 @@ def test_the_chart_and_the_library_agree_on_generated_values(
     rendered = [d for d in yaml.load_all(text, Loader=yaml.CSafeLoader) if d]
     assert {key(d): without_helm_labels(d) for d in rendered} == {key(d): d for d in synthesized}
     # and NOTES.txt warns of what the library warns of (a shared buffer by its name)
-    assert notes_warnings(files["node-headroom/templates/NOTES.txt"]) == library_warnings(caught)
+    assert notes_warnings(files["node-headroom/templates/NOTES.txt"]) == library_warnings(
+        caught, name_prefix(overrides, Release(release, release))
+    )
     if HAVE_CRDS:
         for buffer in (d for d in rendered if is_capacity_buffer(d)):
             assert buffer_crd_errors(buffer) == [], buffer["metadata"]["name"]
