@@ -70,11 +70,19 @@ def window_cluster(live_binaries: ReleaseBinaries) -> Iterator[LiveCluster]:
         live.stop()
 
 
+LEAD = timedelta(seconds=8)
+"""What the window's opening leaves before it: the CronJob must exist before then (the
+CronJob controller starts no run scheduled before the object's creation), and the
+cluster is listed with nothing held. Synthesizing, applying and listing took 0.3-0.4 s
+on the 2-core machine under a load of 2.5; every second of lead is a second the test
+waits, on average."""
+
+
 def _next_minute() -> datetime:
-    """The next whole minute at least 20 s away: time to apply before it opens."""
+    """The next whole minute at least ``LEAD`` away."""
     now = datetime.now(timezone.utc)
     start = now.replace(second=0, microsecond=0) + timedelta(minutes=1)
-    return start if (start - now).total_seconds() >= 20 else start + timedelta(minutes=1)
+    return start if start - now >= LEAD else start + timedelta(minutes=1)
 
 
 def _synth(folder: Path, opens: datetime) -> Path:
@@ -186,24 +194,26 @@ def test_slices_and_a_buffer_are_held_in_their_window_and_released_after_it(
 ) -> None:
     cluster = window_cluster
     cluster.add_nodes([NodeShape("window-0"), NodeShape("window-1")])
+    cluster.kubectl("create", "namespace", NAMESPACE)
     opens = _next_minute()
     manifests = _synth(tmp_path / "dist", opens)
-    cluster.kubectl("create", "namespace", NAMESPACE)
     cluster.kubectl("apply", "-f", str(_kwok_pause(manifests)))
 
-    # Before the window: plan at the opening names it; nothing is held yet.
+    # Before the window: nothing is held yet, and plan at the opening names it.
+    before_listing = _listing(cluster, tmp_path / "before.json")
+    assert _window_pods(cluster) == []
+    assert datetime.now(timezone.utc) < opens, f"the window opened before it was listed: {LEAD=}"
     before = _windows(
         capsys,
         "plan",
         "--manifests",
         str(manifests),
         "--snapshot",
-        str(_listing(cluster, tmp_path / "before.json")),
+        str(before_listing),
         "--at",
         opens.isoformat(),
     )
     assert before["headroom-reserver"]["in_force"]["name"] == "live"
-    assert _window_pods(cluster) == []
 
     def held() -> list[dict[str, Any]] | None:
         pods = _window_pods(cluster)
