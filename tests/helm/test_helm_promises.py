@@ -92,6 +92,10 @@ def test_every_order_that_breaks_a_promise_is_in_the_table() -> None:
     table = outcomes(PriorityModel.SEED)
     assert set(table) == {"-1,-1", "-1,0", "-1,1", "0,1", "1,1"}
     assert "{headroom}" in table["1,1"] and "breaks P2 and P3" in table["1,1"]
+    # a headroom class tied with ordinary pods keeps its pod by start time, one above
+    # them by priority (kubernetes pkg/scheduler/util/utils.go MoreImportantPod)
+    assert "ranks as high as" in table["0,1"] and "then by start time" in table["0,1"]
+    assert "ranks above" in table["1,1"] and "start time" not in table["1,1"]
     assert outcomes(PriorityModel.GUARDED) == {}
 
 

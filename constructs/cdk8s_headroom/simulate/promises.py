@@ -166,7 +166,14 @@ def check_promises(
                 f"keeps the headroom pod: the headroom class ({probe.headroom.value}) ranks "
                 f"{_ranks(probe.headroom.value, probe.ordinary.value)} ordinary pods "
                 f"({probe.ordinary.value}) and the scheduler reprieves the more important "
-                "pods first",
+                # A tie is broken by the start time (MoreImportantPod), and the headroom
+                # pod, on its node first, started before them
+                + (
+                    "pods first, by priority, then by start time: the headroom pod started "
+                    "before them"
+                    if probe.headroom.value == probe.ordinary.value
+                    else "pods first"
+                ),
             )
         )
     elif not _evicted(burst, Role.HEADROOM):
