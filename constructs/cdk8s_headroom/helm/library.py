@@ -129,13 +129,15 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
     """What the templates take from the library: reference constructs, the rules, and
     the values' checks (``values.checks``, with the chart's ``defaults``)."""
     models = {}
+    # Each model's simulation runs once: its orders in library.json, its texts lazy
+    promises = {model.value: promise_outcomes(model) for model in PriorityModel}
     for model in PriorityModel:
         classes = ModelClasses.of(model)
         models[model.value] = {
             "note": chart_words(_model_note(model)),
             # The orders of its classes' values that break a promise (helm/promises.py);
             # what NOTES.txt warns of them is the lazy part promises
-            "breaks": list(promise_outcomes(model)),
+            "breaks": list(promises[model.value]),
             "taintedPool": model.tainted_pool,
             "burstOverSliceWarns": model.lets_bursts_outgrow_the_slice,
             # A reserver that cannot preempt waits (Pending) on a full node: NOTES.txt
@@ -249,7 +251,7 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "bareBytesHint": rules.BARE_BYTES_HINT,
         "checks": check_groups(defaults),
         "messages": {rule.name: message_parts(rule.allowed) for rule in rules.RULES},
-        "promises": {model.value: promise_outcomes(model) for model in PriorityModel},
+        "promises": promises,
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
         "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
         "bareCores": [quantity.BARE_CORES_WARNING, quantity.BARE_CORES_MESSAGE],

@@ -50,16 +50,14 @@ def _warning(model: PriorityModel, headroom: int, burst: int, taint: Taint | Non
         return None
     if classes.default is not None and classes.default.value != 0:
         raise ValueError(f"{model}: the ordinary pods' value is not 0; give it a place")
-    broken = check_promises(model, cpu="500m", memory="512Mi", classes=classes, **_taint(taint))
+    broken = check_promises(
+        model, cpu="500m", memory="512Mi", classes=classes, dedicated_taint=taint
+    )
     if not broken:
         return None
     places = {str(headroom): "{headroom}", str(burst): "{burst}"}
     text = chart_words(describe_broken(model, broken))
     return _NUMBER.sub(lambda number: places.get(number[0], number[0]), text)
-
-
-def _taint(taint: Taint | None) -> dict[str, Taint]:
-    return {} if taint is None else {"dedicated_taint": taint}
 
 
 def _orders(model: PriorityModel) -> Iterator[tuple[int, int, TaintEffect | None]]:
