@@ -1,7 +1,9 @@
 """The chart's generated ``node-headroom.props.<construct>`` helpers (``helm.props``) give
 a values item's inputs as the construct built from that item reads them from its one
 declaration (objects/burst.py ``BURST_INPUTS``, objects/capacity_buffer.py
-``BUFFER_INPUTS``): the value where given, else the construct's declared default."""
+``BUFFER_INPUTS``): the value where given, else the construct's declared default. Its
+``node-headroom.rules.<construct>`` run the construct's rules across those props in the
+declaration's order (``BURST_RULES``, ``BUFFER_RULES``), as the construct does."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ import cdk8s
 import helm_python as helm
 import pytest
 
-from cdk8s_headroom.helm.props import PROPS, ChartProps, compile_props
+from cdk8s_headroom.helm import Release, synthesize
+from cdk8s_headroom.helm.props import PROPS, RULES, ChartProps, compile_props, compile_rules
 from cdk8s_headroom.helm.values_to_app import buffer_props, burst_props
 from cdk8s_headroom.objects.burst import (
     BURST_DEFAULTS,
@@ -23,8 +26,9 @@ from cdk8s_headroom.objects.burst import (
     BurstWorkload,
     ImagePullPolicy,
 )
-from cdk8s_headroom.objects.capacity_buffer import BUFFER_INPUTS, CapacityBuffer
-from cdk8s_headroom.vocabulary.errors import HeadroomWarning
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_INPUTS, BUFFER_RULES, CapacityBuffer
+from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, HeadroomWarning
+from cdk8s_headroom.vocabulary.prop_rules import PropRules
 from cdk8s_headroom.vocabulary.recipes import PropInputs
 from scripts.helm_render import CHART, objects, render
 
@@ -104,11 +108,70 @@ def test_a_buffers_props_in_the_chart_are_what_the_capacity_buffer_reads(
     assert _out(tmp_path, "buffer", buffer) == BUFFER_INPUTS.of(built)
 
 
-def test_every_construct_props_helper_is_compiled_into_the_chart() -> None:
+def test_every_construct_props_and_rules_helper_is_compiled_into_the_chart() -> None:
     # library.rules_files places each with the unit that calls it
     text = "".join(p.read_text() for p in CHART.rglob("*.tpl"))
     for name, it in PROPS.items():
         assert compile_props(name, it) in text
+    for name, (declared, where) in RULES.items():
+        assert compile_rules(name, PROPS[name], declared, where) in text
+
+
+def _refusals(values: dict[str, Any], defaults: dict[str, Any]) -> tuple[str, str]:
+    """The library's refusal of ``values`` over the chart's ``defaults``, and the chart's."""
+    with pytest.raises(HeadroomConfigError) as raised, warnings.catch_warnings():
+        warnings.simplefilter("ignore", HeadroomWarning)
+        synthesize(values, Release("node-headroom", "node-headroom"), chart_defaults=defaults)
+    with pytest.raises(helm.HelmError) as failed:
+        render(helm.Chart.load(CHART), values)
+    return str(raised.value), str(failed.value)
+
+
+# A buffer in the pod-template form with a percentage and replicas breaks two rules
+TWO_BROKEN = {"burstWorkloads": [{**API, "buffer": {"percentage": 10, "replicas": 2}}]}
+
+
+def test_a_buffer_that_breaks_two_rules_is_refused_for_the_first_declared_by_both(
+    chart_defaults: dict[str, Any],
+) -> None:
+    library, chart = _refusals(TWO_BROKEN, chart_defaults)
+    assert "no percentage in the pod-template form" in library
+    assert library in chart
+
+
+def test_a_buffer_with_a_bad_limit_and_a_broken_rule_is_refused_for_the_limit_by_both(
+    chart_defaults: dict[str, Any],
+) -> None:
+    # Each value is judged before any rule across values: the construct parses its limits
+    # before its rules, and the chart checks each value before any rule
+    item = {**API, "buffer": {"percentage": 10, "limits": {"cpu": "eight"}}}
+    library, chart = _refusals({"burstWorkloads": [item]}, chart_defaults)
+    assert "burstWorkloads[api].buffer.limits['cpu']" in library
+    assert library in chart
+
+
+def test_the_charts_rules_follow_the_declarations_order(tmp_path: Path) -> None:
+    # GIVEN a library whose buffers judge one count before the pod-template form
+    declared, where = RULES["buffer"]
+    first, second, *rest = declared.rules
+    swapped = PropRules(declared.inputs, (second, first, *rest), declared.more)
+    copy = tmp_path / "chart"
+    shutil.copytree(CHART, copy)
+    rules = copy / "files" / "lazy" / "buffers-rules.tpl"
+    compiled = compile_rules("buffer", PROPS["buffer"], BUFFER_RULES, where)
+    assert compiled in rules.read_text()
+    rules.write_text(
+        rules.read_text().replace(
+            compiled, compile_rules("buffer", PROPS["buffer"], swapped, where)
+        )
+    )
+
+    # WHEN the chart renders a buffer that breaks both
+    with pytest.raises(helm.HelmError) as failed:
+        render(helm.Chart.load(copy), TWO_BROKEN)
+
+    # THEN it refuses it for the one now declared first
+    assert "either replicas or percentage, not both" in str(failed.value)
 
 
 def test_a_burst_workloads_default_in_its_declaration_is_the_charts_default(

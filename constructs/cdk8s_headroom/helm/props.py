@@ -10,6 +10,11 @@ that builds it).
 declares it (``BURST_DEFAULTS``, ``BUFFER_DEFAULTS``; an enum by its value); an integer
 value as ``int64``, as the templates compare and place counts. One line per input, in
 the declaration's order, so a reviewer can follow a value to its input.
+
+``node-headroom.rules.<construct>`` runs a construct's rules across its props
+(``prop_rules.PropRules``) in their order, on ``.in`` (the props helper's inputs and the
+declaration's ``more``); each error is named by the value that gives its prop, after
+``.at`` (the item's path: ``burstWorkloads[api].``). One line per rule.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from cdk8s_headroom.helm.values import BURST_BUFFER, BURST_WORKLOAD, BY_PATH
-from cdk8s_headroom.objects.burst import BURST_INPUTS
-from cdk8s_headroom.objects.capacity_buffer import BUFFER_INPUTS
+from cdk8s_headroom.objects.burst import BURST_INPUTS, BURST_RULES
+from cdk8s_headroom.objects.capacity_buffer import BUFFER_INPUTS, BUFFER_RULES
+from cdk8s_headroom.vocabulary.prop_rules import PropRules
 from cdk8s_headroom.vocabulary.recipes import PropInputs
 
 
@@ -54,6 +60,19 @@ PROPS: Mapping[str, ChartProps] = {
     ),
 }
 """The constructs whose props the chart reads so, by helper name."""
+
+RULES: Mapping[str, tuple[PropRules, str]] = {
+    "burst": (
+        BURST_RULES,
+        "objects/burst.py BURST_RULES: a burst workload's rules across its props",
+    ),
+    "buffer": (
+        BUFFER_RULES,
+        "objects/capacity_buffer.py BUFFER_RULES: a buffer's rules across its counts",
+    ),
+}
+"""The constructs whose rules across props the chart runs so, by helper name (each of
+``PROPS``), and where they are declared."""
 
 
 def _go_constant(default: Any) -> str:
@@ -108,6 +127,49 @@ def compile_props(name: str, chart: ChartProps) -> str:
     )
 
 
+def compile_rules(name: str, chart: ChartProps, declared: PropRules, where: str) -> str:
+    """``node-headroom.rules.<name>``: ``declared``, run on the inputs ``.in`` of an item
+    at ``.at``, whose values ``chart`` names."""
+    paths = {prop: path for path, prop in chart.values.items()}
+    lines = []
+    for one in declared.rules:
+        prop = declared.inputs.props[one.field]
+        if prop not in paths:
+            raise LookupError(f"{where}: no value gives the prop {prop}")
+        value = f"$in.{one.field}" if one.shows else "nil"
+        operands = "".join(
+            f" {json.dumps(operand)} $in.{operand}"
+            for operand in one.rule.operands
+            if operand != "value"
+        )
+        call = (
+            f'include "node-headroom.rule.{one.rule.name}" (dict "lib" $.lib "field" '
+            f'(print $.at {json.dumps(paths[prop])}) "value" {value}{operands})'
+        )
+        if one.when is None:
+            lines.append(f"{{{{- {call} -}}}}")
+        else:
+            lines.append(
+                f'{{{{- if not (kindIs "invalid" $in.{one.when}) }}}}{{{{ {call} }}}}{{{{ end -}}}}'
+            )
+    return "\n".join(
+        [
+            f"{{{{/* {where}, in its order; compiled from the declaration, of the",
+            f"     inputs .in of an item at .at ({chart.item.rstrip('.')}). */}}}}",
+            f'{{{{- define "node-headroom.rules.{name}" -}}}}',
+            "{{- $in := .in -}}",
+            *lines,
+            "{{- end -}}",
+        ]
+    )
+
+
 def prop_helpers() -> dict[str, str]:
-    """Every construct's of ``PROPS``, compiled, by helper name."""
-    return {f"node-headroom.props.{name}": compile_props(name, it) for name, it in PROPS.items()}
+    """Every construct's of ``PROPS`` and ``RULES``, compiled, by helper name."""
+    return {
+        **{f"node-headroom.props.{name}": compile_props(name, it) for name, it in PROPS.items()},
+        **{
+            f"node-headroom.rules.{name}": compile_rules(name, PROPS[name], declared, where)
+            for name, (declared, where) in RULES.items()
+        },
+    }

@@ -20,6 +20,7 @@ from cdk8s_headroom.vocabulary.extended_resources import (
 )
 from cdk8s_headroom.vocabulary.labels import BURST_COMPONENT
 from cdk8s_headroom.vocabulary.priority_models import DEFAULT_BURST_CLASS
+from cdk8s_headroom.vocabulary.prop_rules import PropRule, PropRules
 from cdk8s_headroom.vocabulary.props import (
     Required,
     Unpack,
@@ -196,6 +197,18 @@ that give the props and ``BURST_DEFAULTS``, into the chart's
 name), its limits (default: its requests) and its resources' quantities are not as given,
 so not among them."""
 
+BURST_RULES = PropRules(
+    BURST_INPUTS,
+    (
+        PropRule(rules.MAX_REPLICAS_NOT_BELOW_REPLICAS, "maxReplicas", when="maxReplicas"),
+        PropRule(rules.REPLICAS_WITH_AUTOSCALER, "replicas", when="maxReplicas"),
+    ),
+)
+"""A burst workload's rules across its props, in the order it judges them, declared once
+(``prop_rules.PropRules``): the constructor runs them, and ``make chart`` compiles them
+into the chart's ``node-headroom.rules.burst``. Both are of its autoscaler, so judged only
+with one."""
+
 
 def check_burst_props(props: Mapping[str, object]) -> None:
     """Refuses a prop ``BurstWorkload`` does not take, and a missing required one."""
@@ -258,15 +271,11 @@ class BurstWorkload(HeadroomWorkload):
         self.memory_limit = self._limit(
             given["memory_limit"], self.memory, Resource.MEMORY, field="memory_limit"
         )
-        replicas = given["replicas"]
-        self.replicas = rules.REPLICAS.check(replicas, field="replicas")
+        self.replicas = rules.REPLICAS.check(given["replicas"], field="replicas")
         self.max_replicas: int | None = None
         max_replicas = given["max_replicas"]
         if max_replicas is not None:
             self.max_replicas = rules.POSITIVE.check(max_replicas, field="max_replicas")
-            counts = {"maxReplicas": self.max_replicas, "replicas": self.replicas}
-            rules.MAX_REPLICAS_NOT_BELOW_REPLICAS.check("max_replicas", max_replicas, **counts)
-            rules.REPLICAS_WITH_AUTOSCALER.check("replicas", replicas, **counts)
         self.target_cpu_utilization = rules.PERCENT.check(
             given["target_cpu_utilization"], field="target_cpu_utilization"
         )
@@ -281,6 +290,7 @@ class BurstWorkload(HeadroomWorkload):
             )
         self.image_pull_policy = image_pull_policy
         self.run_as_user = rules.POSITIVE.check(given["run_as_user"], field="run_as_user")
+        BURST_RULES.check(self)
         self.extended_resources = check_extended_resources(
             given["extended_resources"], field="extended_resources"
         )

@@ -41,6 +41,7 @@ from cdk8s_headroom.vocabulary.placement import (
 )
 from cdk8s_headroom.vocabulary.places import fill
 from cdk8s_headroom.vocabulary.priority_models import DEFAULT_HEADROOM_CLASS, class_name
+from cdk8s_headroom.vocabulary.prop_rules import PropRule, PropRules
 from cdk8s_headroom.vocabulary.props import (
     TypedDict,
     Unpack,
@@ -305,6 +306,21 @@ them, and ``make chart`` compiles them, with the values that give the props and
 ``BUFFER_DEFAULTS``, into the chart's ``node-headroom.props.buffer`` (``helm.props``).
 Its limits are quantities, not as given, so not among them."""
 
+BUFFER_RULES = PropRules(
+    BUFFER_INPUTS,
+    (
+        PropRule(rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE, "percentage"),
+        PropRule(rules.BUFFER_ONE_COUNT, "percentage"),
+        # No one value is missing: replicas, percentage or limits would do
+        PropRule(rules.BUFFER_NEEDS_COUNT, "replicas", shows=False),
+    ),
+    more=("limits",),
+)
+"""A buffer's rules across its counts, in the order it judges them, declared once
+(``prop_rules.PropRules``): the constructor runs them, with its limits' resources
+(``limits``), and ``make chart`` compiles them into the chart's
+``node-headroom.rules.buffer``."""
+
 
 class CapacityBuffer(HeadroomConstruct, Windowed):
     """A ``CapacityBuffer`` for a burst workload: room for copies of its pod, kept free by
@@ -403,14 +419,8 @@ class CapacityBuffer(HeadroomConstruct, Windowed):
         self.percentage = (
             None if percentage is None else rules.REPLICAS.check(percentage, field="percentage")
         )
-        inputs = BUFFER_INPUTS.of(self)
-        counts = {"percentage": inputs["percentage"], "replicas": inputs["replicas"]}
-        rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE.check(
-            "percentage", percentage, form=inputs["form"], **counts
-        )
-        rules.BUFFER_ONE_COUNT.check("percentage", percentage, **counts)
         self.limits = _limits(given["limits"])
-        rules.BUFFER_NEEDS_COUNT.check("replicas", None, limits=list(self.limits), **counts)
+        BUFFER_RULES.check(self, limits=list(self.limits))
         self.schedule, _, self._window_names = check_windows(
             given["schedule"], self.replicas, name=self.name, count="replicas"
         )
@@ -420,8 +430,8 @@ class CapacityBuffer(HeadroomConstruct, Windowed):
         check_not_on_auto_mode(workload.targeting)
         rules.BUFFER_ALPHA_NOT_ON_KARPENTER.check(
             "api_version",
-            inputs["version"],
-            version=inputs["version"],
+            api_version.value,
+            version=api_version.value,
             onKarpenter=targets_karpenter(workload.targeting),
         )
         if isinstance(pool, ISizedNodePool):

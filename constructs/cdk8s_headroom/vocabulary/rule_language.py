@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn
@@ -310,6 +311,13 @@ class Rule:
         """The message when the test fails on ``operands``, else ``None``."""
         return None if self.test.holds(operands) else _message(self.allowed, operands)
 
+    @property
+    def operands(self) -> tuple[str, ...]:
+        """The names of the operands its test and its message read, in their order, once
+        each (a construct that declares where it takes them, ``prop_rules``, passes these)."""
+        parts = [name for _, name, _, _ in string.Formatter().parse(self.allowed) if name]
+        return tuple(dict.fromkeys([*_operand_names(self.test), *parts]))
+
     def check(self, field: str, value: object, /, **operands: object) -> None:
         """Raises the error of ``field``, showing ``value``, when the test fails; the
         test sees ``value`` as the operand ``value`` (whatever else is passed under that
@@ -319,6 +327,23 @@ class Rule:
         message = self.broken(**{**operands, "value": value})
         if message is not None:
             raise HeadroomConfigError(field, value, message, advice)
+
+
+def _operand_names(node: Test | Term) -> list[str]:
+    """The operands ``node`` reads: its terms that are names, not constants."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, (Length, First)):
+        return [node.of]
+    if isinstance(node, (Const, Grammar)):
+        return []
+    if isinstance(node, (Prefix, Matches)):
+        return _operand_names(node.term)
+    if isinstance(node, Not):
+        return _operand_names(node.test)
+    if isinstance(node, _Several):
+        return [name for test in node.tests for name in _operand_names(test)]
+    return [name for part in node for name in _operand_names(part)]
 
 
 def check_ordered(rule: Rule, ladder: list[tuple[str, str, int]]) -> None:

@@ -60,3 +60,11 @@
 {{- $given := $in.percentage }}{{ $_ := set $out "percentage" (ternary nil (int64 $given) (kindIs "invalid" $given)) -}}
 {{- $_ := set . "out" $out -}}
 {{- end -}}
+{{/* objects/capacity_buffer.py BUFFER_RULES: a buffer's rules across its counts, in its order; compiled from the declaration, of the
+     inputs .in of an item at .at (burstWorkloads[].buffer). */}}
+{{- define "node-headroom.rules.buffer" -}}
+{{- $in := .in -}}
+{{- include "node-headroom.rule.bufferPercentageNeedsScalable" (dict "lib" $.lib "field" (print $.at "percentage") "value" $in.percentage "percentage" $in.percentage "form" $in.form) -}}
+{{- include "node-headroom.rule.bufferOneCount" (dict "lib" $.lib "field" (print $.at "percentage") "value" $in.percentage "percentage" $in.percentage "replicas" $in.replicas) -}}
+{{- include "node-headroom.rule.bufferNeedsCount" (dict "lib" $.lib "field" (print $.at "replicas") "value" nil "replicas" $in.replicas "percentage" $in.percentage "limits" $in.limits) -}}
+{{- end -}}

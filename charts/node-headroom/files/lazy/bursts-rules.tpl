@@ -71,3 +71,10 @@
 {{- $given := (dig "autoscaling" "targetCPUUtilization" nil $in) }}{{ $_ := set $out "targetCPUUtilization" (ternary 80 (int64 $given) (kindIs "invalid" $given)) -}}
 {{- $_ := set . "out" $out -}}
 {{- end -}}
+{{/* objects/burst.py BURST_RULES: a burst workload's rules across its props, in its order; compiled from the declaration, of the
+     inputs .in of an item at .at (burstWorkloads[]). */}}
+{{- define "node-headroom.rules.burst" -}}
+{{- $in := .in -}}
+{{- if not (kindIs "invalid" $in.maxReplicas) }}{{ include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $.lib "field" (print $.at "autoscaling.maxReplicas") "value" $in.maxReplicas "maxReplicas" $in.maxReplicas "replicas" $in.replicas) }}{{ end -}}
+{{- if not (kindIs "invalid" $in.maxReplicas) }}{{ include "node-headroom.rule.replicasWithAutoscaler" (dict "lib" $.lib "field" (print $.at "replicas") "value" $in.replicas "replicas" $in.replicas) }}{{ end -}}
+{{- end -}}

@@ -46,13 +46,9 @@
 {{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" $request "limit" (index $limited $resource) "resource" $resource) -}}
 {{- end -}}
 {{- end -}}
-{{- /* Its props as its recipes take them, with their defaults (objects/burst.py BURST_INPUTS); with its name, the inputs of its Deployment's replicas and of its autoscaler's spec, whose recipes decide them (DEPLOYMENT_FIELDS, AUTOSCALER_SPEC) */ -}}
+{{- /* Its props as its recipes take them, with their defaults (objects/burst.py BURST_INPUTS), and its rules across them (BURST_RULES); with its name, the inputs of its Deployment's replicas and of its autoscaler's spec, whose recipes decide them (DEPLOYMENT_FIELDS, AUTOSCALER_SPEC) */ -}}
 {{- $props := dict "item" $w }}{{ include "node-headroom.props.burst" $props }}{{ $props = $props.out -}}
-{{- $scaling := merge (dict "name" $fullName) $props -}}
-{{- if not (kindIs "invalid" $scaling.maxReplicas) -}}
-{{- include "node-headroom.rule.maxReplicasNotBelowReplicas" (dict "lib" $lib "field" (print $at "autoscaling.maxReplicas") "value" $scaling.maxReplicas "maxReplicas" $scaling.maxReplicas "replicas" $props.replicas) -}}
-{{- include "node-headroom.rule.replicasWithAutoscaler" (dict "lib" $lib "field" (print $at "replicas") "value" $props.replicas "replicas" $props.replicas) -}}
-{{- end -}}
+{{- $scaling := merge (dict "name" $fullName) $props }}{{ include "node-headroom.rules.burst" (dict "lib" $lib "in" $props "at" $at) -}}
 {{- $o := dict "helm" $helm "uid" $props.uid "labels" (ternary $v.labels $w.labels (kindIs "invalid" $w.labels)) "name" $fullName "component" $lib.components.burst "podSecurityContext" $lib.podSecurityContext "containerSecurityContext" $lib.containerSecurityContext }}{{ include "node-headroom.recipe.workload" $o }}{{ $o = $o.out -}}
 {{- $tolerations := dict "lib" $lib "items" (concat $poolTaints (default (list) $w.tolerations) $dedicated) }}{{ include "node-headroom.tolerations" $tolerations -}}
 {{- /* The inputs of its pod, whose recipe decides its fields (objects/burst.py BURST_POD) */ -}}
