@@ -27,6 +27,7 @@ from cdk8s_headroom.objects.burst import (
     ImagePullPolicy,
 )
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_INPUTS, BUFFER_RULES, CapacityBuffer
+from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, HeadroomWarning
 from cdk8s_headroom.vocabulary.prop_rules import PropRules
 from cdk8s_headroom.vocabulary.recipes import PropInputs
@@ -153,15 +154,16 @@ def test_a_buffer_with_a_bad_limit_and_a_broken_rule_is_refused_for_the_limit_by
 def test_the_charts_rules_follow_the_declarations_order(tmp_path: Path) -> None:
     # GIVEN a library whose buffers judge one count before the pod-template form
     declared, where = RULES["buffer"]
-    first, second, *rest = declared.rules
-    swapped = PropRules(declared.inputs, (second, first, *rest), declared.more)
+    one_count = [r for r in declared.rules if r.rule is rules.BUFFER_ONE_COUNT]
+    others = [r for r in declared.rules if r.rule is not rules.BUFFER_ONE_COUNT]
+    swapped = PropRules(declared.inputs, (*one_count, *others), declared.more)
     copy = tmp_path / "chart"
     shutil.copytree(CHART, copy)
-    rules = copy / "files" / "lazy" / "buffers-rules.tpl"
+    helpers = copy / "files" / "lazy" / "buffers-rules.tpl"
     compiled = compile_rules("buffer", PROPS["buffer"], BUFFER_RULES, where)
-    assert compiled in rules.read_text()
-    rules.write_text(
-        rules.read_text().replace(
+    assert compiled in helpers.read_text()
+    helpers.write_text(
+        helpers.read_text().replace(
             compiled, compile_rules("buffer", PROPS["buffer"], swapped, where)
         )
     )
@@ -185,10 +187,10 @@ def test_a_burst_workloads_default_in_its_declaration_is_the_charts_default(
     )
     copy = tmp_path / "chart"
     shutil.copytree(CHART, copy)
-    rules = copy / "files" / "lazy" / "bursts-rules.tpl"
+    helpers = copy / "files" / "lazy" / "bursts-rules.tpl"
     compiled = compile_props("burst", declared)
-    assert compiled in rules.read_text()
-    rules.write_text(rules.read_text().replace(compiled, compile_props("burst", changed)))
+    assert compiled in helpers.read_text()
+    helpers.write_text(helpers.read_text().replace(compiled, compile_props("burst", changed)))
 
     # WHEN the chart renders a burst workload that gives neither
     rendered = objects(render(helm.Chart.load(copy), {"burstWorkloads": [API]}))

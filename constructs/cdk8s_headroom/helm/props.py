@@ -68,7 +68,7 @@ RULES: Mapping[str, tuple[PropRules, str]] = {
     ),
     "buffer": (
         BUFFER_RULES,
-        "objects/capacity_buffer.py BUFFER_RULES: a buffer's rules across its counts",
+        "objects/capacity_buffer.py BUFFER_RULES: a buffer's rules across its zone and counts",
     ),
 }
 """The constructs whose rules across props the chart runs so, by helper name (each of

@@ -158,14 +158,13 @@ def buffer_name(workload: str, zone: str | None) -> str:
     return str(evaluate(object_names.BUFFER_NAME, {"workload": workload, "zone": zone}))
 
 
-def check_zone(zone: object, *, form: CapacityBufferForm) -> str | None:
-    """A buffer's ``zone``: a label value, in the pod-template form only."""
+def check_zone(zone: object) -> str | None:
+    """A buffer's ``zone``: a label value (in the pod-template form only: ``BUFFER_RULES``)."""
     if zone is None:
         return None
     text = names.label_value(zone, field="zone")
     if not text:
         raise HeadroomConfigError("zone", zone, "a zone name, e.g. 'eu-west-1a', or None")
-    rules.BUFFER_ZONE_NEEDS_POD_TEMPLATE.check("zone", zone, zone=text, form=form.value)
     return text
 
 
@@ -297,7 +296,13 @@ BUFFER_DEFAULTS: CapacityBufferOptions = {
 }
 
 BUFFER_INPUTS = PropInputs(
-    {"form": "form", "version": "api_version", "replicas": "replicas", "percentage": "percentage"},
+    {
+        "form": "form",
+        "version": "api_version",
+        "replicas": "replicas",
+        "percentage": "percentage",
+        "zone": "zone",
+    },
     BUFFER_DEFAULTS,
 )
 """The inputs of a buffer's spec (``BUFFER_SPEC``) and the operands of its rules that are
@@ -309,6 +314,7 @@ Its limits are quantities, not as given, so not among them."""
 BUFFER_RULES = PropRules(
     BUFFER_INPUTS,
     (
+        PropRule(rules.BUFFER_ZONE_NEEDS_POD_TEMPLATE, "zone"),
         PropRule(rules.BUFFER_PERCENTAGE_NEEDS_SCALABLE, "percentage"),
         PropRule(rules.BUFFER_ONE_COUNT, "percentage"),
         # No one value is missing: replicas, percentage or limits would do
@@ -316,7 +322,7 @@ BUFFER_RULES = PropRules(
     ),
     more=("limits",),
 )
-"""A buffer's rules across its counts, in the order it judges them, declared once
+"""A buffer's rules across its zone and counts, in the order it judges them, declared once
 (``prop_rules.PropRules``): the constructor runs them, with its limits' resources
 (``limits``), and ``make chart`` compiles them into the chart's
 ``node-headroom.rules.buffer``."""
@@ -399,7 +405,7 @@ class CapacityBuffer(HeadroomConstruct, Windowed):
             raise HeadroomConfigError(
                 "form", form, "CapacityBufferForm.POD_TEMPLATE or CapacityBufferForm.SCALABLE"
             )
-        self.zone = check_zone(given["zone"], form=form)
+        self.zone = check_zone(given["zone"])
         if not isinstance(api_version, CapacityBufferVersion):
             raise HeadroomConfigError(
                 "api_version",

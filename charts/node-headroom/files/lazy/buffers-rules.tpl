@@ -58,12 +58,14 @@
 {{- $given := $in.apiVersion }}{{ $_ := set $out "version" (ternary "v1beta1" $given (kindIs "invalid" $given)) -}}
 {{- $given := $in.replicas }}{{ $_ := set $out "replicas" (ternary nil (int64 $given) (kindIs "invalid" $given)) -}}
 {{- $given := $in.percentage }}{{ $_ := set $out "percentage" (ternary nil (int64 $given) (kindIs "invalid" $given)) -}}
+{{- $_ := set $out "zone" $in.zone -}}
 {{- $_ := set . "out" $out -}}
 {{- end -}}
-{{/* objects/capacity_buffer.py BUFFER_RULES: a buffer's rules across its counts, in its order; compiled from the declaration, of the
+{{/* objects/capacity_buffer.py BUFFER_RULES: a buffer's rules across its zone and counts, in its order; compiled from the declaration, of the
      inputs .in of an item at .at (burstWorkloads[].buffer). */}}
 {{- define "node-headroom.rules.buffer" -}}
 {{- $in := .in -}}
+{{- include "node-headroom.rule.bufferZoneNeedsPodTemplate" (dict "lib" $.lib "field" (print $.at "zone") "value" $in.zone "zone" $in.zone "form" $in.form) -}}
 {{- include "node-headroom.rule.bufferPercentageNeedsScalable" (dict "lib" $.lib "field" (print $.at "percentage") "value" $in.percentage "percentage" $in.percentage "form" $in.form) -}}
 {{- include "node-headroom.rule.bufferOneCount" (dict "lib" $.lib "field" (print $.at "percentage") "value" $in.percentage "percentage" $in.percentage "replicas" $in.replicas) -}}
 {{- include "node-headroom.rule.bufferNeedsCount" (dict "lib" $.lib "field" (print $.at "replicas") "value" nil "replicas" $in.replicas "percentage" $in.percentage "limits" $in.limits) -}}

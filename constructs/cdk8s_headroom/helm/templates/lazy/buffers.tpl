@@ -10,8 +10,7 @@
 {{- with $b.schedule }}{{ $_ := set $buffer "schedule" dict }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.judge" "args" (dict "lib" $lib "s" . "at" (print $bat ".schedule") "out" $buffer.schedule)) }}{{ end -}}
 {{- $props := dict "item" $b }}{{ include "node-headroom.props.buffer" $props }}{{ $props = $props.out }}{{ $form := $props.form -}}
 {{- $count := $props.replicas }}{{ $percentage := $props.percentage }}{{ $bufferLimits := default (dict) $b.limits -}}
-{{- include "node-headroom.rule.bufferZoneNeedsPodTemplate" (dict "lib" $lib "field" (print $bat ".zone") "value" $zone "zone" $zone "form" $form) -}}
-{{- /* Its rules across its counts (objects/capacity_buffer.py BUFFER_RULES) */ -}}
+{{- /* Its rules across its zone and counts (objects/capacity_buffer.py BUFFER_RULES) */ -}}
 {{- include "node-headroom.rules.buffer" (dict "lib" $lib "in" (merge (dict "limits" (keys $bufferLimits)) $props) "at" (print $bat ".")) -}}
 {{- with $buffer.schedule }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "windows") "name" "node-headroom.windows.count" "args" (dict "lib" $lib "s" . "count" "replicas" "given" $count "at" (print $bat ".schedule") "countAt" (print $bat ".replicas") "stem" $bufferName "limited" (or (not (kindIs "invalid" $percentage)) $bufferLimits))) }}{{ end -}}
 {{- if .pool }}{{ include "node-headroom.rule.bufferNotOnAutoMode" (dict "lib" $lib "field" "nodePool.name" "value" .pool "pool" .pool) }}{{ end -}}
