@@ -393,13 +393,15 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $_ := set $placement "affinity" $affinity.out -}}
 {{- end -}}
 
+{{- /* The reserver's tolerations, the pre-puller's too: the pool's taints', the user's and the dedicated taint's */ -}}
+{{- $tolerations := dict }}{{ if $slices }}{{ $tolerations = dict "lib" $lib "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) }}{{ include "node-headroom.tolerations" $tolerations }}{{ end -}}
 {{- /* The burst workloads, their CapacityBuffers and the pre-puller: the bursts' unit,
      and the buffers' if there are any (files/lazy/bursts.tpl, buffers.tpl) */ -}}
 {{- $_ := set $c "bursts" list }}{{ $_ := set $c "buffers" list }}{{ $_ := set $c "bufferWarnings" list -}}
 {{- if $v.burstWorkloads -}}
 {{- $units := list "bursts" }}{{ range $v.burstWorkloads }}{{ if not (kindIs "invalid" .buffer) }}{{ $units = list "bursts" "buffers" }}{{ end }}{{ end -}}
 {{- if or $v.nodePool.nodeCpu $v.nodePool.nodeMemory }}{{ $units = append $units "nodefit" }}{{ end -}}
-{{- $each := dict "lib" $lib "v" $v "c" $c "helm" $helm "prefix" $prefix "release" $release "slices" $slices "cpu" $cpu "memory" $memory "sliceText" $sliceText "m" $m "poolName" $poolName "requirements" $requirements "placement" $placement "poolTaints" $poolTaints "dedicated" $dedicated "classes" $classes "reserverName" (default $reserverName $c.first) "warnings" $warnings -}}
+{{- $each := dict "lib" $lib "v" $v "c" $c "helm" $helm "prefix" $prefix "release" $release "slices" $slices "cpu" $cpu "memory" $memory "sliceText" $sliceText "m" $m "poolName" $poolName "requirements" $requirements "placement" $placement "poolTaints" $poolTaints "dedicated" $dedicated "classes" $classes "reserverName" (default $reserverName $c.first) "reserverTolerations" $tolerations.out "warnings" $warnings -}}
 {{- include "node-headroom.lazy" (dict "lib" $lib "units" $units "name" "node-headroom.bursts" "args" $each) -}}
 {{- $warnings = $each.warnings -}}
 {{- end -}}
@@ -407,7 +409,6 @@ node-headroom.lazy parses when a render runs them. */}}
 
 {{- /* The reserver DaemonSets: one, or one per node size of a share (the shares' unit's sizes, each selecting its nodes as NodeType.selector does) */ -}}
 {{- if $slices -}}
-{{- $tolerations := dict "lib" $lib "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) }}{{ include "node-headroom.tolerations" $tolerations -}}
 {{- $reservers := list -}}
 {{- range $s := default (list (dict "name" $reserverName "cpu" $cpu "memory" $memory "slice" $sliceText)) $c.sizes -}}
 {{- $p := $placement }}{{ with $s.nodeType }}{{ $p = merge (dict "nodeSelector" (merge (dict $lib.shares.typeLabel .) (default (dict) $placement.nodeSelector))) $placement }}{{ end -}}

@@ -72,11 +72,10 @@
 
 {{- /* The pre-puller: the burst images, pulled on the reserver's nodes (prepullBurstImages) */ -}}
 {{- if and $slices $burstImages -}}
-{{- /* On the reserver's nodes, with its tolerations */ -}}
-{{- $tolerations := dict "lib" $lib "items" (concat $poolTaints (default (list) $v.tolerations) $dedicated) }}{{ include "node-headroom.tolerations" $tolerations -}}
+{{- /* On the reserver's nodes, with its tolerations (the build's) */ -}}
 {{- $name := replace "{reserver}" $reserverName $lib.names.prepuller -}}
 {{- /* The inputs of its pod, whose recipe decides its fields, its users' too (objects/prepuller.py PREPULLER_POD): of the workload's recipe, only its labels are taken */ -}}
-{{- $in := merge (dict "priorityClassName" $classes.headroom.name "toolsImage" $v.images.prepullTools "pauseImage" $v.images.pause "images" $burstImages "tolerations" $tolerations.out) $placement -}}
+{{- $in := merge (dict "priorityClassName" $classes.headroom.name "toolsImage" $v.images.prepullTools "pauseImage" $v.images.pause "images" $burstImages "tolerations" $.reserverTolerations) $placement -}}
 {{- include "node-headroom.recipe.prepullerPod" $in -}}
 {{- $po := dict "helm" $helm "labels" $v.labels "name" $name "component" $lib.components.prepuller }}{{ include "node-headroom.recipe.workload" $po }}{{ $po = $po.out -}}
 {{- $_ := set $c "prepuller" (dict "kind" $lib.kinds.prepuller "name" $name "labels" $po.labels "meta" $po.meta "pod" $in.out "spec" (deepCopy $lib.prepullerSpec)) -}}
