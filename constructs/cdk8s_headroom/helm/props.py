@@ -43,6 +43,13 @@ class ChartProps:
     declared: str
     """Where the inputs are declared, and whose they are."""
 
+    def path_of(self, prop: str) -> str:
+        """The path, in the item, of the value that gives ``prop``."""
+        for path, given in self.values.items():
+            if given == prop:
+                return path
+        raise LookupError(f"{self.declared}: no value gives the prop {prop}")
+
 
 PROPS: Mapping[str, ChartProps] = {
     "burst": ChartProps(
@@ -97,12 +104,9 @@ def _read(path: str) -> str:
 
 def compile_props(name: str, chart: ChartProps) -> str:
     """``node-headroom.props.<name>``: ``chart``'s inputs of a values item."""
-    paths = {prop: path for path, prop in chart.values.items()}
     lines = []
     for input_name, prop in chart.inputs.props.items():
-        if prop not in paths:
-            raise LookupError(f"{chart.declared}: no value gives the prop {prop}")
-        path = paths[prop]
+        path = chart.path_of(prop)
         integer = BY_PATH[chart.item + path].kind == "integer"
         default = chart.inputs.default(input_name)
         key = json.dumps(input_name)
@@ -130,12 +134,9 @@ def compile_props(name: str, chart: ChartProps) -> str:
 def compile_rules(name: str, chart: ChartProps, declared: PropRules, where: str) -> str:
     """``node-headroom.rules.<name>``: ``declared``, run on the inputs ``.in`` of an item
     at ``.at``, whose values ``chart`` names."""
-    paths = {prop: path for path, prop in chart.values.items()}
     lines = []
     for one in declared.rules:
-        prop = declared.inputs.props[one.field]
-        if prop not in paths:
-            raise LookupError(f"{where}: no value gives the prop {prop}")
+        path = chart.path_of(declared.inputs.props[one.field])
         value = f"$in.{one.field}" if one.shows else "nil"
         operands = "".join(
             f" {json.dumps(operand)} $in.{operand}"
@@ -144,7 +145,7 @@ def compile_rules(name: str, chart: ChartProps, declared: PropRules, where: str)
         )
         call = (
             f'include "node-headroom.rule.{one.rule.name}" (dict "lib" $.lib "field" '
-            f'(print $.at {json.dumps(paths[prop])}) "value" {value}{operands})'
+            f'(print $.at {json.dumps(path)}) "value" {value}{operands})'
         )
         if one.when is None:
             lines.append(f"{{{{- {call} -}}}}")
