@@ -7,6 +7,7 @@ declaration's order (``BURST_RULES``, ``BUFFER_RULES``), as the construct does."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import warnings
@@ -18,7 +19,14 @@ import helm_python as helm
 import pytest
 
 from cdk8s_headroom.helm import Release, synthesize
-from cdk8s_headroom.helm.props import PROPS, RULES, ChartProps, compile_props, compile_rules
+from cdk8s_headroom.helm.props import (
+    PROPS,
+    RULES,
+    ChartProps,
+    compile_class_rules,
+    compile_props,
+    compile_rules,
+)
 from cdk8s_headroom.helm.values_to_app import buffer_props, burst_props
 from cdk8s_headroom.objects.burst import (
     BURST_DEFAULTS,
@@ -29,6 +37,7 @@ from cdk8s_headroom.objects.burst import (
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_INPUTS, BUFFER_RULES, CapacityBuffer
 from cdk8s_headroom.vocabulary import rules
 from cdk8s_headroom.vocabulary.errors import HeadroomConfigError, HeadroomWarning
+from cdk8s_headroom.vocabulary.priority_models import CLASS_RULES
 from cdk8s_headroom.vocabulary.prop_rules import PropRules
 from cdk8s_headroom.vocabulary.recipes import PropInputs
 from scripts.helm_render import CHART, objects, render
@@ -116,6 +125,8 @@ def test_every_construct_props_and_rules_helper_is_compiled_into_the_chart() -> 
         assert compile_props(name, it) in text
     for name, (declared, where) in RULES.items():
         assert compile_rules(name, PROPS[name], declared, where) in text
+    # the classes' rules, which the build calls on every render
+    assert compile_class_rules(CLASS_RULES) in (CHART / "templates" / "_library.tpl").read_text()
 
 
 def _refusals(values: dict[str, Any], defaults: dict[str, Any]) -> tuple[str, str]:
@@ -174,6 +185,55 @@ def test_the_charts_rules_follow_the_declarations_order(tmp_path: Path) -> None:
 
     # THEN it refuses it for the one now declared first
     assert "either replicas or percentage, not both" in str(failed.value)
+
+
+@pytest.mark.parametrize(
+    ("values", "refused"),
+    [
+        (
+            {"model": "seed", "priorityClasses": {"default": {"value": 5}}},
+            "priorityClasses.default.value: invalid value 5",
+        ),
+        (
+            {"priorityClasses": {"headroom": {"value": 5}, "burst": {"name": "headroom-reserve"}}},
+            "priorityClasses.headroom.value: invalid value 5",
+        ),
+        (
+            {"priorityClasses": {"burst": {"name": "headroom-reserve", "value": -200}}},
+            "priorityClasses.default.value: invalid value 0",
+        ),
+    ],
+    ids=["default-only-before-order", "order-before-names", "order-named-by-the-lower"],
+)
+def test_classes_that_break_two_rules_are_refused_for_the_same_one_by_both(
+    chart_defaults: dict[str, Any], values: dict[str, Any], refused: str
+) -> None:
+    # priority_models.CLASS_RULES, run by ModelClasses.of and compiled for the build
+    library, chart = _refusals(values, chart_defaults)
+    assert refused in library
+    assert library in chart
+
+
+def test_the_charts_class_rules_follow_the_declaration(tmp_path: Path) -> None:
+    # GIVEN a library that judges the default class's name before its other props
+    copy = tmp_path / "chart"
+    shutil.copytree(CHART, copy)
+    helpers = copy / "templates" / "_library.tpl"
+    compiled = compile_class_rules(CLASS_RULES)
+    assert compiled in helpers.read_text()
+    name_first = dataclasses.replace(
+        CLASS_RULES,
+        default_props=("default_class_name", "create_default_class", "default_value"),
+    )
+    helpers.write_text(helpers.read_text().replace(compiled, compile_class_rules(name_first)))
+
+    # WHEN the chart renders a model without a default class that is given two of them
+    values = {"model": "seed", "priorityClasses": {"default": {"create": True, "name": "x"}}}
+    with pytest.raises(helm.HelmError) as failed:
+        render(helm.Chart.load(copy), values)
+
+    # THEN it refuses the one now declared first
+    assert "priorityClasses.default.name: invalid value 'x'" in str(failed.value)
 
 
 def test_a_burst_workloads_default_in_its_declaration_is_the_charts_default(

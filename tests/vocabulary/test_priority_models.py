@@ -154,6 +154,28 @@ def test_only_guarded_has_a_default_class(chart: Any, model: PriorityModel) -> N
         HeadroomPriorityClasses(chart, "classes", model=model, create_default_class=True)
 
 
+@pytest.mark.parametrize(
+    ("props", "field"),
+    [
+        # a default class's prop under a model without one, and classes out of order
+        (
+            {"model": PriorityModel.SEED, "default_value": 5, "headroom_value": 1000000000},
+            "default_value",
+        ),
+        # out of order, and two classes of one name
+        ({"headroom_value": 5, "burst_class_name": "headroom-reserve"}, "headroom_value"),
+    ],
+    ids=["default-only-before-order", "order-before-names"],
+)
+def test_classes_that_break_two_rules_are_refused_for_the_first_of_class_rules(
+    chart: Any, props: dict[str, Any], field: str
+) -> None:
+    # priority_models.CLASS_RULES' order: the default class's props, the ladder, the names
+    with pytest.raises(HeadroomConfigError) as raised:
+        HeadroomPriorityClasses(chart, "classes", **props)
+    assert raised.value.field == field
+
+
 def test_a_rejected_configuration_adds_nothing_to_the_tree(chart: Any, synth: Any) -> None:
     with pytest.raises(HeadroomConfigError):
         HeadroomPriorityClasses(chart, "classes", burst_value=-5)

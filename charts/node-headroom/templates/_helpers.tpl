@@ -314,7 +314,6 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $warnings = append $warnings (replace "{field}" "reservation.cpu" (replace "{text}" $cpu (replace "{cores}" $cores (index $lib.bareCores 1)))) -}}
 {{- end -}}
 {{- end -}}
-{{- $model := $v.model -}}
 
 {{- /* A dedicated pool's taint */ -}}
 {{- $t := $v.dedicatedTaint -}}
@@ -326,20 +325,8 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $order := printf "%d,%d" (ternary -1 (ternary 0 1 (eq $h $o)) (lt $h $o)) (ternary -1 (ternary 0 1 (eq $b $o)) (lt $b $o)) }}{{ if $m.taintedPool }}{{ $order = print $order "," $taintEffect }}{{ end -}}
 {{- if and $slices (has $order $m.breaks) }}{{ include "node-headroom.load" (list $lib "promises") }}{{ $warnings = append $warnings (replace "{headroom}" (toString $h) (replace "{burst}" (toString $b) (index $lib.promises $v.model $order))) }}{{ end -}}
 
-{{- /* The PriorityClasses of the model */ -}}
-{{- range $key := list "create" "name" "value" -}}
-{{- $given := index $dc . -}}
-{{- include "node-headroom.rule.defaultClassGuardedOnly" (dict "lib" $lib "field" (print "priorityClasses.default." $key) "value" $given "given" $given "model" $model) -}}
-{{- end -}}
-{{- range $i, $low := initial $ladder -}}
-{{- $high := index $ladder (add1 $i) -}}
-{{- include "node-headroom.rule.priorityOrder" (dict "lib" $lib "field" (printf "priorityClasses.%s.value" $low.role) "value" $low.value "low" $low.value "high" $high.value "above" $high.role) -}}
-{{- end -}}
-{{- $seen := dict -}}
-{{- range $ladder -}}
-{{- include "node-headroom.rule.classNamesDiffer" (dict "lib" $lib "field" (printf "priorityClasses.%s.name" .role) "value" .name "other" (index $seen .name)) -}}
-{{- $_ := set $seen .name .role -}}
-{{- end -}}
+{{- /* The classes' rules across their values (priority_models.py CLASS_RULES) */ -}}
+{{- include "node-headroom.rules.classes" (dict "lib" $lib "values" $v "ladder" $ladder "model" $v.model) -}}
 
 {{- /* The reserver's task */ -}}
 {{- $kind := $v.task.kind -}}

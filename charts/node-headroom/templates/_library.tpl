@@ -171,3 +171,17 @@
 {{- $in := . -}}
 {{- $_ := set $in "out" (ternary (replace "{zone}" (toString $in.zone) (replace "{workload}" (toString $in.workload) "{workload}-buffer-{zone}")) (replace "{workload}" (toString $in.workload) "{workload}-buffer") (not (kindIs "invalid" $in.zone))) -}}
 {{- end -}}
+{{/* vocabulary/priority_models.py CLASS_RULES: the classes' rules across their
+     props, in their order; compiled from the declaration, of the .values
+     and .ladder (the model's classes, lowest first), under .model. */}}
+{{- define "node-headroom.rules.classes" -}}
+{{- $default := .values.priorityClasses.default -}}
+{{- include "node-headroom.rule.defaultClassGuardedOnly" (dict "lib" $.lib "field" "priorityClasses.default.create" "value" $default.create "given" $default.create "model" $.model) -}}
+{{- include "node-headroom.rule.defaultClassGuardedOnly" (dict "lib" $.lib "field" "priorityClasses.default.name" "value" $default.name "given" $default.name "model" $.model) -}}
+{{- include "node-headroom.rule.defaultClassGuardedOnly" (dict "lib" $.lib "field" "priorityClasses.default.value" "value" $default.value "given" $default.value "model" $.model) -}}
+{{- range $i, $low := initial .ladder }}{{ $high := index $.ladder (add1 $i) -}}
+{{- include "node-headroom.rule.priorityOrder" (dict "lib" $.lib "field" (printf "priorityClasses.%s.value" $low.role) "value" $low.value "low" $low.value "high" $high.value "above" $high.role) -}}
+{{- end }}{{ $seen := dict }}{{ range .ladder -}}
+{{- include "node-headroom.rule.classNamesDiffer" (dict "lib" $.lib "field" (printf "priorityClasses.%s.name" .role) "value" .name "other" (index $seen .name)) }}{{ $_ := set $seen .name .role -}}
+{{- end -}}
+{{- end -}}

@@ -15,18 +15,29 @@ the declaration's order, so a reviewer can follow a value to its input.
 (``prop_rules.PropRules``) in their order, on ``.in`` (the props helper's inputs and the
 declaration's ``more``); each error is named by the value that gives its prop, after
 ``.at`` (the item's path: ``burstWorkloads[api].``). One line per rule.
+
+``node-headroom.rules.classes`` runs the classes' rules across their props
+(``priority_models.CLASS_RULES``) in their order, on ``.values`` and ``.ladder`` (the
+model's classes, lowest first, each with its role, name and value), each error named by
+the value that gives its prop (``values.HEADROOM_FIELDS``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cdk8s_headroom.helm.values import BURST_BUFFER, BURST_WORKLOAD, BY_PATH
+from cdk8s_headroom.helm.values import BURST_BUFFER, BURST_WORKLOAD, BY_PATH, HEADROOM_FIELDS
 from cdk8s_headroom.objects.burst import BURST_INPUTS, BURST_RULES
 from cdk8s_headroom.objects.capacity_buffer import BUFFER_INPUTS, BUFFER_RULES
+from cdk8s_headroom.vocabulary.priority_models import (
+    CLASS_RULES,
+    ClassRules,
+    ModelClasses,
+    PriorityModel,
+)
 from cdk8s_headroom.vocabulary.prop_rules import PropRules
 from cdk8s_headroom.vocabulary.recipes import PropInputs
 
@@ -165,6 +176,55 @@ def compile_rules(name: str, chart: ChartProps, declared: PropRules, where: str)
     )
 
 
+def _role_path(prop_of: Callable[[str], str]) -> str:
+    """The value path of a class's prop (``prop_of(role)``) with ``%s`` for the role: the
+    same for every role, or the declaration and the values disagree."""
+    paths = {
+        HEADROOM_FIELDS[prop_of(role)].replace(f".{role}.", ".%s.")
+        # the guarded model's ladder has every role
+        for role, _ in ModelClasses.of(PriorityModel.GUARDED).ladder()
+    }
+    if len(paths) != 1:
+        raise ValueError(f"the classes' values name {prop_of('<role>')} apart: {sorted(paths)}")
+    return paths.pop()
+
+
+def compile_class_rules(declared: ClassRules) -> str:
+    """``node-headroom.rules.classes``: ``declared``, on ``.values`` and ``.ladder``."""
+    holders = {HEADROOM_FIELDS[prop].rpartition(".")[0] for prop in declared.default_props}
+    if len(holders) != 1:
+        raise ValueError(f"the default class's values are apart: {sorted(holders)}")
+    lines = []
+    for prop in declared.default_props:
+        given = f"$default.{HEADROOM_FIELDS[prop].rpartition('.')[2]}"
+        lines.append(
+            f'{{{{- include "node-headroom.rule.{declared.default_only.name}" (dict "lib" $.lib '
+            f'"field" {json.dumps(HEADROOM_FIELDS[prop])} "value" {given} "given" {given} '
+            '"model" $.model) -}}'
+        )
+    value_at, name_at = _role_path(declared.value_prop), _role_path(declared.name_prop)
+    return "\n".join(
+        [
+            "{{/* vocabulary/priority_models.py CLASS_RULES: the classes' rules across their",
+            "     props, in their order; compiled from the declaration, of the .values",
+            "     and .ladder (the model's classes, lowest first), under .model. */}}",
+            '{{- define "node-headroom.rules.classes" -}}',
+            f"{{{{- $default := .values.{holders.pop()} -}}}}",
+            *lines,
+            "{{- range $i, $low := initial .ladder }}{{ $high := index $.ladder (add1 $i) -}}",
+            f'{{{{- include "node-headroom.rule.{declared.ordered.name}" (dict "lib" $.lib '
+            f'"field" (printf {json.dumps(value_at)} $low.role) "value" $low.value '
+            '"low" $low.value "high" $high.value "above" $high.role) -}}',
+            "{{- end }}{{ $seen := dict }}{{ range .ladder -}}",
+            f'{{{{- include "node-headroom.rule.{declared.distinct.name}" (dict "lib" $.lib '
+            f'"field" (printf {json.dumps(name_at)} .role) "value" .name '
+            '"other" (index $seen .name)) }}{{ $_ := set $seen .name .role -}}',
+            "{{- end -}}",
+            "{{- end -}}",
+        ]
+    )
+
+
 def prop_helpers() -> dict[str, str]:
     """Every construct's of ``PROPS`` and ``RULES``, compiled, by helper name."""
     return {
@@ -173,4 +233,5 @@ def prop_helpers() -> dict[str, str]:
             f"node-headroom.rules.{name}": compile_rules(name, PROPS[name], declared, where)
             for name, (declared, where) in RULES.items()
         },
+        "node-headroom.rules.classes": compile_class_rules(CLASS_RULES),
     }

@@ -8,6 +8,7 @@ ordinary pods therefore decides which promises hold (see ``PriorityModel``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
@@ -22,7 +23,7 @@ from cdk8s_headroom.vocabulary.props import (
     with_defaults,
 )
 from cdk8s_headroom.vocabulary.recipes import IfGiven, Take, evaluate, merge
-from cdk8s_headroom.vocabulary.rule_language import check_ordered
+from cdk8s_headroom.vocabulary.rule_language import Rule, check_ordered
 from cdk8s_headroom.vocabulary.rules import MAX_USER_PRIORITY as MAX_USER_PRIORITY
 
 CLUSTER_AUTOSCALER_EXPENDABLE_CUTOFF = -10
@@ -301,12 +302,6 @@ class ModelClasses:
             raise HeadroomConfigError(
                 "create_default_class", create_default_class, "True, False or None"
             )
-        for field, given in (
-            ("create_default_class", create_default_class),
-            ("default_class_name", props["default_class_name"]),
-            ("default_value", props["default_value"]),
-        ):
-            rules.DEFAULT_CLASS_GUARDED_ONLY.check(field, given, model=model.value, given=given)
         default = None
         if guarded:
             default = _customized(
@@ -322,8 +317,7 @@ class ModelClasses:
             default=default,
             default_class_emitted=guarded and create_default_class is not False,
         )
-        classes._check_order()
-        classes._check_unique_names()
+        CLASS_RULES.check(model, props, classes.ladder())
         return classes
 
     def ladder(self) -> list[tuple[str, PriorityClassSpec]]:
@@ -353,16 +347,62 @@ class ModelClasses:
         """The classes the app emits."""
         return [spec for _, spec in self.emitted_items()]
 
-    def _check_order(self) -> None:
-        check_ordered(
-            rules.PRIORITY_ORDER,
-            [(f"{role}_value", role, spec.value) for role, spec in self.ladder()],
-        )
 
-    def _check_unique_names(self) -> None:
+@dataclass(frozen=True)
+class ClassRules:
+    """A model's rules across its classes' props, in the order they are judged, declared
+    once: ``ModelClasses.of`` runs them (``check``), and ``make chart`` compiles them
+    into the chart's ``node-headroom.rules.classes`` (``helm.props``), each error named by
+    the value that gives its prop.
+
+    Attributes:
+        default_only: judged first, on each of ``default_props`` as given: a default
+            class's prop is for the model that has one.
+        default_props: the default class's props, in order.
+        ordered: then on each class of the ladder (lowest first) and the next above it,
+            named by the lower's ``value_prop``.
+        distinct: then on each class's name and the role of a class below it with the
+            same name, named by its ``name_prop``.
+    """
+
+    default_only: Rule
+    default_props: tuple[str, ...]
+    ordered: Rule
+    distinct: Rule
+
+    @staticmethod
+    def value_prop(role: str) -> str:
+        """The prop that gives the value of the class of ``role``."""
+        return f"{role}_value"
+
+    @staticmethod
+    def name_prop(role: str) -> str:
+        """The prop that gives the name of the class of ``role``."""
+        return f"{role}_class_name"
+
+    def check(
+        self,
+        model: PriorityModel,
+        given: Mapping[str, object],
+        ladder: list[tuple[str, PriorityClassSpec]],
+    ) -> None:
+        """Raises the first broken rule's error, of the props as ``given`` and of the
+        classes of ``ladder`` (``ModelClasses.ladder``)."""
+        for prop in self.default_props:
+            self.default_only.check(prop, given[prop], model=model.value, given=given[prop])
+        check_ordered(
+            self.ordered, [(self.value_prop(role), role, spec.value) for role, spec in ladder]
+        )
         seen: dict[str, str] = {}
-        for role, spec in self.ladder():
-            rules.CLASS_NAMES_DIFFER.check(
-                f"{role}_class_name", spec.name, other=seen.get(spec.name)
-            )
+        for role, spec in ladder:
+            self.distinct.check(self.name_prop(role), spec.name, other=seen.get(spec.name))
             seen[spec.name] = role
+
+
+CLASS_RULES = ClassRules(
+    default_only=rules.DEFAULT_CLASS_GUARDED_ONLY,
+    default_props=("create_default_class", "default_class_name", "default_value"),
+    ordered=rules.PRIORITY_ORDER,
+    distinct=rules.CLASS_NAMES_DIFFER,
+)
+"""The classes' rules across their props (``ClassRules``)."""
