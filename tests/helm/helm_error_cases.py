@@ -198,6 +198,19 @@ CASES = [
         "nodePool.nodeMemory",
         "the memory capacity of a named pool's nodes",
     ),
+    # ... judged before the slices' rules, as values_to_app.build calls the library
+    (
+        "node-cpu-without-a-pool-and-one-slice",
+        {"reservation": {"memory": None}, "nodePool": {"nodeCpu": "4"}},
+        "nodePool.nodeCpu",
+        "the CPU capacity of a named pool's nodes",
+    ),
+    (
+        "node-cpu-without-a-pool-and-a-task-without-slices",
+        {**NO_SLICES, "prepullBurstImages": True, "nodePool": {"nodeCpu": "4"}},
+        "nodePool.nodeCpu",
+        "the CPU capacity of a named pool's nodes",
+    ),
     (
         "pool-taints-without-a-pool",
         # the keys out of order: both engines show a map's keys sorted

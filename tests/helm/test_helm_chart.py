@@ -194,7 +194,7 @@ def test_every_helper_a_template_calls_is_parsed_where_it_runs() -> None:
         assert _called(code) <= everywhere | _defined(code), listed
 
 
-HAND_WRITTEN_CEILING = 605
+HAND_WRITTEN_CEILING = 606
 """The hand-written template lines (``chart.TEMPLATES``: templates/ and lazy/) at most: 913
 before the first generated unit; issue 37 brings them down to 150, all generic helpers.
 Lowered as each part of the build is generated. Raised once, 653 to 656, when the two
@@ -257,7 +257,10 @@ helm/props.py node-headroom.rules.burst and .buffer, in place of the units' call
 618 with a buffer's zone among its inputs and its rules. Lowered, 618 to 605: the
 classes' rules across their names and values, in their order, are declared once
 (vocabulary/priority_models.py CLASS_RULES, which ModelClasses.of runs) and compiled as
-helm/props.py node-headroom.rules.classes, in place of the build's three loops."""
+helm/props.py node-headroom.rules.classes, in place of the build's three loops. Raised
+again, 605 to 606: the pool's node values are judged before the slices' rules, where
+values_to_app.build judges them, and a comment says so (the chart refused a value set
+that broke both for the other one)."""
 
 
 def test_the_hand_written_template_lines_stay_under_their_ceiling() -> None:

@@ -328,6 +328,8 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- /* The classes' rules across their values (priority_models.py CLASS_RULES) */ -}}
 {{- include "node-headroom.rules.classes" (dict "lib" $lib "values" $v "ladder" $ladder "model" $v.model) -}}
 
+{{- /* The pool's node values need the pool (values_to_app.build judges them before the slices) */ -}}
+{{- range $key, $what := $lib.poolValues }}{{ include "node-headroom.rule.poolValueNeedsName" (dict "lib" $lib "field" (print "nodePool." $key) "value" (index $v.nodePool $key) "given" (index $v.nodePool $key) "pool" $poolName "what" $what) }}{{ end -}}
 {{- /* The reserver's task */ -}}
 {{- $kind := $v.task.kind -}}
 {{- /* The default task is no task given */ -}}
@@ -348,7 +350,6 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- include "node-headroom.rule.slicesNeedBoth" (dict "lib" $lib "field" "reservation.memory" "value" nil "quantity" $r.memory "other" $r.cpu) -}}
 {{- if or (hasSuffix $lib.shareMark $cpu) (hasSuffix $lib.shareMark $memory) $r.nodeTypes }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "shares") "name" "node-headroom.shares" "args" (dict "lib" $lib "c" $c "r" $r "cpu" $cpu "memory" $memory "stem" $reserverName "release" $release)) }}{{ end -}}
 {{- include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "prepullBurstImages" "value" $v.prepullBurstImages "slices" $slices "given" $v.prepullBurstImages) }}{{ with $c.schedule }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.schedule" "value" .describe "slices" $slices "given" .describe) }}{{ end }}{{ include "node-headroom.rule.noTaskWithoutSlices" (dict "lib" $lib "field" "reservation.extendedResources" "value" nil "slices" $slices "given" $r.extendedResources) }}
-{{- range $key, $what := $lib.poolValues }}{{ include "node-headroom.rule.poolValueNeedsName" (dict "lib" $lib "field" (print "nodePool." $key) "value" (index $v.nodePool $key) "given" (index $v.nodePool $key) "pool" $poolName "what" $what) }}{{ end -}}
 {{- if and (or $v.nodePool.nodeCpu $v.nodePool.nodeMemory) (not $c.sizes) }}{{ include "node-headroom.lazy" (dict "lib" $lib "units" (list "nodefit") "name" "node-headroom.nodeFit.slice" "args" (dict "lib" $lib "pool" $poolName "cpu" $r.cpu "memory" $r.memory "cpuField" "reservation.cpu" "memoryField" "reservation.memory" "nodeCpu" $v.nodePool.nodeCpu "nodeMemory" $v.nodePool.nodeMemory)) }}{{ end -}}
 {{- $dedicated := list -}}
 {{- if $m.taintedPool -}}
