@@ -19,26 +19,29 @@ from packaging.utils import canonicalize_name
 
 import cdk8s_headroom
 from cdk8s_headroom.objects.node_runtime import PTH_LINE
+from e2e.build import lock
 from tests.conftest import ROOT, find, pod_spec
+
+
+def _build(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m build ARGS`` in the repository, one at a time: setuptools writes its
+    build/ and egg-info folders in the source tree, so two builds at once (two pytest
+    workers) broke each other ("Backend subprocess exited when trying to invoke
+    build_wheel", 1 in 4 concurrent pairs here)."""
+    with lock(ROOT / "build" / "package.lock"):
+        return subprocess.run(
+            [sys.executable, "-m", "build", "--no-isolation", *args],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "build",
-            "--wheel",
-            "--no-isolation",
-            "--outdir",
-            str(out),
-            str(ROOT),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    _build("--wheel", "--outdir", str(out), str(ROOT))
     (built,) = out.glob("*.whl")
     return built
 
@@ -238,13 +241,7 @@ def test_make_dist_prints_no_manifest_warnings_and_the_sdist_holds_the_package_o
     # `make dist` printed about 70 "no previously-included files" warnings: MANIFEST.in
     # excluded files that setuptools never includes. Its wheel is built from the sdist,
     # which reads MANIFEST.in again, in a tree without tests/: built both, as make does.
-    result = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    result = _build("--outdir", str(tmp_path))
     (sdist,) = tmp_path.glob("*.tar.gz")
     with tarfile.open(sdist) as archive:
         members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
