@@ -78,6 +78,19 @@ def _reserver(cluster: LiveCluster) -> Manifest:
     return ds
 
 
+def _deadline_exceeded(deployment: Manifest) -> bool:
+    """Whether the controller has seen the Deployment's latest spec and found its
+    progress deadline exceeded. Seen first: a deadline the previous rollout missed is
+    still in the conditions until then, and Argo CD reads a Deployment whose
+    observedGeneration lags as Progressing (gitops-engine pkg/health/health_deployment.go
+    getAppsv1DeploymentHealth), which a run on 1.34 met."""
+    status = deployment.get("status", {})
+    seen = status.get("observedGeneration", 0) >= deployment["metadata"]["generation"]
+    return seen and any(
+        c.get("reason") == "ProgressDeadlineExceeded" for c in status.get("conditions", [])
+    )
+
+
 def test_the_tools_read_a_headroom_as_the_ported_rules_do_while_reservers_wait_after_bursts_and_on_a_missed_deadline(  # noqa: E501
     cluster: LiveCluster, health_helper: Path
 ) -> None:
@@ -138,11 +151,8 @@ def test_the_tools_read_a_headroom_as_the_ported_rules_do_while_reservers_wait_a
         "--limits=cpu=64",
     )
     cluster.wait_for(
-        lambda: any(
-            c.get("reason") == "ProgressDeadlineExceeded"
-            for c in cluster.get_json("deployment", "demo-burst", "-n", NAMESPACE)["items"][0]
-            .get("status", {})
-            .get("conditions", [])
+        lambda: _deadline_exceeded(
+            cluster.get_json("deployment", "demo-burst", "-n", NAMESPACE)["items"][0]
         ),
         timeout=60,
         what="the burst Deployment's progress deadline exceeded",
