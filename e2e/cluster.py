@@ -39,6 +39,12 @@ options:
 """
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+NAMESPACE_HOLDS = frozenset({"NamespaceContentRemaining", "NamespaceFinalizersRemaining"})
+"""The conditions of a deleted namespace that say what keeps it, True while it does
+(pkg/controller/namespace/deletion/status_condition_utils.go ProcessContentTotals)."""
+CRD_HOLDS = frozenset({"Terminating"})
+"""The condition of a deleted CRD that says what keeps it (apiextensions-apiserver's
+pkg/controller/finalizer/crd_finalizer.go)."""
 OWNER_KINDS = "cronjobs,jobs,deployments,daemonsets,statefulsets,replicasets"
 """The workload kinds a test creates, whose controllers make pods: a reset deletes them
 before their pods."""
@@ -240,6 +246,7 @@ class LiveCluster:
         and nodes; waits
         until they are gone, so the next test starts from an empty cluster. What is
         still there after ``timeout`` seconds is named in the error, with why it stays."""
+        deadline = time.monotonic() + timeout
         namespaces = [
             n["metadata"]["name"]
             for n in self.get_json("namespaces")["items"]
@@ -262,37 +269,46 @@ class LiveCluster:
                 self.kubectl(
                     "delete", "--raw", f"/api/v1/namespaces/{namespace}/pods?gracePeriodSeconds=0"
                 )
-            self.kubectl("delete", "namespace", "--wait=false", *namespaces)
+            # Listed a moment ago, a namespace that was already going may be gone
+            self.kubectl("delete", "namespace", "--wait=false", "--ignore-not-found", *namespaces)
         classes = [
             c["metadata"]["name"]
             for c in self.get_json("priorityclasses")["items"]
             if not c["metadata"]["name"].startswith("system-")
         ]
         if classes:
-            self.kubectl("delete", "priorityclass", "--wait=false", *classes)
+            self.kubectl("delete", "priorityclass", "--wait=false", "--ignore-not-found", *classes)
         crds = [
             c["metadata"]["name"]
             for c in self.get_json("customresourcedefinitions")["items"]
             if c["metadata"]["name"] not in self.kept_crds
         ]
         if crds:
-            self.kubectl("delete", "customresourcedefinitions", "--wait=false", *crds)
+            gone = ("--wait=false", "--ignore-not-found")
+            self.kubectl("delete", "customresourcedefinitions", *gone, *crds)
         self.kubectl("delete", "clusterrole,clusterrolebinding", "--wait=false", "-l", RESET_LABEL)
         if namespaces:
-            # A watch: polled, the fixed wait above is overshot by up to a poll's delay
+            # A watch: polled, the fixed wait above is overshot by up to a poll's delay.
+            # Within the reset's time; a namespace still there is named below, with why.
+            within = max(1, round(deadline - time.monotonic()))
             self.kubectl(
                 "wait",
                 "--for=delete",
-                "--timeout=180s",
+                f"--timeout={within}s",
                 *(f"namespace/{n}" for n in namespaces),
-                timeout=200,
+                check=False,
+                timeout=within + 30,
             )
         # kubectl's own wait for the nodes took 9.5 s after the differential tests,
         # where they are gone at once (no finalizer: the API server removes them before
         # it answers, as the classes and roles above); the wait below covers them
         self.kubectl("delete", "nodes", "--all", "--wait=false")
         try:
-            self.wait_for(lambda: not self._left_after_reset(), timeout=timeout, what="")
+            self.wait_for(
+                lambda: not self._left_after_reset(),
+                timeout=max(0.0, deadline - time.monotonic()),
+                what="",
+            )
         except ClusterError:
             raise ClusterError(
                 f"timed out after {timeout:.0f} s waiting for every node, pod and CRD gone; left: "
@@ -300,24 +316,20 @@ class LiveCluster:
             ) from None
 
     def _left_after_reset(self) -> list[str]:
-        """The nodes, pods and CRDs a reset waits on, each with why it stays (a CRD's
-        ``Terminating`` condition, a pod's node and phase)."""
-        left = [f"node {n['metadata']['name']}" for n in self.get_json("nodes")["items"]]
-        left += [
-            f"pod {p['metadata']['namespace']}/{p['metadata']['name']} on "
-            f"{p['spec'].get('nodeName') or 'no node'} ({p.get('status', {}).get('phase')})"
-            for p in self.get_json("pods", "-A")["items"]
+        """The namespaces, nodes, pods and CRDs a reset waits on, each with why it stays
+        (a namespace's or CRD's conditions, a pod's node, phase and the finalizers that
+        hold it)."""
+        left = [
+            f"namespace {n['metadata']['name']} ({_why_terminating(n, NAMESPACE_HOLDS)})"
+            for n in self.get_json("namespaces")["items"]
+            if n["metadata"]["name"] not in SYSTEM_NAMESPACES
         ]
+        left += [f"node {n['metadata']['name']}" for n in self.get_json("nodes")["items"]]
+        left += [_pod_left(p) for p in self.get_json("pods", "-A")["items"]]
         for crd in self.get_json("customresourcedefinitions")["items"]:
             if crd["metadata"]["name"] in self.kept_crds:
                 continue
-            terminating = [
-                f"{c.get('reason')}: {c.get('message')}"
-                for c in crd.get("status", {}).get("conditions", [])
-                if c["type"] == "Terminating"
-            ]
-            why = ", ".join(terminating) or "not deleted"
-            left.append(f"CRD {crd['metadata']['name']} ({why})")
+            left.append(f"CRD {crd['metadata']['name']} ({_why_terminating(crd, CRD_HOLDS)})")
         return left
 
     # -- commands ---------------------------------------------------------------------
@@ -456,3 +468,29 @@ def processes_under(folder: Path) -> list[int]:
 
 def _tail(text: str, lines: int = 30) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def _pod_left(pod: dict[str, Any]) -> str:
+    """A pod a reset waits on, with its node and phase, and, once it is deleted, the
+    finalizers that hold it: the phase alone can change under the reader (podgc marks a
+    deleted pod that never reached a node Failed, pkg/controller/podgc/gc_controller.go
+    gcUnscheduledTerminating, every 20 s)."""
+    meta = pod["metadata"]
+    why = str(pod.get("status", {}).get("phase"))
+    if meta.get("deletionTimestamp") and meta.get("finalizers"):
+        why += ", deleted and held by " + " and ".join(meta["finalizers"])
+    node = pod["spec"].get("nodeName") or "no node"
+    return f"pod {meta['namespace']}/{meta['name']} on {node} ({why})"
+
+
+def _why_terminating(item: Manifest, holds: frozenset[str]) -> str:
+    """Why a deleted namespace or CRD stays: its conditions of ``holds`` that are True,
+    with their reasons and messages; "not deleted" when it was not."""
+    if not item["metadata"].get("deletionTimestamp"):
+        return "not deleted"
+    why = [
+        f"{c.get('reason')}: {c.get('message')}"
+        for c in item.get("status", {}).get("conditions", [])
+        if c["type"] in holds and c.get("status") == "True"
+    ]
+    return ", ".join(why) or "deleted, not yet emptied"
