@@ -45,6 +45,9 @@ NAMESPACE_HOLDS = frozenset({"NamespaceContentRemaining", "NamespaceFinalizersRe
 CRD_HOLDS = frozenset({"Terminating"})
 """The condition of a deleted CRD that says what keeps it (apiextensions-apiserver's
 pkg/controller/finalizer/crd_finalizer.go)."""
+UNWAITED = ("--wait=false", "--ignore-not-found")
+"""A reset's deletes: it waits on all at once, and what it listed a moment ago may be
+gone by then (a namespace already being deleted)."""
 OWNER_KINDS = "cronjobs,jobs,deployments,daemonsets,statefulsets,replicasets"
 """The workload kinds a test creates, whose controllers make pods: a reset deletes them
 before their pods."""
@@ -247,11 +250,7 @@ class LiveCluster:
         until they are gone, so the next test starts from an empty cluster. What is
         still there after ``timeout`` seconds is named in the error, with why it stays."""
         deadline = time.monotonic() + timeout
-        namespaces = [
-            n["metadata"]["name"]
-            for n in self.get_json("namespaces")["items"]
-            if n["metadata"]["name"] not in SYSTEM_NAMESPACES
-        ]
+        namespaces = [n["metadata"]["name"] for n in self._test_namespaces()]
         if namespaces:
             # The namespace controller waits a fixed 5 s before it empties a deleted
             # namespace (namespaceDeletionGracePeriod, for HA API servers to observe the
@@ -269,23 +268,21 @@ class LiveCluster:
                 self.kubectl(
                     "delete", "--raw", f"/api/v1/namespaces/{namespace}/pods?gracePeriodSeconds=0"
                 )
-            # Listed a moment ago, a namespace that was already going may be gone
-            self.kubectl("delete", "namespace", "--wait=false", "--ignore-not-found", *namespaces)
+            self.kubectl("delete", "namespace", *UNWAITED, *namespaces)
         classes = [
             c["metadata"]["name"]
             for c in self.get_json("priorityclasses")["items"]
             if not c["metadata"]["name"].startswith("system-")
         ]
         if classes:
-            self.kubectl("delete", "priorityclass", "--wait=false", "--ignore-not-found", *classes)
+            self.kubectl("delete", "priorityclass", *UNWAITED, *classes)
         crds = [
             c["metadata"]["name"]
             for c in self.get_json("customresourcedefinitions")["items"]
             if c["metadata"]["name"] not in self.kept_crds
         ]
         if crds:
-            gone = ("--wait=false", "--ignore-not-found")
-            self.kubectl("delete", "customresourcedefinitions", *gone, *crds)
+            self.kubectl("delete", "customresourcedefinitions", *UNWAITED, *crds)
         self.kubectl("delete", "clusterrole,clusterrolebinding", "--wait=false", "-l", RESET_LABEL)
         if namespaces:
             # A watch: polled, the fixed wait above is overshot by up to a poll's delay.
@@ -311,9 +308,17 @@ class LiveCluster:
             )
         except ClusterError:
             raise ClusterError(
-                f"timed out after {timeout:.0f} s waiting for every node, pod and CRD gone; left: "
-                + "; ".join(self._left_after_reset())
+                f"timed out after {timeout:.0f} s waiting for every namespace, node, pod and "
+                "CRD gone; left: " + "; ".join(self._left_after_reset())
             ) from None
+
+    def _test_namespaces(self) -> list[Manifest]:
+        """The namespaces but the system's: those tests create, which a reset deletes."""
+        return [
+            n
+            for n in self.get_json("namespaces")["items"]
+            if n["metadata"]["name"] not in SYSTEM_NAMESPACES
+        ]
 
     def _left_after_reset(self) -> list[str]:
         """The namespaces, nodes, pods and CRDs a reset waits on, each with why it stays
@@ -321,8 +326,7 @@ class LiveCluster:
         hold it)."""
         left = [
             f"namespace {n['metadata']['name']} ({_why_terminating(n, NAMESPACE_HOLDS)})"
-            for n in self.get_json("namespaces")["items"]
-            if n["metadata"]["name"] not in SYSTEM_NAMESPACES
+            for n in self._test_namespaces()
         ]
         left += [f"node {n['metadata']['name']}" for n in self.get_json("nodes")["items"]]
         left += [_pod_left(p) for p in self.get_json("pods", "-A")["items"]]
@@ -470,7 +474,7 @@ def _tail(text: str, lines: int = 30) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def _pod_left(pod: dict[str, Any]) -> str:
+def _pod_left(pod: Manifest) -> str:
     """A pod a reset waits on, with its node and phase, and, once it is deleted, the
     finalizers that hold it: the phase alone can change under the reader (podgc marks a
     deleted pod that never reached a node Failed, pkg/controller/podgc/gc_controller.go

@@ -52,8 +52,8 @@ def test_a_reset_that_cannot_finish_names_what_stays_and_why(cluster: LiveCluste
     cluster.apply([pod, config])
     release = '{"metadata":{"finalizers":null}}'
 
-    def _true_conditions(kind: str, name: str) -> list[str]:
-        (item,) = cluster.get_json(kind, name)["items"]
+    def _namespace_conditions() -> list[str]:
+        (item,) = cluster.get_json("namespace", "kept")["items"]
         return [c["type"] for c in item["status"].get("conditions", []) if c["status"] == "True"]
 
     try:
@@ -61,16 +61,16 @@ def test_a_reset_that_cannot_finish_names_what_stays_and_why(cluster: LiveCluste
         cluster.kubectl("delete", "namespace", "kept", "--wait=false")
         # until the namespace controller has tried to empty "kept" (its fixed 5 s first)
         cluster.wait_for(
-            lambda: "NamespaceFinalizersRemaining" in _true_conditions("namespace", "kept"),
+            lambda: "NamespaceFinalizersRemaining" in _namespace_conditions(),
             what="the namespace controller to find the ConfigMap held",
         )
 
         with pytest.raises(ClusterError) as raised:
             cluster.reset(timeout=3)
 
-        # the pod named with the finalizer that holds it; its phase is left out of the
-        # check, as podgc may mark it Failed at any moment (pkg/controller/podgc/
-        # gc_controller.go gcUnscheduledTerminating)
+        # the pod named with the finalizer that holds it, Pending or Failed: podgc may
+        # mark it Failed at any moment (pkg/controller/podgc/gc_controller.go
+        # gcUnscheduledTerminating)
         left = str(raised.value).split("; left: ", 1)[1].split("; ")
         assert {
             f"pod default/held on no node ({phase}, deleted and held by {HOLD})"
