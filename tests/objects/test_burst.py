@@ -65,6 +65,24 @@ def test_add_toleration_takes_a_toleration_object(chart: Any) -> None:
         workload.add_toleration(TolerationOperator.EXISTS)  # type: ignore[arg-type]
 
 
+def test_a_limit_not_given_is_its_request_as_the_resources_recipe_makes_it(
+    chart: Any, synth: Any
+) -> None:
+    # objects/burst.py BURST_RESOURCES decides the default once: the attributes that
+    # plan and the buffers read are the manifest's limits, not a default of their own
+    workload = BurstWorkload(chart, "api", image="busybox", cpu="500m", memory="512Mi")
+    given = BurstWorkload(chart, "web", image="busybox", cpu="1", memory="1Gi", cpu_limit="2")
+
+    deployment = find(synth(chart), "Deployment", "api")
+
+    assert pod_spec(deployment)["containers"][0]["resources"]["limits"] == {
+        "cpu": workload.cpu_limit,
+        "memory": workload.memory_limit,
+    }
+    assert (workload.cpu_limit, workload.memory_limit) == ("500m", "512Mi")
+    assert (given.cpu_limit, given.memory_limit) == ("2", "1Gi")
+
+
 def test_limits_can_exceed_requests(chart: Any, synth: Any) -> None:
     deployment = find(burst(chart, synth, cpu_limit="800m", memory_limit="1Gi"), "Deployment")
     assert pod_spec(deployment)["containers"][0]["resources"]["limits"] == {

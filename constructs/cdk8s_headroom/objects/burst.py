@@ -37,17 +37,33 @@ from cdk8s_headroom.vocabulary.quantity import (
     quantity_text,
 )
 from cdk8s_headroom.vocabulary.quantity_arithmetic import Resource
-from cdk8s_headroom.vocabulary.recipes import IfAny, IfGiven, PropInputs, Take, evaluate, merge
+from cdk8s_headroom.vocabulary.recipes import (
+    Choose,
+    IfAny,
+    IfGiven,
+    PropInputs,
+    Take,
+    evaluate,
+    merge,
+)
 from cdk8s_headroom.vocabulary.reserver_task import check_image
 
 _SCRATCH_VOLUMES, _SCRATCH_MOUNTS = security_context.scratch_volumes(["/tmp"])
 
 BURST_RESOURCES = {
     "requests": merge({"cpu": Take("cpu"), "memory": Take("memory")}, DEVICES),
-    "limits": merge({"cpu": Take("cpuLimit"), "memory": Take("memoryLimit")}, DEVICES),
+    "limits": merge(
+        {
+            "cpu": Choose("cpuLimit", Take("cpuLimit"), Take("cpu")),
+            "memory": Choose("memoryLimit", Take("memoryLimit"), Take("memory")),
+        },
+        DEVICES,
+    ),
 }
 """A burst pod's resources (and its CapacityBuffer's placeholder's): its devices in its
-requests and limits alike."""
+requests and limits alike, and a limit not given its request (no bursting above it). The
+one place that default is decided: ``BurstWorkload.cpu_limit`` and the chart's
+``node-headroom.recipe.burstPod`` both take it from here."""
 
 BURST_POD = {
     "priorityClassName": Take("priorityClassName"),
@@ -267,10 +283,12 @@ class BurstWorkload(HeadroomWorkload):
         self.image = check_image(given["image"], field="image")
         self.cpu, self.cpu_cores = positive_quantity(given["cpu"], field="cpu")
         self.memory, self.memory_bytes = memory_quantity(given["memory"], field="memory")
-        self.cpu_limit = self._limit(given["cpu_limit"], self.cpu, Resource.CPU, field="cpu_limit")
-        self.memory_limit = self._limit(
-            given["memory_limit"], self.memory, Resource.MEMORY, field="memory_limit"
-        )
+        self._given_limits = {
+            "cpuLimit": self._limit(given["cpu_limit"], self.cpu, Resource.CPU, field="cpu_limit"),
+            "memoryLimit": self._limit(
+                given["memory_limit"], self.memory, Resource.MEMORY, field="memory_limit"
+            ),
+        }
         self.replicas = rules.REPLICAS.check(given["replicas"], field="replicas")
         self.max_replicas: int | None = None
         max_replicas = given["max_replicas"]
@@ -317,14 +335,40 @@ class BurstWorkload(HeadroomWorkload):
             )
 
     @staticmethod
-    def _limit(value: QuantityLike | None, request: str, resource: Resource, *, field: str) -> str:
+    def _limit(
+        value: QuantityLike | None, request: str, resource: Resource, *, field: str
+    ) -> str | None:
+        """A limit as given, as text, judged against its request; ``None`` if not given."""
         if value is None:
-            return request
+            return None
         text = quantity_text(value, field=field)
         rules.LIMIT_NOT_BELOW_REQUEST.check(
             field, value, request=request, limit=text, resource=resource.name.lower()
         )
         return text
+
+    def _resources(self) -> dict[str, Any]:
+        """Its container's resources, as ``BURST_RESOURCES`` makes them of its props."""
+        inputs = {
+            "cpu": self.cpu,
+            "memory": self.memory,
+            "extendedResources": self.extended_resources,
+            **self._given_limits,
+        }
+        resources: dict[str, Any] = evaluate(BURST_RESOURCES, inputs)
+        return resources
+
+    @property
+    def cpu_limit(self) -> str:
+        """Its CPU limit: as given, else its request (``BURST_RESOURCES``)."""
+        limit: str = self._resources()["limits"]["cpu"]
+        return limit
+
+    @property
+    def memory_limit(self) -> str:
+        """Its memory limit: as given, else its request (``BURST_RESOURCES``)."""
+        limit: str = self._resources()["limits"]["memory"]
+        return limit
 
     @property
     def requests(self) -> tuple[Fraction, Fraction]:
@@ -353,8 +397,7 @@ class BurstWorkload(HeadroomWorkload):
                 "containerName": self.container_name,
                 "cpu": self.cpu,
                 "memory": self.memory,
-                "cpuLimit": self.cpu_limit,
-                "memoryLimit": self.memory_limit,
+                **self._given_limits,
                 "extendedResources": self.extended_resources,
                 **self.targeting.placement().to_manifest(),
             },

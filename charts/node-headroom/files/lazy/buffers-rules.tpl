@@ -25,7 +25,7 @@
 {{- $_ := set $map7 $key8 (toString $item9) -}}
 {{- end -}}
 {{- $map10 := dict -}}
-{{- range $key11, $item12 := (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit) }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- range $key11, $item12 := (dict "cpu" (ternary $in.cpuLimit $in.cpu (not (kindIs "invalid" $in.cpuLimit))) "memory" (ternary $in.memoryLimit $in.memory (not (kindIs "invalid" $in.memoryLimit)))) }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
 {{- range $key11, $item12 := $map7 }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
 {{- $map13 := dict "automountServiceAccountToken" false "enableServiceLinks" false "securityContext" (fromJson `{"runAsNonRoot":true,"runAsUser":65535,"runAsGroup":65535,"fsGroup":65535,"seccompProfile":{"type":"RuntimeDefault"}}`) "containers" (list (dict "name" "pause" "image" "registry.k8s.io/pause:3.10" "imagePullPolicy" "IfNotPresent" "resources" (dict "requests" $map4 "limits" $map10) "securityContext" (fromJson `{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]},"privileged":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true,"runAsUser":65535,"runAsGroup":65535}`))) -}}
 {{- $map14 := dict -}}

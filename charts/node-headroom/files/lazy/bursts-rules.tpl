@@ -38,7 +38,7 @@
 {{- $_ := set $map7 $key8 (toString $item9) -}}
 {{- end -}}
 {{- $map10 := dict -}}
-{{- range $key11, $item12 := (dict "cpu" $in.cpuLimit "memory" $in.memoryLimit) }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
+{{- range $key11, $item12 := (dict "cpu" (ternary $in.cpuLimit $in.cpu (not (kindIs "invalid" $in.cpuLimit))) "memory" (ternary $in.memoryLimit $in.memory (not (kindIs "invalid" $in.memoryLimit)))) }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
 {{- range $key11, $item12 := $map7 }}{{ $_ := set $map10 $key11 $item12 }}{{ end -}}
 {{- $map13 := dict "name" $in.containerName "image" $in.image "imagePullPolicy" $in.imagePullPolicy "resources" (dict "requests" $map4 "limits" $map10) "securityContext" $in.containerSecurityContext "volumeMounts" (fromJsonArray `[{"name":"scratch-0","mountPath":"/tmp"}]`) -}}
 {{- with $in.command }}{{ $_ := set $map13 "command" . }}{{ end -}}

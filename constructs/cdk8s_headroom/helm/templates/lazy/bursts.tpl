@@ -36,11 +36,11 @@
 {{- end -}}
 {{- $fullName := print $prefix $name -}}
 {{- include "node-headroom.prefixedName" (dict "lib" $lib "field" (print $at "name") "name" $fullName "release" $release) -}}
-{{- /* Its limits: as given, else its requests */ -}}
+{{- /* Its limits as given, judged against its requests; the recipe takes a request for a limit not given (objects/burst.py BURST_RESOURCES) */ -}}
 {{- $requested := dict "cpu" (include "node-headroom.quantity" $requests.cpu) "memory" (include "node-headroom.quantity" $requests.memory) -}}
 {{- $limits := default (dict) $w.resources.limits }}{{ $limited := dict -}}
 {{- range $resource, $request := $requested -}}
-{{- $limit := index $limits $resource }}{{ $_ := set $limited $resource $request -}}
+{{- $limit := index $limits $resource -}}
 {{- if not (kindIs "invalid" $limit) -}}
 {{- $_ := set $limited $resource (include "node-headroom.quantity" $limit) -}}
 {{- include "node-headroom.rule.limitNotBelowRequest" (dict "lib" $lib "field" (printf "%sresources.limits.%s" $at $resource) "value" $limit "request" $request "limit" (index $limited $resource) "resource" $resource) -}}
