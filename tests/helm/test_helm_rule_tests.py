@@ -27,6 +27,7 @@ INTEGERS = [-100, 0, 1, 2, 5, 1000000000]
 LISTS: list[Any] = [None, [], ["a"], ["a", "b"], ["cpu"], ["memory", "cpu"], ["In", "Gt"], ["7"]]
 FLAGS: list[Any] = [None, "", [], "x", 0, 1, False, True, ["a"]]
 NAMES = ["a", "b", "ok-name", "Bad_Name", "x" * 63, "x" * 64, "-x"]
+DIGITS = ["7", "63", "64", "0064", "500", "1" + "0" * 30]
 
 
 def _pools(test: rule_language.Test, pools: dict[str, list[Any]]) -> None:
@@ -63,8 +64,9 @@ def _pools(test: rule_language.Test, pools: dict[str, list[Any]]) -> None:
             put(items, LISTS)
         case rule_language.Prefix(t, prefix):
             put(t, [prefix + "x", "x" + prefix, prefix, None])
-        case rule_language.Matches(t, _):
-            put(t, NAMES)
+        case rule_language.Matches(t, grammar):
+            # and the counts it admits, written with and without leading zeros
+            put(t, [*NAMES, *(d for d in DIGITS if grammar.matches(d))])
         case rule_language.Not(inner):
             _pools(inner, pools)
         case rule_language.AllOf(tests) | rule_language.AnyOf(tests):

@@ -4,6 +4,7 @@
      values do not change is files/library.json. */}}
 {{- define "node-headroom.rule.containerMemory" }}{{ if (include "node-headroom.exceeds" (list .lib "4194304" .memory "memory")) }}{{ include "node-headroom.refuse" (list . "containerMemory") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.quantityCap" }}{{ if (include "node-headroom.exceeds" (list .lib .quantity "9223372036854775807" "memory")) }}{{ include "node-headroom.refuse" (list . "quantityCap") }}{{ end }}{{ end }}
+{{- define "node-headroom.rule.bareCores" }}{{ if (not (or (not (and (kindIs "string" .text) ((regexMatch "^(?:[0-9]+)$" .text)))) (not (include "node-headroom.exceeds" (list .lib .text "63" "memory"))))) }}{{ include "node-headroom.refuse" (list . "bareCores") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.priorityOrder" }}{{ if (not (lt (int64 .low) (int64 .high))) }}{{ include "node-headroom.refuse" (list . "priorityOrder") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.classNamesDiffer" }}{{ if (include "node-headroom.given" .other) }}{{ include "node-headroom.refuse" (list . "classNamesDiffer") }}{{ end }}{{ end }}
 {{- define "node-headroom.rule.defaultClassGuardedOnly" }}{{ if (not (or (eq (toString .model) "guarded") (not (include "node-headroom.given" .given)) (eq (toString .given) "false"))) }}{{ include "node-headroom.refuse" (list . "defaultClassGuardedOnly") }}{{ end }}{{ end }}

@@ -56,7 +56,6 @@ from cdk8s_headroom.vocabulary import (
     alert_rules,
     labels,
     object_names,
-    quantity,
     quantity_arithmetic,
     rule_language,
     rules,
@@ -254,7 +253,6 @@ def library_data(defaults: Mapping[str, Any]) -> dict[str, Any]:
         "promises": promises,
         "exactNumber": [rules.EXACT_NUMBER_LIMIT, rules.EXACT_NUMBER_ALLOWED],
         "fractionNumber": rules.FRACTION_NUMBER_ALLOWED,
-        "bareCores": [quantity.BARE_CORES_WARNING, quantity.BARE_CORES_MESSAGE],
         # A slice that ends so is a share of each node: the shares' unit sizes it
         "shareMark": share_rules.SHARE_MARK,
         "shares": {

@@ -55,17 +55,6 @@ _NOT_A_NUMBER = (
     "so that the unit is written, never implied"
 )
 
-BARE_CORES_WARNING = 64
-"""A bare-integer CPU slice of this many cores or more is almost surely meant as
-millicores (``"500"`` is 500 cores), unless the pool's node sizes say it fits."""
-
-BARE_CORES_MESSAGE = (
-    "{field}: '{text}' is {cores} cores per node; did you mean \"{text}m\"? (the pool's node "
-    "sizes are unknown, so the slice is not checked against them)"
-)
-"""The warning of such a slice: ``text`` is its digits, ``cores`` their number (the Helm
-chart's NOTES give it too)."""
-
 
 @dataclasses.dataclass(frozen=True, repr=False)
 class Quantity:
@@ -177,12 +166,15 @@ def check_container_memory(text: str, *, field: str, value: object) -> None:
 
 
 def warn_if_cores_look_like_millicores(value: QuantityLike, *, field: str) -> None:
-    """Warns when a CPU slice is a bare integer of ``BARE_CORES_WARNING`` cores or more:
-    ``"500"`` is 500 cores per node, where ``"500m"`` was almost surely meant. Called
-    only where the pool's node sizes are unknown; known sizes refuse such a slice."""
+    """Warns when a CPU slice is a bare integer of ``rules.BARE_CORES_WARNING`` cores or
+    more (``rules.BARE_CORES``): ``"500"`` is 500 cores per node, where ``"500m"`` was
+    almost surely meant. Called only where the pool's node sizes are unknown; known sizes
+    refuse such a slice."""
     text = quantity_text(value, field=field)
-    if text.isdigit() and int(text) >= BARE_CORES_WARNING:
-        warn(BARE_CORES_MESSAGE.format(field=field, text=text, cores=int(text)))
+    # The count its digits make, as the message shows it (read only when they are digits)
+    message = rules.BARE_CORES.broken(at=field, text=text, cores=text.lstrip("0") or "0")
+    if message is not None:
+        warn(message)
 
 
 def format_cpu(cores: Fraction) -> str:

@@ -257,6 +257,25 @@ QUANTITY_CAP = Rule(
 BARE_BYTES_HINT = 'did you mean "{text}Mi"? a number without a unit is bytes; '
 """``CONTAINER_MEMORY``'s {hint} for a number without a unit."""
 
+BARE_CORES_WARNING = 64
+"""A bare-integer CPU slice of this many cores or more is almost surely meant as
+millicores (``"500"`` is 500 cores), unless the pool's node sizes say it fits."""
+BARE_DIGITS = Grammar("bareDigits", (Clause("[0-9]+", "digits only"),))
+"""A quantity written without a unit or a point."""
+BARE_CORES = Rule(
+    "bareCores",
+    "{at}: '{text}' is {cores} cores per node; did you mean \"{text}m\"? (the pool's "
+    "node sizes are unknown, so the slice is not checked against them)",
+    # Not a refusal: the warning of such a slice, which names its field itself (at)
+    # (quantity.warn_if_cores_look_like_millicores, and the chart's NOTES). A count of
+    # cores, compared as whole units (as memory's bytes are, exactly at any length),
+    # never through an integer: Sprig reads "0500" as octal.
+    AnyOf(
+        Not(Matches("text", BARE_DIGITS)),
+        AtMost("text", Const(str(BARE_CORES_WARNING - 1)), Const("memory")),
+    ),
+)
+
 
 # --- rules across values -------------------------------------------------------------
 
@@ -511,6 +530,7 @@ INT_RANGES = (INT32, PRIORITY, REPLICAS, POSITIVE, PERCENT, WINDOW_MINUTES)
 RULES = (
     CONTAINER_MEMORY,
     QUANTITY_CAP,
+    BARE_CORES,
     TOLERATION_NEEDS_KEY,
     TOLERATION_EXISTS_WITHOUT_VALUE,
     TOLERATION_SECONDS_NO_EXECUTE,

@@ -302,17 +302,14 @@ node-headroom.lazy parses when a render runs them. */}}
 {{- $sliceText := replace "{cpu}" $cpu (replace "{memory}" $memory $lib.sliceText) -}}
 {{- $slices := not (and (kindIs "invalid" $r.cpu) (kindIs "invalid" $r.memory)) -}}
 {{- $_ := set $c "slices" $slices -}}
-{{- /* A slice of bare cores that reads as millicores: the library warns so too, where the
-     pool's node sizes are unknown, as the chart's pools always are
-     (quantity.warn_if_cores_look_like_millicores). Bare digits only: trimAll leaves
-     nothing of them (regexMatch would compile its pattern on every render). */ -}}
+{{- /* A slice of bare cores that reads as millicores warns, where the pool's node sizes
+     are unknown, as the chart's pools always are (rules.BARE_CORES): with the count of
+     cores, which NOTES give */ -}}
 {{- $_ := set $c "bareCores" "" -}}
-{{- if and $slices $cpu (not (trimAll "0123456789" $cpu)) -}}
-{{- $cores := regexReplaceAll "^0+([0-9])" $cpu "${1}" }}{{ $least := toString (index $lib.bareCores 0) -}}
-{{- if or (gt (len $cores) (len $least)) (and (eq (len $cores) (len $least)) (ge $cores $least)) -}}
-{{- $_ := set $c "bareCores" $cores -}}
-{{- $warnings = append $warnings (replace "{field}" "reservation.cpu" (replace "{text}" $cpu (replace "{cores}" $cores (index $lib.bareCores 1)))) -}}
-{{- end -}}
+{{- if $slices -}}
+{{- $cores := regexReplaceAll "^0+([0-9])" $cpu "${1}" -}}
+{{- $bare := include "node-headroom.rule.bareCores" (dict "lib" $lib "at" "reservation.cpu" "text" $cpu "cores" $cores "warn" true) -}}
+{{- if $bare }}{{ $_ := set $c "bareCores" $cores }}{{ $warnings = append $warnings $bare }}{{ end -}}
 {{- end -}}
 
 {{- /* A dedicated pool's taint */ -}}
