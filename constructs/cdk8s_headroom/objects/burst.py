@@ -347,15 +347,18 @@ class BurstWorkload(HeadroomWorkload):
         )
         return text
 
-    def _resources(self) -> dict[str, Any]:
-        """Its container's resources, as ``BURST_RESOURCES`` makes them of its props."""
-        inputs = {
+    def _resource_inputs(self) -> dict[str, Any]:
+        """The inputs of ``BURST_RESOURCES``: its requests, devices and limits as given."""
+        return {
             "cpu": self.cpu,
             "memory": self.memory,
             "extendedResources": self.extended_resources,
             **self._given_limits,
         }
-        resources: dict[str, Any] = evaluate(BURST_RESOURCES, inputs)
+
+    def _resources(self) -> dict[str, Any]:
+        """Its container's resources, as ``BURST_RESOURCES`` makes them of its props."""
+        resources: dict[str, Any] = evaluate(BURST_RESOURCES, self._resource_inputs())
         return resources
 
     @property
@@ -395,10 +398,7 @@ class BurstWorkload(HeadroomWorkload):
                     given["uid"]
                 ),
                 "containerName": self.container_name,
-                "cpu": self.cpu,
-                "memory": self.memory,
-                **self._given_limits,
-                "extendedResources": self.extended_resources,
+                **self._resource_inputs(),
                 **self.targeting.placement().to_manifest(),
             },
         )
